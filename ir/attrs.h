@@ -1,0 +1,178 @@
+// Typed attribute structs, one per op kind (never an untyped "arg"). Each names its fields once in
+// fields()/kNames; printing, parsing, hashing and equality all walk that one list.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/shape.h"
+
+namespace lt::ir {
+
+using Ints = std::vector<int64_t>;
+
+#define LT_ATTR_FIELDS(...) \
+  auto fields() const { return std::tie(__VA_ARGS__); } \
+  auto fields() { return std::tie(__VA_ARGS__); }
+
+struct NoAttrs {
+  static constexpr std::array<const char*, 0> kNames{};
+  auto fields() const { return std::tuple<>(); }
+  auto fields() { return std::tuple<>(); }
+  bool operator==(const NoAttrs&) const = default;
+};
+struct CastAttrs {
+  DType to = DType::F32;
+  static constexpr std::array kNames{"to"};
+  LT_ATTR_FIELDS(to)
+  bool operator==(const CastAttrs&) const = default;
+};
+struct ReduceAttrs {
+  Ints axes;  // sorted, non-negative; empty = every axis
+  bool keepdim = false;
+  static constexpr std::array kNames{"axes", "keepdim"};
+  LT_ATTR_FIELDS(axes, keepdim)
+  bool operator==(const ReduceAttrs&) const = default;
+};
+struct ReshapeAttrs {
+  Shape shape;
+  static constexpr std::array kNames{"shape"};
+  LT_ATTR_FIELDS(shape)
+  bool operator==(const ReshapeAttrs&) const = default;
+};
+struct PermuteAttrs {
+  Ints perm;
+  static constexpr std::array kNames{"perm"};
+  LT_ATTR_FIELDS(perm)
+  bool operator==(const PermuteAttrs&) const = default;
+};
+struct ExpandAttrs {
+  Shape shape;
+  static constexpr std::array kNames{"shape"};
+  LT_ATTR_FIELDS(shape)
+  bool operator==(const ExpandAttrs&) const = default;
+};
+struct SliceAttrs {
+  Ints start, stop, step;  // one entry per axis, already clamped: 0 <= start <= stop <= dim
+  static constexpr std::array kNames{"start", "stop", "step"};
+  LT_ATTR_FIELDS(start, stop, step)
+  bool operator==(const SliceAttrs&) const = default;
+};
+struct ConcatAttrs {
+  int64_t axis = 0;
+  static constexpr std::array kNames{"axis"};
+  LT_ATTR_FIELDS(axis)
+  bool operator==(const ConcatAttrs&) const = default;
+};
+struct PadAttrs {
+  Ints lo, hi;  // per axis, >= 0
+  double value = 0;
+  static constexpr std::array kNames{"lo", "hi", "value"};
+  LT_ATTR_FIELDS(lo, hi, value)
+  bool operator==(const PadAttrs&) const = default;
+};
+struct MatMulAttrs {
+  bool transpose_a = false, transpose_b = false;  // of the last two dims
+  static constexpr std::array kNames{"transpose_a", "transpose_b"};
+  LT_ATTR_FIELDS(transpose_a, transpose_b)
+  bool operator==(const MatMulAttrs&) const = default;
+};
+struct ConvAttrs {
+  Ints stride{1, 1}, padding{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+  Shape grad_shape;  // conv2d_input_grad: the input's shape; conv2d_weight_grad: the weight's
+  static constexpr std::array kNames{"stride", "padding", "dilation", "groups", "grad_shape"};
+  LT_ATTR_FIELDS(stride, padding, dilation, groups, grad_shape)
+  bool operator==(const ConvAttrs&) const = default;
+};
+struct PoolAttrs {
+  Ints kernel{2, 2}, stride{2, 2}, padding{0, 0};
+  Shape grad_shape;  // avg_pool2d_grad: the input's shape
+  static constexpr std::array kNames{"kernel", "stride", "padding", "grad_shape"};
+  LT_ATTR_FIELDS(kernel, stride, padding, grad_shape)
+  bool operator==(const PoolAttrs&) const = default;
+};
+struct NormAttrs {
+  double eps = 1e-5;
+  static constexpr std::array kNames{"eps"};
+  LT_ATTR_FIELDS(eps)
+  bool operator==(const NormAttrs&) const = default;
+};
+struct AxisAttrs {
+  int64_t axis = -1;  // normalized to non-negative by the frontend
+  static constexpr std::array kNames{"axis"};
+  LT_ATTR_FIELDS(axis)
+  bool operator==(const AxisAttrs&) const = default;
+};
+struct CrossEntropyAttrs {
+  double label_smoothing = 0;
+  static constexpr std::array kNames{"label_smoothing"};
+  LT_ATTR_FIELDS(label_smoothing)
+  bool operator==(const CrossEntropyAttrs&) const = default;
+};
+struct EmbeddingGradAttrs {
+  int64_t num_weights = 0;
+  static constexpr std::array kNames{"num_weights"};
+  LT_ATTR_FIELDS(num_weights)
+  bool operator==(const EmbeddingGradAttrs&) const = default;
+};
+struct OneHotAttrs {
+  int64_t num_classes = 0;
+  DType dtype = DType::F32;
+  static constexpr std::array kNames{"num_classes", "dtype"};
+  LT_ATTR_FIELDS(num_classes, dtype)
+  bool operator==(const OneHotAttrs&) const = default;
+};
+struct FullAttrs {
+  Shape shape;
+  DType dtype = DType::F32;
+  double value = 0;
+  static constexpr std::array kNames{"shape", "dtype", "value"};
+  LT_ATTR_FIELDS(shape, dtype, value)
+  bool operator==(const FullAttrs&) const = default;
+};
+struct IotaAttrs {
+  int64_t size = 0;
+  DType dtype = DType::I64;
+  double start = 0, step = 1;
+  static constexpr std::array kNames{"size", "dtype", "start", "step"};
+  LT_ATTR_FIELDS(size, dtype, start, step)
+  bool operator==(const IotaAttrs&) const = default;
+};
+struct RandomAttrs {
+  Shape shape;
+  DType dtype = DType::F32;
+  static constexpr std::array kNames{"shape", "dtype"};
+  LT_ATTR_FIELDS(shape, dtype)
+  bool operator==(const RandomAttrs&) const = default;
+};
+#undef LT_ATTR_FIELDS
+
+using Attrs =
+    std::variant<NoAttrs, CastAttrs, ReduceAttrs, ReshapeAttrs, PermuteAttrs, ExpandAttrs,
+                 SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
+                 AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
+                 IotaAttrs, RandomAttrs>;
+
+/// Index of an attribute struct in the Attrs variant.
+template <class T, class V = Attrs>
+struct AttrsIndex;
+template <class T, class... Ts>
+struct AttrsIndex<T, std::variant<Ts...>> {
+  static constexpr size_t value = [] {
+    size_t i = 0;
+    ((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
+    return i;
+  }();
+};
+
+/// "{axes=[1], keepdim=true}", or "" for NoAttrs. Doubles print in shortest round-trip form.
+std::string attrs_str(const Attrs& a);
+/// Hash of the attribute values (structural, stable within one build).
+uint64_t attrs_hash(const Attrs& a);
+
+}  // namespace lt::ir

@@ -1,0 +1,25 @@
+// Element types. bf16 and f16 are storage types (casts only) until AMP adds arithmetic for them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace lt {
+
+enum class DType : uint8_t { Bool, I32, I64, F16, BF16, F32, F64 };
+
+inline constexpr DType kAllDTypes[] = {DType::Bool, DType::I32, DType::I64, DType::F16,
+                                       DType::BF16, DType::F32, DType::F64};
+
+/// Bytes per element.
+size_t dtype_size(DType t);
+/// Short name used in IR text and errors: "f32", "i64", "bool", ...
+std::string_view dtype_name(DType t);
+/// Inverse of dtype_name; false when the name is unknown.
+bool parse_dtype(std::string_view name, DType* out);
+bool is_float(DType t);    // f16, bf16, f32, f64
+bool is_integer(DType t);  // i32, i64
+/// Types the CPU kernels compute in (not only store): bool, i32, i64, f32, f64.
+bool is_compute_type(DType t);
+
+}  // namespace lt

@@ -1,0 +1,29 @@
+#include "ir/type_rules.h"
+
+#include "ir/error.h"
+
+namespace lt::ir {
+
+void type_fail(std::string msg) { throw TypeError(std::move(msg)); }
+
+std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs) {
+  const OpInfo& oi = info(op);
+  if (oi.arity == kVariadic) {
+    if (in.empty()) type_fail("expects at least one operand");
+  } else if (static_cast<int>(in.size()) != oi.arity) {
+    type_fail(fmt::format("expects {} operands, got {}", oi.arity, in.size()));
+  }
+  if (attrs.index() != oi.attrs_index) type_fail("wrong attribute kind");
+  switch (oi.family) {
+    case OpFamily::Elementwise: return infer_elementwise(*as_elementwise(op), in, attrs);
+    case OpFamily::Reduce:
+      return infer_reduce(*as_reduce(op), in, std::get<ReduceAttrs>(attrs));
+    case OpFamily::View: return infer_view(*as_view(op), in, attrs);
+    case OpFamily::Library: return infer_library(*as_library(op), in, attrs);
+    case OpFamily::Nn: return infer_nn(*as_nn(op), in, attrs);
+    case OpFamily::Creation: return infer_creation(*as_creation(op), in, attrs);
+  }
+  LT_UNREACHABLE();
+}
+
+}  // namespace lt::ir

@@ -1,0 +1,130 @@
+// Library family: matmul, convolution, pooling (NCHW).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ir/type_rules.h"
+
+namespace lt::ir {
+namespace {
+
+void need_float(const TensorType& t) {
+  if (t.dtype != DType::F32 && t.dtype != DType::F64)
+    type_fail(fmt::format("needs f32 or f64, got {}", type_str(t)));
+}
+
+void need_rank(const TensorType& t, int64_t r, const char* what) {
+  if (t.rank() != r) type_fail(fmt::format("{} must have rank {}, got {}", what, r, type_str(t)));
+}
+
+void need_pairs(std::initializer_list<const Ints*> v) {
+  for (const Ints* p : v)
+    if (p->size() != 2) type_fail(fmt::format("needs 2 spatial values, got [{}]", fmt::join(*p, ",")));
+}
+
+TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAttrs& at) {
+  if (a.rank() < 2 || b.rank() < 2)
+    type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
+  if (a.dtype != b.dtype) type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
+  need_float(a);
+  const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
+  const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
+  const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];
+  const int64_t n = at.transpose_b ? b.shape.end()[-2] : b.shape.end()[-1];
+  if (ka != kb)
+    type_fail(fmt::format("contraction sizes differ: {} vs {} ({} x {})", ka, kb, type_str(a), type_str(b)));
+  Shape batch;
+  if (!broadcast_shapes(std::span(a.shape).first(a.shape.size() - 2),
+                        std::span(b.shape).first(b.shape.size() - 2), &batch))
+    type_fail(fmt::format("cannot broadcast batch dims of {} and {}", type_str(a), type_str(b)));
+  batch.push_back(m);
+  batch.push_back(n);
+  return {a.dtype, std::move(batch)};
+}
+
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
+/// Output shape of conv2d for input shape x and weight shape w; checks everything.
+Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
+  need_pairs({&a.stride, &a.padding, &a.dilation});
+  for (int i = 0; i < 2; ++i)
+    if (a.stride[i] < 1 || a.dilation[i] < 1 || a.padding[i] < 0)
+      type_fail(fmt::format("bad stride/padding/dilation [{}]/[{}]/[{}]", fmt::join(a.stride, ","),
+                            fmt::join(a.padding, ","), fmt::join(a.dilation, ",")));
+  if (a.groups < 1 || x[1] % a.groups != 0 || w[0] % a.groups != 0)
+    type_fail(fmt::format("groups={} must divide in channels {} and out channels {}", a.groups, x[1], w[0]));
+  if (w[1] * a.groups != x[1])
+    type_fail(fmt::format("weight {} expects {} input channels, input has {}", shape_str(w),
+                          w[1] * a.groups, x[1]));
+  const int64_t oh = conv_out(x[2], w[2], a.stride[0], a.padding[0], a.dilation[0]);
+  const int64_t ow = conv_out(x[3], w[3], a.stride[1], a.padding[1], a.dilation[1]);
+  if (oh < 1 || ow < 1)
+    type_fail(fmt::format("kernel {} does not fit input {}", shape_str(w), shape_str(x)));
+  return {x[0], w[0], oh, ow};
+}
+
+Shape pool_shape(const Shape& x, const PoolAttrs& a) {
+  need_pairs({&a.kernel, &a.stride, &a.padding});
+  for (int i = 0; i < 2; ++i)
+    if (a.kernel[i] < 1 || a.stride[i] < 1 || a.padding[i] < 0 || 2 * a.padding[i] > a.kernel[i])
+      type_fail(fmt::format("bad kernel/stride/padding [{}]/[{}]/[{}]", fmt::join(a.kernel, ","),
+                            fmt::join(a.stride, ","), fmt::join(a.padding, ",")));
+  const int64_t oh = (x[2] + 2 * a.padding[0] - a.kernel[0]) / a.stride[0] + 1;
+  const int64_t ow = (x[3] + 2 * a.padding[1] - a.kernel[1]) / a.stride[1] + 1;
+  if (oh < 1 || ow < 1) type_fail(fmt::format("window does not fit input {}", shape_str(x)));
+  return {x[0], x[1], oh, ow};
+}
+
+void need_same(const TensorType& got, const Shape& want, const char* what) {
+  if (got.shape != want)
+    type_fail(fmt::format("{} must be {}, got {}", what, shape_str(want), type_str(got)));
+}
+
+}  // namespace
+
+std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& a) {
+  for (const TensorType& t : in) need_float(t);
+  for (const TensorType& t : in)
+    if (t.dtype != in[0].dtype) type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));
+  const DType dt = in[0].dtype;
+  switch (op) {
+    case LibraryOp::MatMul: return {matmul_rule(in[0], in[1], std::get<MatMulAttrs>(a))};
+    case LibraryOp::Conv2d: {
+      need_rank(in[0], 4, "input");
+      need_rank(in[1], 4, "weight");
+      return {{dt, conv_shape(in[0].shape, in[1].shape, std::get<ConvAttrs>(a))}};
+    }
+    case LibraryOp::Conv2dInputGrad: {  // (grad_out, w), grad_shape = input shape
+      const auto& ca = std::get<ConvAttrs>(a);
+      if (ca.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 input shape");
+      need_rank(in[1], 4, "weight");
+      need_same(in[0], conv_shape(ca.grad_shape, in[1].shape, ca), "grad_out");
+      return {{dt, ca.grad_shape}};
+    }
+    case LibraryOp::Conv2dWeightGrad: {  // (x, grad_out), grad_shape = weight shape
+      const auto& ca = std::get<ConvAttrs>(a);
+      if (ca.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 weight shape");
+      need_rank(in[0], 4, "input");
+      need_same(in[1], conv_shape(in[0].shape, ca.grad_shape, ca), "grad_out");
+      return {{dt, ca.grad_shape}};
+    }
+    case LibraryOp::MaxPool2d:
+    case LibraryOp::AvgPool2d:
+      need_rank(in[0], 4, "input");
+      return {{dt, pool_shape(in[0].shape, std::get<PoolAttrs>(a))}};
+    case LibraryOp::MaxPool2dGrad:  // (x, grad_out)
+      need_rank(in[0], 4, "input");
+      need_same(in[1], pool_shape(in[0].shape, std::get<PoolAttrs>(a)), "grad_out");
+      return {in[0]};
+    case LibraryOp::AvgPool2dGrad: {  // (grad_out), grad_shape = input shape
+      const auto& pa = std::get<PoolAttrs>(a);
+      if (pa.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 input shape");
+      need_same(in[0], pool_shape(pa.grad_shape, pa), "grad_out");
+      return {{dt, pa.grad_shape}};
+    }
+  }
+  type_fail("unknown library op");
+}
+
+}  // namespace lt::ir

@@ -1,0 +1,127 @@
+// Nn and creation families.
+#include <fmt/format.h>
+
+#include "ir/type_rules.h"
+
+namespace lt::ir {
+namespace {
+
+void need_float(const TensorType& t, const char* what) {
+  if (t.dtype != DType::F32 && t.dtype != DType::F64)
+    type_fail(fmt::format("{} must be f32 or f64, got {}", what, type_str(t)));
+}
+void need_int(const TensorType& t, const char* what) {
+  if (!is_integer(t.dtype)) type_fail(fmt::format("{} must be i32 or i64, got {}", what, type_str(t)));
+}
+void need_type(const TensorType& got, const TensorType& want, const char* what) {
+  if (got != want) type_fail(fmt::format("{} must be {}, got {}", what, type_str(want), type_str(got)));
+}
+
+std::vector<TensorType> norm_rule(NnOp op, std::span<const TensorType> in) {
+  const TensorType& x = in[0];
+  need_float(x, "input");
+  if (op == NnOp::BatchNorm) {
+    if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
+    TensorType c{x.dtype, {x.shape[1]}};
+    need_type(in[1], c, "gamma");
+    need_type(in[2], c, "beta");
+    return {x, c, c};
+  }
+  const TensorType& g = in[1];
+  if (g.rank() < 1 || g.rank() > x.rank() ||
+      !std::equal(g.shape.begin(), g.shape.end(), x.shape.end() - g.rank()))
+    type_fail(fmt::format("gamma {} must match the trailing dims of {}", type_str(g), type_str(x)));
+  need_type(g, {x.dtype, g.shape}, "gamma");
+  need_type(in[2], g, "beta");
+  TensorType stats{x.dtype, Shape(x.shape.begin(), x.shape.end() - g.rank())};
+  return {x, stats, stats};
+}
+
+}  // namespace
+
+std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
+  switch (op) {
+    case NnOp::BatchNorm:
+    case NnOp::LayerNorm:
+      if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");
+      return norm_rule(op, in);
+    case NnOp::Softmax:
+    case NnOp::LogSoftmax: {
+      need_float(in[0], "input");
+      const int64_t ax = std::get<AxisAttrs>(a).axis;
+      if (ax < 0 || ax >= in[0].rank())
+        type_fail(fmt::format("axis {} out of range for {}", ax, type_str(in[0])));
+      return {in[0]};
+    }
+    case NnOp::CrossEntropy: {
+      need_float(in[0], "logits");
+      need_int(in[1], "labels");
+      if (in[0].rank() != 2 || in[1].rank() != 1 || in[1].shape[0] != in[0].shape[0])
+        type_fail(fmt::format("needs logits [N,C] and labels [N], got {} and {}", type_str(in[0]),
+                              type_str(in[1])));
+      const double ls = std::get<CrossEntropyAttrs>(a).label_smoothing;
+      if (ls < 0 || ls > 1) type_fail(fmt::format("label_smoothing {} outside [0, 1]", ls));
+      return {{in[0].dtype, {}}};
+    }
+    case NnOp::Embedding: {
+      need_float(in[0], "table");
+      need_int(in[1], "ids");
+      if (in[0].rank() != 2) type_fail(fmt::format("table must be [V,D], got {}", type_str(in[0])));
+      Shape s = in[1].shape;
+      s.push_back(in[0].shape[1]);
+      return {{in[0].dtype, std::move(s)}};
+    }
+    case NnOp::EmbeddingGrad: {
+      need_float(in[0], "grad");
+      need_int(in[1], "ids");
+      Shape want = in[1].shape;
+      if (in[0].rank() != in[1].rank() + 1 ||
+          !std::equal(want.begin(), want.end(), in[0].shape.begin()))
+        type_fail(fmt::format("grad {} does not match ids {}", type_str(in[0]), type_str(in[1])));
+      const int64_t v = std::get<EmbeddingGradAttrs>(a).num_weights;
+      if (v < 1) type_fail(fmt::format("num_weights must be >= 1, got {}", v));
+      return {{in[0].dtype, {v, in[0].shape.back()}}};
+    }
+    case NnOp::OneHot: {
+      need_int(in[0], "ids");
+      const auto& oa = std::get<OneHotAttrs>(a);
+      if (oa.num_classes < 1) type_fail(fmt::format("num_classes must be >= 1, got {}", oa.num_classes));
+      if (!is_compute_type(oa.dtype)) type_fail("dtype must be a compute type");
+      Shape s = in[0].shape;
+      s.push_back(oa.num_classes);
+      return {{oa.dtype, std::move(s)}};
+    }
+  }
+  type_fail("unknown nn op");
+}
+
+std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType> in, const Attrs& a) {
+  auto check_shape = [](const Shape& s) {
+    for (int64_t d : s)
+      if (d < 0) type_fail(fmt::format("negative size in shape {}", shape_str(s)));
+  };
+  switch (op) {
+    case CreationOp::Full: {
+      const auto& fa = std::get<FullAttrs>(a);
+      check_shape(fa.shape);
+      return {{fa.dtype, fa.shape}};
+    }
+    case CreationOp::Iota: {
+      const auto& ia = std::get<IotaAttrs>(a);
+      if (ia.size < 0) type_fail(fmt::format("negative size {}", ia.size));
+      if (!is_compute_type(ia.dtype) || ia.dtype == DType::Bool) type_fail("dtype must be numeric");
+      return {{ia.dtype, {ia.size}}};
+    }
+    case CreationOp::RandUniform:
+    case CreationOp::RandNormal: {
+      const auto& ra = std::get<RandomAttrs>(a);
+      check_shape(ra.shape);
+      for (const TensorType& t : in) need_type(t, {DType::I64, {}}, "key and counter");
+      if (ra.dtype != DType::F32 && ra.dtype != DType::F64) type_fail("dtype must be f32 or f64");
+      return {{ra.dtype, ra.shape}};
+    }
+  }
+  type_fail("unknown creation op");
+}
+
+}  // namespace lt::ir

@@ -1,0 +1,29 @@
+// Device memory: one 64-byte-aligned host allocation, shared by every tensor that reads it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace lt::rt {
+
+class Buffer {
+ public:
+  static std::shared_ptr<Buffer> allocate(size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+  /// Bytes currently held by live buffers, and the most ever held at once (for metrics).
+  static int64_t live_bytes();
+  static int64_t peak_bytes();
+
+ private:
+  Buffer(void* data, size_t bytes) : data_(data), bytes_(bytes) {}
+  void* data_;
+  size_t bytes_;
+};
+
+}  // namespace lt::rt

@@ -1,0 +1,63 @@
+// The eager kernels: one entry point for every op in the tables. Eager mode calls it per op; the
+// reference interpreter calls it per node. Outputs are preallocated by the caller with the types
+// infer_types gave; inputs are contiguous, row-major.
+#pragma once
+#include <span>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "ir/shape.h"
+
+namespace lt::rt {
+
+/// A tensor argument: contiguous data plus its type (owned by the caller).
+struct TensorRef {
+  void* data;
+  const TensorType* type;
+
+  template <class T>
+  T* as() const { return static_cast<T*>(data); }
+  const Shape& shape() const { return type->shape; }
+  DType dtype() const { return type->dtype; }
+  int64_t numel() const { return type->numel(); }
+  int64_t rank() const { return type->rank(); }
+};
+
+using Ins = std::span<const TensorRef>;
+using Outs = std::span<const TensorRef>;
+
+/// Runs `op` on the CPU. Throws lt::Error for data-dependent faults (an embedding id out of
+/// range); everything shape-related was checked by infer_types before.
+void run_kernel(ir::Op op, const ir::Attrs& attrs, Ins in, Outs out);
+
+// Per-family entry points, each in runtime/kernels/<family>.cpp.
+void run_elementwise(ir::ElementwiseOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& attrs, Ins in, Outs out);
+void run_view(ir::ViewOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_creation(ir::CreationOp op, const ir::Attrs& attrs, Ins in, Outs out);
+
+/// Calls f(T{}) with T the C++ type of a compute dtype (bool, int32_t, int64_t, float, double).
+template <class F>
+decltype(auto) dispatch_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(bool{});
+    case DType::I32: return f(int32_t{});
+    case DType::I64: return f(int64_t{});
+    case DType::F32: return f(float{});
+    case DType::F64: return f(double{});
+    case DType::F16:
+    case DType::BF16: break;
+  }
+  return f(float{});  // storage-only types never reach compute kernels (infer_types rejects them)
+}
+
+/// Like dispatch_dtype, for ops defined on float and double only.
+template <class F>
+decltype(auto) dispatch_float(DType t, F&& f) {
+  if (t == DType::F64) return f(double{});
+  return f(float{});
+}
+
+}  // namespace lt::rt

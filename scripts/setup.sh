@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian package lazytrain needs. Idempotent: a second run installs nothing.
+set -euo pipefail
+PKGS=(
+  cmake ninja-build g++ ccache pkg-config
+  llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev
+  libeigen3-dev libfmt-dev libcli11-dev
+  libopenmpi-dev openmpi-bin
+  libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist graphviz
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

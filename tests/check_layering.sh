@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fails when a file includes a header from a higher layer (DESIGN.md section 2), or when LLVM,
+# Eigen or MPI headers leak outside the one folder allowed to use them.
+set -u
+root=${1:-.}
+cd "$root" || exit 2
+fail=0
+check() {  # check <folder> <regex of forbidden includes> <why>
+  local hits
+  hits=$(grep -rnE "#include *[\"<]($2)" "$1" 2>/dev/null)
+  if [ -n "$hits" ]; then
+    echo "layering: $1/ must not include $2 ($3):"
+    echo "$hits"
+    fail=1
+  fi
+}
+check ir 'frontend/|passes/|codegen/|runtime/|lt/' "ir depends on nothing of ours"
+check passes 'frontend/|codegen/|runtime/|lt/' "passes depend on ir only"
+check runtime 'frontend/|passes/|codegen/|lt/' "runtime depends on ir only"
+check codegen 'frontend/|passes/|lt/' "codegen depends on ir and runtime's ABI"
+for d in ir passes runtime frontend tools examples; do check "$d" 'llvm/|llvm-c/' "LLVM only in codegen/"; done
+for d in ir passes codegen frontend tools examples; do check "$d" 'Eigen/|unsupported/Eigen' "Eigen only in runtime/kernels/"; done
+eigen_outside=$(grep -rlE '#include *[<"](Eigen/|unsupported/Eigen)' runtime 2>/dev/null | grep -v '^runtime/kernels/')
+[ -n "$eigen_outside" ] && { echo "layering: Eigen outside runtime/kernels/: $eigen_outside"; fail=1; }
+mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
+[ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
+[ $fail -eq 0 ] && echo "layering: ok"
+exit $fail
