@@ -1,0 +1,98 @@
+// The backward pass: order the tape's nodes reachable from the root (reverse topological order
+// by DFS), then walk them, accumulating gradients per (node, output) and into leaves' .grad.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/autograd/grad_node.h"
+#include "frontend/tensor_impl.h"
+#include "lt/autograd.h"
+#include "lt/ops.h"
+
+namespace lt {
+namespace {
+
+thread_local bool t_grad_enabled = true;
+
+std::vector<GradNode*> topo_order(GradNode* root) {
+  std::vector<GradNode*> order;
+  std::unordered_set<GradNode*> seen{root};
+  std::vector<std::pair<GradNode*, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    if (i < n->edges.size()) {
+      GradNode* next = n->edges[i++].node.get();
+      if (next && seen.insert(next).second) stack.push_back({next, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  std::reverse(order.begin(), order.end());  // consumers before producers
+  return order;
+}
+
+void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slot, g) : g; }
+
+void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
+  if (leaf->grad) leaf->grad = add(Tensor(leaf->grad), g).impl_ptr();
+  else leaf->grad = g.detach().impl_ptr();
+}
+
+}  // namespace
+
+bool grad_enabled() { return t_grad_enabled; }
+NoGradGuard::NoGradGuard() : prev_(t_grad_enabled) { t_grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { t_grad_enabled = prev_; }
+
+std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a) {
+  using ir::OpFamily;
+  switch (ir::info(op).family) {
+    case OpFamily::Elementwise: return vjp_elementwise(*ir::as_elementwise(op), a);
+    case OpFamily::Reduce: return vjp_reduce(*ir::as_reduce(op), a);
+    case OpFamily::View: return vjp_view(*ir::as_view(op), a);
+    case OpFamily::Library: return vjp_library(*ir::as_library(op), a);
+    case OpFamily::Nn: return vjp_nn(*ir::as_nn(op), a);
+    case OpFamily::Creation: return std::vector<Tensor>(a.in.size());
+  }
+  LT_UNREACHABLE();
+}
+
+void run_backward(const Tensor& root, const Tensor& seed) {
+  NoGradGuard no_grad;  // gradients are values, not new history (no double backward)
+  TensorImpl* r = root.impl();
+  if (!r->grad_fn) {  // a leaf: its gradient is the seed itself
+    accumulate_leaf(r, seed);
+    return;
+  }
+  std::unordered_map<GradNode*, std::vector<Tensor>> grads;
+  grads[r->grad_fn.get()].resize(r->grad_fn->outputs.size());
+  grads[r->grad_fn.get()][r->output_nr] = seed;
+  for (GradNode* n : topo_order(r->grad_fn.get())) {
+    auto it = grads.find(n);
+    if (it == grads.end()) continue;
+    std::vector<Tensor> gout = std::move(it->second);
+    grads.erase(it);
+    gout.resize(n->outputs.size());
+    for (size_t i = 0; i < gout.size(); ++i)
+      if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
+    const std::vector<Tensor> gin = vjp(n->op, {n->attrs, n->inputs, n->outputs, gout});
+    LT_CHECK(gin.size() == n->edges.size(), "vjp of {} returned {} grads for {} inputs",
+             ir::mnemonic(n->op), gin.size(), n->edges.size());
+    for (size_t i = 0; i < gin.size(); ++i) {
+      const GradEdge& e = n->edges[i];
+      if (!e.active() || !gin[i].defined()) continue;
+      LT_CHECK(gin[i].shape() == n->inputs[i].shape(), "vjp of {} input {}: grad {} for input {}",
+               ir::mnemonic(n->op), i, type_str(gin[i].type()), type_str(n->inputs[i].type()));
+      if (e.leaf) {
+        accumulate_leaf(e.leaf.get(), gin[i]);
+      } else {
+        auto& slots = grads[e.node.get()];
+        slots.resize(e.node->outputs.size());
+        accumulate(slots[e.output_nr], gin[i]);
+      }
+    }
+  }
+}
+
+}  // namespace lt

@@ -1,0 +1,51 @@
+// One recorded op on the autograd tape. It keeps detached snapshots of its inputs and outputs
+// (buffers are never written in place, so a snapshot stays valid when a tensor is rebound) and
+// one edge per input telling where that input's gradient goes.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "lt/tensor.h"
+
+namespace lt {
+
+struct GradNode;
+
+struct GradEdge {
+  std::shared_ptr<GradNode> node;    // the producer's node, or null
+  int output_nr = 0;                 // which output of that node
+  std::shared_ptr<TensorImpl> leaf;  // a leaf that requires grad, or null
+  bool active() const { return node || leaf; }
+};
+
+struct GradNode {
+  ir::Op op;
+  ir::Attrs attrs;
+  std::vector<Tensor> inputs;   // detached
+  std::vector<Tensor> outputs;  // detached
+  std::vector<GradEdge> edges;  // one per input
+  Loc loc;                      // where the forward op was called
+};
+
+/// Gradients of op's inputs given its outputs' gradients (undefined = no gradient). Written in
+/// lt:: ops, so in lazy mode the backward pass traces like user code.
+struct VjpArgs {
+  const ir::Attrs& attrs;
+  std::span<const Tensor> in;
+  std::span<const Tensor> out;
+  std::span<const Tensor> gout;  // defined for every output (zeros where nothing flowed)
+};
+std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a);
+
+std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a);
+std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a);
+std::vector<Tensor> vjp_view(ir::ViewOp op, const VjpArgs& a);
+std::vector<Tensor> vjp_library(ir::LibraryOp op, const VjpArgs& a);
+std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a);
+
+/// Runs the backward pass from `root` seeded with `seed`.
+void run_backward(const Tensor& root, const Tensor& seed);
+
+}  // namespace lt

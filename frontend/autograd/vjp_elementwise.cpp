@@ -1,0 +1,56 @@
+// Gradients of the elementwise family, in lt:: ops. g = d(loss)/d(out), y = out; sum_to undoes
+// broadcasting.
+#include "frontend/autograd/grad_node.h"
+#include "lt/ops.h"
+
+namespace lt {
+
+using enum ir::ElementwiseOp;
+
+std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
+  const Tensor& g = a.gout[0];
+  const Tensor& y = a.out[0];
+  const Tensor& x = a.in[0];
+  auto to = [&](const Tensor& t, size_t i) { return sum_to(t, a.in[i].shape()); };
+  switch (op) {
+    case Neg: return {-g};
+    case Abs: return {where(x > 0.0, g, where(x < 0.0, -g, 0.0))};
+    case Exp: return {g * y};
+    case Log: return {g / x};
+    case Sqrt: return {g * 0.5 / y};
+    case Rsqrt: return {g * -0.5 * y * y * y};
+    case Tanh: return {g * (1.0 - y * y)};
+    case Sigmoid: return {g * y * (1.0 - y)};
+    case Relu: return {where(x > 0.0, g, 0.0)};
+    case Gelu: {
+      const double c = 0.7978845608028654, k = 0.044715;
+      Tensor t = tanh(c * (x + k * x * x * x));
+      return {g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3 * k * x * x))};
+    }
+    case Sin: return {g * cos(x)};
+    case Cos: return {-g * sin(x)};
+    case Reciprocal: return {-g * y * y};
+    case Cast: return {is_float(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
+    case Add: return {to(g, 0), to(g, 1)};
+    case Sub: return {to(g, 0), to(-g, 1)};
+    case Mul: return {to(g * a.in[1], 0), to(g * x, 1)};
+    case Div: return {to(g / a.in[1], 0), to(-g * y / a.in[1], 1)};
+    case Pow: {
+      const Tensor& e = a.in[1];
+      Tensor gb = where(x > 0.0, g * y * log(x), 0.0);
+      return {to(g * e * pow(x, e - 1.0), 0), to(gb, 1)};
+    }
+    case Maximum:
+    case Minimum: {
+      // Ties send the gradient to the first operand.
+      Tensor first = op == Maximum ? ge(x, a.in[1]) : le(x, a.in[1]);
+      return {to(where(first, g, 0.0), 0), to(where(first, 0.0, g), 1)};
+    }
+    case Where: return {Tensor(), to(where(x, g, 0.0), 1), to(where(x, 0.0, g), 2)};
+    case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
+      return std::vector<Tensor>(a.in.size());
+  }
+  LT_UNREACHABLE();
+}
+
+}  // namespace lt

@@ -1,0 +1,163 @@
+// Gradients of the library and nn families. Convolution and pooling gradients are ops of their
+// own (library calls); the normalization and softmax gradients are written in lt:: ops.
+#include "frontend/autograd/grad_node.h"
+#include "frontend/dispatch.h"
+#include "lt/ops.h"
+
+namespace lt {
+namespace {
+
+const Loc kHere = Loc::current();
+
+Tensor conv_input_grad(const Tensor& g, const Tensor& w, ir::ConvAttrs c, const Shape& x_shape) {
+  c.grad_shape = x_shape;
+  const Tensor in[] = {g, w};
+  return apply1(ir::Op::Conv2dInputGrad, in, std::move(c), kHere);
+}
+Tensor conv_weight_grad(const Tensor& x, const Tensor& g, ir::ConvAttrs c, const Shape& w_shape) {
+  c.grad_shape = w_shape;
+  const Tensor in[] = {x, g};
+  return apply1(ir::Op::Conv2dWeightGrad, in, std::move(c), kHere);
+}
+Tensor conv(const Tensor& x, const Tensor& w, ir::ConvAttrs c) {
+  c.grad_shape.clear();
+  const Tensor in[] = {x, w};
+  return apply1(ir::Op::Conv2d, in, std::move(c), kHere);
+}
+
+std::vector<Tensor> matmul_vjp(const VjpArgs& a) {
+  const auto& m = std::get<ir::MatMulAttrs>(a.attrs);
+  const Tensor &A = a.in[0], &B = a.in[1], &g = a.gout[0];
+  Tensor ga, gb;
+  if (!m.transpose_a && !m.transpose_b) {
+    ga = matmul(g, B, false, true);
+    gb = matmul(A, g, true, false);
+  } else if (!m.transpose_a) {  // C = A B^T
+    ga = matmul(g, B, false, false);
+    gb = matmul(g, A, true, false);
+  } else if (!m.transpose_b) {  // C = A^T B
+    ga = matmul(B, g, false, true);
+    gb = matmul(A, g, false, false);
+  } else {  // C = A^T B^T
+    ga = matmul(B, g, true, true);
+    gb = matmul(g, A, true, true);
+  }
+  return {sum_to(ga, A.shape()), sum_to(gb, B.shape())};
+}
+
+/// Axes of x other than `keep` (the channel axis of batch norm).
+Axes all_but(int64_t rank, int64_t keep) {
+  Axes r;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != keep) r.push_back(i);
+  return r;
+}
+
+std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
+  // Only the gradient through y; mean and invstd feed running statistics under no_grad.
+  const Tensor &x = a.in[0], &gamma = a.in[1], &gy = a.gout[0];
+  Shape bs(x.rank(), 1);
+  bs[1] = x.shape()[1];
+  const Axes axes = all_but(x.rank(), 1);
+  const double m = static_cast<double>(x.numel() / x.shape()[1]);
+  const Tensor mean = reshape(a.out[1], bs), invstd = reshape(a.out[2], bs);
+  const Tensor xhat = (x - mean) * invstd;
+  const Tensor dbeta = sum(gy, axes), dgamma = sum(gy * xhat, axes);
+  const Tensor k = reshape(gamma, bs) * invstd * (1.0 / m);
+  const Tensor dx = k * (gy * m - reshape(dbeta, bs) - xhat * reshape(dgamma, bs));
+  return {dx, dgamma, dbeta};
+}
+
+std::vector<Tensor> layer_norm_vjp(const VjpArgs& a) {
+  const Tensor &x = a.in[0], &gamma = a.in[1], &gy = a.gout[0];
+  const int64_t k = gamma.rank(), lead = x.rank() - k;
+  Shape ss(x.shape().begin(), x.shape().begin() + lead);
+  ss.insert(ss.end(), k, 1);
+  Axes lead_axes, tail_axes;
+  for (int64_t i = 0; i < x.rank(); ++i) (i < lead ? lead_axes : tail_axes).push_back(i);
+  const double n = static_cast<double>(gamma.numel());
+  const Tensor mean = reshape(a.out[1], ss), rstd = reshape(a.out[2], ss);
+  const Tensor xhat = (x - mean) * rstd;
+  const Tensor dgamma = lead ? sum(gy * xhat, lead_axes) : gy * xhat;
+  const Tensor dbeta = lead ? sum(gy, lead_axes) : gy;
+  const Tensor gx = gy * gamma;
+  const Tensor dx = rstd * (1.0 / n) *
+                    (gx * n - sum(gx, tail_axes, true) - xhat * sum(gx * xhat, tail_axes, true));
+  return {dx, dgamma, dbeta};
+}
+
+}  // namespace
+
+std::vector<Tensor> vjp_library(ir::LibraryOp op, const VjpArgs& a) {
+  using enum ir::LibraryOp;
+  const Tensor& g = a.gout[0];
+  switch (op) {
+    case MatMul: return matmul_vjp(a);
+    case Conv2d: {
+      const auto& c = std::get<ir::ConvAttrs>(a.attrs);
+      return {conv_input_grad(g, a.in[1], c, a.in[0].shape()),
+              conv_weight_grad(a.in[0], g, c, a.in[1].shape())};
+    }
+    case Conv2dInputGrad: {  // z = conv^T(go, w): <z, g> = <conv(g, w), go>
+      const auto& c = std::get<ir::ConvAttrs>(a.attrs);
+      return {conv(g, a.in[1], c), conv_weight_grad(g, a.in[0], c, a.in[1].shape())};
+    }
+    case Conv2dWeightGrad: {  // z = wgrad(x, go): <z, g> = <conv(x, g), go>
+      const auto& c = std::get<ir::ConvAttrs>(a.attrs);
+      return {conv_input_grad(a.in[1], g, c, a.in[0].shape()), conv(a.in[0], g, c)};
+    }
+    case MaxPool2d: {
+      const Tensor in[] = {a.in[0], g};
+      return {apply1(ir::Op::MaxPool2dGrad, in, a.attrs, kHere)};
+    }
+    case MaxPool2dGrad: return {Tensor(), Tensor()};
+    case AvgPool2d: {
+      auto p = std::get<ir::PoolAttrs>(a.attrs);
+      p.grad_shape = a.in[0].shape();
+      return {apply1(ir::Op::AvgPool2dGrad, {&g, 1}, std::move(p), kHere)};
+    }
+    case AvgPool2dGrad: {  // linear: the adjoint of the adjoint is the pool itself
+      auto p = std::get<ir::PoolAttrs>(a.attrs);
+      p.grad_shape.clear();
+      return {apply1(ir::Op::AvgPool2d, {&g, 1}, std::move(p), kHere)};
+    }
+  }
+  LT_UNREACHABLE();
+}
+
+std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
+  using enum ir::NnOp;
+  const Tensor& g = a.gout[0];
+  switch (op) {
+    case BatchNorm: return batch_norm_vjp(a);
+    case LayerNorm: return layer_norm_vjp(a);
+    case Softmax: {
+      const int64_t ax = std::get<ir::AxisAttrs>(a.attrs).axis;
+      const Tensor& y = a.out[0];
+      return {y * (g - sum(g * y, {ax}, true))};
+    }
+    case LogSoftmax: {
+      const int64_t ax = std::get<ir::AxisAttrs>(a.attrs).axis;
+      return {g - exp(a.out[0]) * sum(g, {ax}, true)};
+    }
+    case CrossEntropy: {
+      const Tensor& logits = a.in[0];
+      const double ls = std::get<ir::CrossEntropyAttrs>(a.attrs).label_smoothing;
+      const int64_t n = logits.shape()[0], c = logits.shape()[1];
+      Tensor target = one_hot(a.in[1], c, logits.dtype());
+      if (ls > 0) target = target * (1.0 - ls) + ls / static_cast<double>(c);
+      return {(softmax(logits, 1) - target) * (g * (1.0 / static_cast<double>(n))), Tensor()};
+    }
+    case Embedding: {
+      const Tensor in[] = {g, a.in[1]};
+      return {apply1(ir::Op::EmbeddingGrad, in,
+                     ir::EmbeddingGradAttrs{a.in[0].shape()[0]}, kHere),
+              Tensor()};
+    }
+    case EmbeddingGrad:
+    case OneHot: return std::vector<Tensor>(a.in.size());
+  }
+  LT_UNREACHABLE();
+}
+
+}  // namespace lt

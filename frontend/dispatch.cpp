@@ -1,0 +1,93 @@
+#include "frontend/dispatch.h"
+
+#include <fmt/format.h>
+
+#include "frontend/autograd/grad_node.h"
+#include "frontend/tensor_impl.h"
+#include "ir/type_rules.h"
+#include "lt/autograd.h"
+#include "runtime/kernels/kernel.h"
+
+namespace lt {
+
+std::shared_ptr<TensorImpl> make_impl(TensorType type) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->buffer = rt::Buffer::allocate(type.bytes());
+  impl->type = std::move(type);
+  return impl;
+}
+
+void fail_op(std::string_view op, std::string_view reason, std::span<const Tensor> operands,
+             const Loc& loc) {
+  std::string types;
+  for (size_t i = 0; i < operands.size(); ++i)
+    types += (i ? ", " : "") +
+             (operands[i].defined() ? type_str(operands[i].type()) : std::string("undefined"));
+  throw Error(fmt::format("{}: {} (operands: {}) at {}", op, reason, types, location_str(loc)));
+}
+
+namespace {
+
+void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                 std::vector<Tensor>& outputs, const Loc& loc) {
+  auto node = std::make_shared<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
+  bool any = false;
+  for (const Tensor& x : inputs) {
+    GradEdge e;
+    TensorImpl* xi = x.impl();
+    if (xi->requires_grad) {
+      any = true;
+      if (xi->grad_fn) {
+        e.node = xi->grad_fn;
+        e.output_nr = xi->output_nr;
+      } else {
+        e.leaf = x.impl_ptr();
+      }
+    }
+    node->edges.push_back(std::move(e));
+    node->inputs.push_back(x.detach());
+  }
+  if (!any) return;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->outputs.push_back(outputs[i].detach());
+    TensorImpl* oi = outputs[i].impl();
+    oi->requires_grad = true;
+    oi->grad_fn = node;
+    oi->output_nr = static_cast<int>(i);
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                          const Loc& loc) {
+  std::vector<TensorType> in_types;
+  in_types.reserve(inputs.size());
+  for (const Tensor& x : inputs) {
+    if (!x.defined()) fail_op(ir::mnemonic(op), "operand is an undefined tensor", inputs, loc);
+    in_types.push_back(x.type());
+  }
+  std::vector<TensorType> out_types;
+  try {
+    out_types = ir::infer_types(op, in_types, attrs);
+  } catch (const TypeError& e) {
+    fail_op(ir::mnemonic(op), e.what(), inputs, loc);
+  }
+  std::vector<Tensor> outputs;
+  std::vector<rt::TensorRef> in_refs, out_refs;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in_refs.push_back({inputs[i].impl()->data(), &inputs[i].type()});
+  for (TensorType& t : out_types) {
+    outputs.emplace_back(make_impl(std::move(t)));
+    out_refs.push_back({outputs.back().impl()->data(), &outputs.back().type()});
+  }
+  try {
+    rt::run_kernel(op, attrs, in_refs, out_refs);
+  } catch (const Error& e) {  // data-dependent faults (ids out of range): add where it happened
+    throw Error(fmt::format("{} at {}", e.what(), location_str(loc)));
+  }
+  if (grad_enabled() && ir::info(op).differentiable) record_grad(op, inputs, attrs, outputs, loc);
+  return outputs;
+}
+
+}  // namespace lt

@@ -1,0 +1,23 @@
+// The one path every op takes: check types with the op's rule (errors name op, operands and the
+// caller's line), run the eager kernel, and record autograd history.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "lt/tensor.h"
+
+namespace lt {
+
+std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                          const Loc& loc);
+inline Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc) {
+  return apply(op, inputs, std::move(attrs), loc)[0];
+}
+
+/// The error text every op failure uses: "<op>: <reason> (operands: f32[2,3], i64[2]) at f.cpp:12".
+[[noreturn]] void fail_op(std::string_view op, std::string_view reason,
+                          std::span<const Tensor> operands, const Loc& loc);
+
+}  // namespace lt

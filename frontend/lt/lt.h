@@ -1,0 +1,5 @@
+// Everything a training program needs: #include <lt/lt.h>.
+#pragma once
+#include "lt/autograd.h"
+#include "lt/ops.h"
+#include "lt/tensor.h"

@@ -1,0 +1,97 @@
+// lt::Tensor: the handle users hold. Eager tensors own contiguous device data; lazy tensors (next
+// layer) hold a pending IR value. Every op function takes the caller's source location so errors
+// and syncs can name the user's line.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/error.h"
+#include "ir/shape.h"
+
+namespace lt {
+
+using Loc = std::source_location;
+struct TensorImpl;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  const TensorType& type() const;
+  const Shape& shape() const { return type().shape; }
+  DType dtype() const { return type().dtype; }
+  int64_t rank() const { return type().rank(); }
+  int64_t numel() const { return type().numel(); }
+  /// Size of one axis; negative axes count from the end.
+  int64_t size(int64_t axis) const;
+
+  // --- autograd ---
+  bool requires_grad() const;
+  /// Marks a leaf as a parameter whose gradient backward() accumulates into grad().
+  Tensor& requires_grad_(bool on = true, Loc loc = Loc::current());
+  /// The accumulated gradient (undefined before the first backward()).
+  Tensor grad() const;
+  void zero_grad();
+  void set_grad(const Tensor& g);
+  /// The same values with no autograd history.
+  Tensor detach() const;
+  /// Reverse-mode gradient of this scalar (or with the given output gradient) into every leaf.
+  void backward(Loc loc = Loc::current()) const;
+  void backward(const Tensor& grad_output, Loc loc = Loc::current()) const;
+
+  // --- reading values (a sync point in lazy mode) ---
+  template <class T>
+  T item(Loc loc = Loc::current()) const;
+  template <class T>
+  std::vector<T> to_vector(Loc loc = Loc::current()) const;
+  std::string str(Loc loc = Loc::current()) const;
+
+  // --- in place: the tensor is rebound to the new value, its shape and dtype kept ---
+  Tensor& add_(const Tensor& other, Loc loc = Loc::current());
+  Tensor& sub_(const Tensor& other, Loc loc = Loc::current());
+  Tensor& mul_(const Tensor& other, Loc loc = Loc::current());
+  Tensor& add_(double other, Loc loc = Loc::current());
+  Tensor& mul_(double other, Loc loc = Loc::current());
+  Tensor& copy_(const Tensor& src, Loc loc = Loc::current());
+  Tensor& zero_(Loc loc = Loc::current());
+
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  Tensor& rebind(const Tensor& value, const char* op, const Loc& loc);
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// Copies host values into a new tensor of the given shape (numel must match).
+template <class T>
+Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc = Loc::current());
+/// A 0-d tensor.
+Tensor scalar(double value, DType dtype = DType::F32, Loc loc = Loc::current());
+
+Tensor zeros(Shape shape, DType dtype = DType::F32, Loc loc = Loc::current());
+Tensor ones(Shape shape, DType dtype = DType::F32, Loc loc = Loc::current());
+Tensor full(Shape shape, double value, DType dtype = DType::F32, Loc loc = Loc::current());
+Tensor zeros_like(const Tensor& t, Loc loc = Loc::current());
+Tensor ones_like(const Tensor& t, Loc loc = Loc::current());
+/// [start, stop) by step, like numpy.arange.
+Tensor arange(double start, double stop, double step = 1, DType dtype = DType::I64,
+              Loc loc = Loc::current());
+/// U[0,1) and N(0,1) from the counter-based generator (see manual_seed).
+Tensor rand(Shape shape, DType dtype = DType::F32, Loc loc = Loc::current());
+Tensor randn(Shape shape, DType dtype = DType::F32, Loc loc = Loc::current());
+
+/// Seeds the global generator; each draw advances its counter, so a seed fixes every draw in
+/// eager mode, lazy mode and on every rank alike.
+void manual_seed(uint64_t seed);
+
+}  // namespace lt

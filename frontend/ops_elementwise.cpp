@@ -1,0 +1,91 @@
+// Elementwise op functions and the operators.
+#include "frontend/dispatch.h"
+#include "lt/ops.h"
+
+namespace lt {
+
+using ir::Op;
+
+#define LT_UNARY(fn, op) \
+  Tensor fn(const Tensor& x, Loc loc) { return apply1(Op::op, {&x, 1}, ir::NoAttrs{}, loc); }
+LT_UNARY(neg, Neg)
+LT_UNARY(abs, Abs)
+LT_UNARY(exp, Exp)
+LT_UNARY(log, Log)
+LT_UNARY(sqrt, Sqrt)
+LT_UNARY(rsqrt, Rsqrt)
+LT_UNARY(tanh, Tanh)
+LT_UNARY(sigmoid, Sigmoid)
+LT_UNARY(relu, Relu)
+LT_UNARY(gelu, Gelu)
+LT_UNARY(sin, Sin)
+LT_UNARY(cos, Cos)
+LT_UNARY(reciprocal, Reciprocal)
+LT_UNARY(isfinite, IsFinite)
+#undef LT_UNARY
+
+Tensor cast(const Tensor& x, DType to, Loc loc) {
+  return apply1(Op::Cast, {&x, 1}, ir::CastAttrs{to}, loc);
+}
+
+#define LT_BINARY(fn, op)                                                \
+  Tensor fn(const Tensor& a, const Tensor& b, Loc loc) {                 \
+    const Tensor in[] = {a, b};                                          \
+    return apply1(Op::op, in, ir::NoAttrs{}, loc);                       \
+  }
+LT_BINARY(add, Add)
+LT_BINARY(sub, Sub)
+LT_BINARY(mul, Mul)
+LT_BINARY(div, Div)
+LT_BINARY(pow, Pow)
+LT_BINARY(maximum, Maximum)
+LT_BINARY(minimum, Minimum)
+LT_BINARY(eq, Eq)
+LT_BINARY(ne, Ne)
+LT_BINARY(lt, Lt)
+LT_BINARY(le, Le)
+LT_BINARY(gt, Gt)
+LT_BINARY(ge, Ge)
+#undef LT_BINARY
+
+Tensor scalar_like(double v, const Tensor& like, Loc loc) {
+  if (!like.defined()) fail_op("scalar", "operand is an undefined tensor", {}, loc);
+  return scalar(v, like.dtype(), loc);
+}
+
+Tensor pow(const Tensor& a, double b, Loc loc) { return pow(a, scalar_like(b, a, loc), loc); }
+
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b, Loc loc) {
+  const Tensor in[] = {c, a, b};
+  return apply1(Op::Where, in, ir::NoAttrs{}, loc);
+}
+Tensor where(const Tensor& c, const Tensor& a, double b, Loc loc) {
+  return where(c, a, scalar_like(b, a, loc), loc);
+}
+Tensor where(const Tensor& c, double a, const Tensor& b, Loc loc) {
+  return where(c, scalar_like(a, b, loc), b, loc);
+}
+
+Tensor operator-(At x) { return neg(x.t, x.loc); }
+Tensor operator+(At a, const Tensor& b) { return add(a.t, b, a.loc); }
+Tensor operator-(At a, const Tensor& b) { return sub(a.t, b, a.loc); }
+Tensor operator*(At a, const Tensor& b) { return mul(a.t, b, a.loc); }
+Tensor operator/(At a, const Tensor& b) { return div(a.t, b, a.loc); }
+Tensor operator+(At a, double b) { return add(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator-(At a, double b) { return sub(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator*(At a, double b) { return mul(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator/(At a, double b) { return div(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator+(double a, At b) { return add(scalar_like(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator-(double a, At b) { return sub(scalar_like(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator*(double a, At b) { return mul(scalar_like(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator/(double a, At b) { return div(scalar_like(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator<(At a, const Tensor& b) { return lt(a.t, b, a.loc); }
+Tensor operator<=(At a, const Tensor& b) { return le(a.t, b, a.loc); }
+Tensor operator>(At a, const Tensor& b) { return gt(a.t, b, a.loc); }
+Tensor operator>=(At a, const Tensor& b) { return ge(a.t, b, a.loc); }
+Tensor operator<(At a, double b) { return lt(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator<=(At a, double b) { return le(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator>(At a, double b) { return gt(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator>=(At a, double b) { return ge(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+
+}  // namespace lt

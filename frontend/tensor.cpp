@@ -1,0 +1,221 @@
+#include "lt/tensor.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <ostream>
+
+#include "frontend/autograd/grad_node.h"
+#include "frontend/dispatch.h"
+#include "frontend/tensor_impl.h"
+#include "lt/autograd.h"
+#include "lt/ops.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/philox.h"
+
+namespace lt {
+
+const TensorType& Tensor::type() const {
+  if (!impl_) throw Error("use of an undefined tensor");
+  return impl_->type;
+}
+
+int64_t Tensor::size(int64_t axis) const {
+  const int64_t r = rank();
+  if (axis < -r || axis >= r)
+    throw Error(fmt::format("size: axis {} out of range for {}", axis, type_str(type())));
+  return shape()[axis < 0 ? axis + r : axis];
+}
+
+bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool on, Loc loc) {
+  if (impl_->grad_fn)
+    throw Error(fmt::format("requires_grad_: only leaf tensors can be marked, this one is the "
+                            "result of {} at {}",
+                            ir::mnemonic(impl_->grad_fn->op), location_str(loc)));
+  if (on && !is_float(dtype()))
+    throw Error(fmt::format("requires_grad_: only float tensors can require grad, got {} at {}",
+                            type_str(type()), location_str(loc)));
+  impl_->requires_grad = on;
+  return *this;
+}
+
+Tensor Tensor::grad() const { return impl_ && impl_->grad ? Tensor(impl_->grad) : Tensor(); }
+void Tensor::zero_grad() { impl_->grad.reset(); }
+void Tensor::set_grad(const Tensor& g) { impl_->grad = g.defined() ? g.detach().impl_ptr() : nullptr; }
+
+Tensor Tensor::detach() const {
+  auto d = std::make_shared<TensorImpl>();
+  d->type = impl_->type;
+  d->buffer = impl_->buffer;
+  return Tensor(std::move(d));
+}
+
+void Tensor::backward(Loc loc) const {
+  if (numel() != 1)
+    throw Error(fmt::format("backward: needs a scalar or an explicit gradient, got {} at {}",
+                            type_str(type()), location_str(loc)));
+  backward(ones_like(*this, loc), loc);
+}
+
+void Tensor::backward(const Tensor& grad_output, Loc loc) const {
+  if (!requires_grad())
+    throw Error(fmt::format("backward: {} does not require grad (no parameter reaches it) at {}",
+                            type_str(type()), location_str(loc)));
+  if (grad_output.type() != type())
+    throw Error(fmt::format("backward: gradient {} does not match {} at {}",
+                            type_str(grad_output.type()), type_str(type()), location_str(loc)));
+  run_backward(*this, grad_output);
+}
+
+// --- values -------------------------------------------------------------------------------
+
+template <class T>
+std::vector<T> Tensor::to_vector(Loc loc) const {
+  Tensor src = *this;
+  if constexpr (std::is_same_v<T, float>) {
+    if (dtype() != DType::F32) src = cast(*this, DType::F32, loc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (dtype() != DType::F64) src = cast(*this, DType::F64, loc);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    if (dtype() != DType::I64) src = cast(*this, DType::I64, loc);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    if (dtype() != DType::I32) src = cast(*this, DType::I32, loc);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (dtype() != DType::Bool) src = cast(*this, DType::Bool, loc);
+  }
+  const T* p = src.impl()->as<T>();
+  return std::vector<T>(p, p + numel());
+}
+
+template <class T>
+T Tensor::item(Loc loc) const {
+  if (numel() != 1)
+    throw Error(fmt::format("item: needs one element, got {} at {}", type_str(type()),
+                            location_str(loc)));
+  return to_vector<T>(loc)[0];
+}
+
+#define LT_VALUE_TYPE(T)                                     \
+  template std::vector<T> Tensor::to_vector<T>(Loc) const;  \
+  template T Tensor::item<T>(Loc) const;                     \
+  template Tensor from_vector<T>(const std::vector<T>&, Shape, Loc);
+LT_VALUE_TYPE(float)
+LT_VALUE_TYPE(double)
+LT_VALUE_TYPE(int32_t)
+LT_VALUE_TYPE(int64_t)
+LT_VALUE_TYPE(bool)
+
+std::string Tensor::str(Loc loc) const {
+  if (!defined()) return "Tensor(undefined)";
+  std::string out = fmt::format("Tensor({}", type_str(type()));
+  if (!is_compute_type(dtype())) return out + ")";
+  const auto v = to_vector<double>(loc);
+  out += ", [";
+  const size_t show = std::min<size_t>(v.size(), 20);
+  for (size_t i = 0; i < show; ++i) out += fmt::format("{}{:.6g}", i ? ", " : "", v[i]);
+  if (show < v.size()) out += fmt::format(", ... ({} more)", v.size() - show);
+  return out + "])";
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+// --- in place -------------------------------------------------------------------------------
+
+Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc) {
+  if (value.type() != type())
+    throw Error(fmt::format("{}: result {} would change the type of {} at {}", op,
+                            type_str(value.type()), type_str(type()), location_str(loc)));
+  if (impl_->requires_grad && !impl_->grad_fn && grad_enabled())
+    throw Error(fmt::format("{}: in-place update of a leaf that requires grad; wrap it in "
+                            "lt::NoGradGuard at {}",
+                            op, location_str(loc)));
+  impl_->buffer = value.impl()->buffer;
+  if (!impl_->grad_fn && !value.impl()->grad_fn) return *this;  // leaves stay leaves
+  impl_->grad_fn = value.impl()->grad_fn;
+  impl_->output_nr = value.impl()->output_nr;
+  impl_->requires_grad = value.impl()->requires_grad;
+  return *this;
+}
+
+Tensor& Tensor::add_(const Tensor& o, Loc loc) { return rebind(add(*this, o, loc), "add_", loc); }
+Tensor& Tensor::sub_(const Tensor& o, Loc loc) { return rebind(sub(*this, o, loc), "sub_", loc); }
+Tensor& Tensor::mul_(const Tensor& o, Loc loc) { return rebind(mul(*this, o, loc), "mul_", loc); }
+Tensor& Tensor::add_(double o, Loc loc) {
+  return rebind(add(*this, scalar_like(o, *this, loc), loc), "add_", loc);
+}
+Tensor& Tensor::mul_(double o, Loc loc) {
+  return rebind(mul(*this, scalar_like(o, *this, loc), loc), "mul_", loc);
+}
+Tensor& Tensor::copy_(const Tensor& src, Loc loc) {
+  Tensor v = src.dtype() == dtype() ? src : cast(src, dtype(), loc);
+  if (v.shape() != shape()) v = expand(v, shape(), loc);
+  return rebind(v.detach(), "copy_", loc);
+}
+Tensor& Tensor::zero_(Loc loc) { return rebind(zeros_like(*this, loc), "zero_", loc); }
+
+// --- creation -------------------------------------------------------------------------------
+
+template <class T>
+Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc) {
+  DType dt = DType::F32;
+  if constexpr (std::is_same_v<T, double>) dt = DType::F64;
+  if constexpr (std::is_same_v<T, int32_t>) dt = DType::I32;
+  if constexpr (std::is_same_v<T, int64_t>) dt = DType::I64;
+  if constexpr (std::is_same_v<T, bool>) dt = DType::Bool;
+  for (int64_t d : shape)
+    if (d < 0) throw Error(fmt::format("from_vector: negative size in {} at {}", shape_str(shape), location_str(loc)));
+  if (static_cast<int64_t>(values.size()) != numel(shape))
+    throw Error(fmt::format("from_vector: {} values do not fill shape {} at {}", values.size(),
+                            shape_str(shape), location_str(loc)));
+  auto impl = make_impl({dt, std::move(shape)});
+  if constexpr (std::is_same_v<T, bool>) {
+    for (size_t i = 0; i < values.size(); ++i) impl->as<bool>()[i] = values[i];
+  } else {
+    std::memcpy(impl->data(), values.data(), values.size() * sizeof(T));
+  }
+  return Tensor(std::move(impl));
+}
+
+Tensor full(Shape shape, double value, DType dtype, Loc loc) {
+  return apply1(ir::Op::Full, {}, ir::FullAttrs{std::move(shape), dtype, value}, loc);
+}
+Tensor scalar(double value, DType dtype, Loc loc) { return full({}, value, dtype, loc); }
+Tensor zeros(Shape shape, DType dtype, Loc loc) { return full(std::move(shape), 0, dtype, loc); }
+Tensor ones(Shape shape, DType dtype, Loc loc) { return full(std::move(shape), 1, dtype, loc); }
+Tensor zeros_like(const Tensor& t, Loc loc) { return zeros(t.shape(), t.dtype(), loc); }
+Tensor ones_like(const Tensor& t, Loc loc) { return ones(t.shape(), t.dtype(), loc); }
+
+Tensor arange(double start, double stop, double step, DType dtype, Loc loc) {
+  if (step == 0) throw Error(fmt::format("arange: step must be nonzero at {}", location_str(loc)));
+  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  return apply1(ir::Op::Iota, {}, ir::IotaAttrs{n, dtype, start, step}, loc);
+}
+
+namespace {
+struct Generator {
+  uint64_t seed = 0x853c49e6748fea9bULL;
+  uint64_t counter = 0;
+};
+Generator& generator() {
+  static Generator g;
+  return g;
+}
+
+Tensor random(ir::Op op, Shape shape, DType dtype, Loc loc) {
+  Generator& g = generator();
+  const int64_t n = numel(shape);
+  Tensor key = from_vector<int64_t>({static_cast<int64_t>(g.seed)}, {}, loc);
+  Tensor ctr = from_vector<int64_t>({static_cast<int64_t>(g.counter)}, {}, loc);
+  Tensor out = apply1(op, std::vector<Tensor>{key, ctr}, ir::RandomAttrs{std::move(shape), dtype}, loc);
+  g.counter += rt::philox_blocks(n);
+  return out;
+}
+}  // namespace
+
+void manual_seed(uint64_t seed) { generator() = Generator{seed, 0}; }
+Tensor rand(Shape shape, DType dtype, Loc loc) { return random(ir::Op::RandUniform, std::move(shape), dtype, loc); }
+Tensor randn(Shape shape, DType dtype, Loc loc) { return random(ir::Op::RandNormal, std::move(shape), dtype, loc); }
+
+}  // namespace lt

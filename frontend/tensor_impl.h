@@ -1,0 +1,30 @@
+// What a Tensor handle points to. Internal to the frontend: users see only lt::Tensor.
+#pragma once
+#include <memory>
+
+#include "ir/shape.h"
+#include "runtime/buffer.h"
+
+namespace lt {
+
+struct GradNode;
+
+struct TensorImpl {
+  TensorType type;
+  std::shared_ptr<rt::Buffer> buffer;  // contiguous data (eager, or lazy after materializing)
+
+  // Autograd. A leaf that requires grad has no grad_fn; a result of a differentiable op has one.
+  bool requires_grad = false;
+  std::shared_ptr<GradNode> grad_fn;
+  int output_nr = 0;
+  std::shared_ptr<TensorImpl> grad;
+
+  void* data() const { return buffer->data(); }
+  template <class T>
+  T* as() const { return static_cast<T*>(buffer->data()); }
+};
+
+/// A new tensor with fresh storage for `type`.
+std::shared_ptr<TensorImpl> make_impl(TensorType type);
+
+}  // namespace lt
