@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "frontend/autograd/grad_node.h"
+#include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
 #include "ir/type_rules.h"
 #include "lt/autograd.h"
@@ -59,6 +60,9 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
 
 }  // namespace
 
+void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+               std::vector<TensorType> out_types, std::vector<Tensor>& outputs, const Loc& loc);
+
 std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
                           const Loc& loc) {
   std::vector<TensorType> in_types;
@@ -74,6 +78,23 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
     fail_op(ir::mnemonic(op), e.what(), inputs, loc);
   }
   std::vector<Tensor> outputs;
+  if (lazy::tracing()) {
+    outputs = lazy::trace(op, inputs, attrs, std::move(out_types), loc);
+  } else {
+    run_eager(op, inputs, attrs, std::move(out_types), outputs, loc);
+  }
+  if (grad_enabled() && ir::info(op).differentiable) record_grad(op, inputs, attrs, outputs, loc);
+  return outputs;
+}
+
+void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+               std::vector<TensorType> out_types, std::vector<Tensor>& outputs, const Loc& loc) {
+  for (const Tensor& x : inputs)
+    if (x.impl()->pending())
+      fail_op(ir::mnemonic(op),
+              "operand has pending lazy work; call lt::mark_step() first or run this op in lazy "
+              "mode",
+              inputs, loc);
   std::vector<rt::TensorRef> in_refs, out_refs;
   for (size_t i = 0; i < inputs.size(); ++i)
     in_refs.push_back({inputs[i].impl()->data(), &inputs[i].type()});
@@ -86,8 +107,6 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
   } catch (const Error& e) {  // data-dependent faults (ids out of range): add where it happened
     throw Error(fmt::format("{} at {}", e.what(), location_str(loc)));
   }
-  if (grad_enabled() && ir::info(op).differentiable) record_grad(op, inputs, attrs, outputs, loc);
-  return outputs;
 }
 
 }  // namespace lt

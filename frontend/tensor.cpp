@@ -7,8 +7,11 @@
 
 #include "frontend/autograd/grad_node.h"
 #include "frontend/dispatch.h"
+#include "frontend/lazy/lazy_node.h"
+#include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
 #include "lt/autograd.h"
+#include "lt/lazy.h"
 #include "lt/ops.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/philox.h"
@@ -49,6 +52,9 @@ Tensor Tensor::detach() const {
   auto d = std::make_shared<TensorImpl>();
   d->type = impl_->type;
   d->buffer = impl_->buffer;
+  d->lazy = impl_->lazy;
+  d->lazy_index = impl_->lazy_index;
+  if (d->pending()) lazy::track(d);
   return Tensor(std::move(d));
 }
 
@@ -73,6 +79,8 @@ void Tensor::backward(const Tensor& grad_output, Loc loc) const {
 
 template <class T>
 std::vector<T> Tensor::to_vector(Loc loc) const {
+  lazy::sync(*this, "to_vector", loc);
+  ModeGuard eager(Mode::Eager);  // the conversion below runs now, on materialized data
   Tensor src = *this;
   if constexpr (std::is_same_v<T, float>) {
     if (dtype() != DType::F32) src = cast(*this, DType::F32, loc);
@@ -94,6 +102,7 @@ T Tensor::item(Loc loc) const {
   if (numel() != 1)
     throw Error(fmt::format("item: needs one element, got {} at {}", type_str(type()),
                             location_str(loc)));
+  lazy::sync(*this, "item", loc);
   return to_vector<T>(loc)[0];
 }
 
@@ -111,6 +120,7 @@ std::string Tensor::str(Loc loc) const {
   if (!defined()) return "Tensor(undefined)";
   std::string out = fmt::format("Tensor({}", type_str(type()));
   if (!is_compute_type(dtype())) return out + ")";
+  lazy::sync(*this, "print", loc);
   const auto v = to_vector<double>(loc);
   out += ", [";
   const size_t show = std::min<size_t>(v.size(), 20);
@@ -132,6 +142,9 @@ Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc) {
                             "lt::NoGradGuard at {}",
                             op, location_str(loc)));
   impl_->buffer = value.impl()->buffer;
+  impl_->lazy = value.impl()->lazy;
+  impl_->lazy_index = value.impl()->lazy_index;
+  if (impl_->pending()) lazy::track(impl_);
   if (!impl_->grad_fn && !value.impl()->grad_fn) return *this;  // leaves stay leaves
   impl_->grad_fn = value.impl()->grad_fn;
   impl_->output_nr = value.impl()->output_nr;
@@ -179,7 +192,17 @@ Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc) {
 }
 
 Tensor full(Shape shape, double value, DType dtype, Loc loc) {
-  return apply1(ir::Op::Full, {}, ir::FullAttrs{std::move(shape), dtype, value}, loc);
+  const bool special = value == 0 || value == 1 || value == -1;
+  if (!lazy::tracing() || special)
+    return apply1(ir::Op::Full, {}, ir::FullAttrs{std::move(shape), dtype, value}, loc);
+  // Any other value enters the graph as a 0-d parameter (device data made now), so a value that
+  // changes every step (a learning rate) never changes the graph (DESIGN.md section 4).
+  Tensor s;
+  {
+    ModeGuard eager(Mode::Eager);
+    s = apply1(ir::Op::Full, {}, ir::FullAttrs{{}, dtype, value}, loc);
+  }
+  return shape.empty() ? s : expand(s, std::move(shape), loc);
 }
 Tensor scalar(double value, DType dtype, Loc loc) { return full({}, value, dtype, loc); }
 Tensor zeros(Shape shape, DType dtype, Loc loc) { return full(std::move(shape), 0, dtype, loc); }

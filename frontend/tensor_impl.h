@@ -8,10 +8,13 @@
 namespace lt {
 
 struct GradNode;
+struct LazyNode;
 
 struct TensorImpl {
   TensorType type;
   std::shared_ptr<rt::Buffer> buffer;  // contiguous data (eager, or lazy after materializing)
+  std::shared_ptr<LazyNode> lazy;      // pending lazy value (output lazy_index of that node)
+  int lazy_index = 0;
 
   // Autograd. A leaf that requires grad has no grad_fn; a result of a differentiable op has one.
   bool requires_grad = false;
@@ -19,6 +22,7 @@ struct TensorImpl {
   int output_nr = 0;
   std::shared_ptr<TensorImpl> grad;
 
+  bool pending() const { return !buffer && lazy; }
   void* data() const { return buffer->data(); }
   template <class T>
   T* as() const { return static_cast<T*>(buffer->data()); }

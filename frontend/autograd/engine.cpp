@@ -9,6 +9,8 @@
 #include "lt/autograd.h"
 #include "lt/ops.h"
 
+#include <fmt/format.h>
+
 namespace lt {
 namespace {
 
@@ -73,6 +75,10 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     if (it == grads.end()) continue;
     std::vector<Tensor> gout = std::move(it->second);
     grads.erase(it);
+    if (n->released)
+      throw Error(fmt::format("backward: the graph through {} (traced at {}) was freed by an "
+                              "earlier backward()",
+                              ir::mnemonic(n->op), location_str(n->loc)));
     gout.resize(n->outputs.size());
     for (size_t i = 0; i < gout.size(); ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
@@ -92,6 +98,11 @@ void run_backward(const Tensor& root, const Tensor& seed) {
         accumulate(slots[e.output_nr], gin[i]);
       }
     }
+    // Free the snapshots now, as PyTorch does: intermediates die (and in lazy mode stop being
+    // results of the step graph).
+    n->inputs.clear();
+    n->outputs.clear();
+    n->released = true;
   }
 }
 

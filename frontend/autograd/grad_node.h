@@ -27,6 +27,7 @@ struct GradNode {
   std::vector<Tensor> outputs;  // detached
   std::vector<GradEdge> edges;  // one per input
   Loc loc;                      // where the forward op was called
+  bool released = false;        // backward() ran through it and freed its snapshots
 };
 
 /// Gradients of op's inputs given its outputs' gradients (undefined = no gradient). Written in

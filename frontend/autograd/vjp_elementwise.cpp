@@ -30,7 +30,8 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Sin: return {g * cos(x)};
     case Cos: return {-g * sin(x)};
     case Reciprocal: return {-g * y * y};
-    case Cast: return {is_float(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
+    case Cast:  // float -> int/bool is a step function: zero gradient almost everywhere
+      return {is_float(x.dtype()) && is_float(y.dtype()) ? cast(g, x.dtype()) : Tensor()};
     case Add: return {to(g, 0), to(g, 1)};
     case Sub: return {to(g, 0), to(-g, 1)};
     case Mul: return {to(g * a.in[1], 0), to(g * x, 1)};

@@ -146,6 +146,7 @@ TEST(ViewKernel, LargeTransposesTakeTiledParallelPath) {
   rt::set_num_threads(2);
   const std::vector<std::pair<Shape, ir::Ints>> cases = {
       {{301, 517}, {1, 0}},
+      {{128, 72}, {1, 0}},  // whole register blocks only
       {{3, 130, 67}, {0, 2, 1}},
       {{40, 30, 50}, {2, 1, 0}},
       {{64, 3, 33}, {2, 0, 1}},   // channel-last to channel-first style

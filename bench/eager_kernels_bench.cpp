@@ -1,0 +1,338 @@
+// Eager-mode micro-benchmarks and one eager MLP training step (docs/BENCHMARKS.md has the figures
+// and the commands). Each benchmark's last argument is the thread count (1 or 2).
+//
+//   GEMM       frontend matmul of two f32 [n,n] tensors (n = 512, 1024): GFLOP/s = 2n^3 / time.
+//              BM_GemmKernel calls rt::gemm on preallocated buffers (no tensor allocation).
+//   add        frontend add of two f32 16M-element (64 MiB) tensors: GB/s = 3 * 64 MiB / time
+//              (read a, read b, write y; 1 GB = 1e9 bytes). The frontend allocates a fresh 64 MiB
+//              output per call (mmap'ed by glibc, so first-touch page faults are included);
+//              BM_AddKernel runs the same kernel into a preallocated, already-touched output.
+//   conv2d     x [32,64,32,32] (batch 32, 64 channels, 32x32), w [64,64,3,3], bias [64],
+//              stride 1, padding 1 -> y [32,64,32,32]: GFLOP/s = 2*N*O*H*W*C*3*3 / time.
+//   MLP step   784-512-512-10, batch 128, linear+relu, cross_entropy, backward, SGD momentum 0.9
+//              (in-place under NoGradGuard), zero grads: ms/step. BM_MlpStepBreakdown times the
+//              phases of the same step (forward / backward / update) with a steady clock.
+//   peaks      memcpy of 64 MiB (GB/s = 2 * 64 MiB / time, read + write), and an FMA-only loop
+//              (GFLOP/s with no memory traffic): the machine's ceilings for context.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "lt/lt.h"
+#include "runtime/buffer.h"
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/thread_pool.h"
+
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr int64_t kAddElems = int64_t{16} << 20;  // 16M floats = 64 MiB per operand
+constexpr int64_t kAddBytes = kAddElems * 4;
+
+void set_threads(const benchmark::State& st, int arg) {
+  lt::rt::set_num_threads(static_cast<int>(st.range(arg)));
+}
+
+benchmark::Counter rate(double per_iteration) {
+  return benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// --- GEMM -------------------------------------------------------------------------------------
+
+void BM_Gemm(benchmark::State& st) {
+  const int64_t n = st.range(0);
+  set_threads(st, 1);
+  lt::manual_seed(1);
+  const lt::Tensor a = lt::randn({n, n}), b = lt::randn({n, n});
+  for (auto _ : st) {
+    lt::Tensor c = lt::matmul(a, b);
+    benchmark::DoNotOptimize(c.impl());
+  }
+  st.counters["GFLOP/s"] = rate(2.0 * n * n * n / kGB);
+}
+BENCHMARK(BM_Gemm)->ArgNames({"n", "threads"})->ArgsProduct({{512, 1024}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GemmKernel(benchmark::State& st) {
+  const int64_t n = st.range(0);
+  set_threads(st, 1);
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+  const lt::rt::GemmArgs g{.dtype = lt::DType::F32, .m = n, .n = n, .k = n, .a = a.data(),
+                           .lda = n, .b = b.data(), .ldb = n, .c = c.data(), .ldc = n};
+  for (auto _ : st) {
+    lt::rt::gemm(g);
+    benchmark::ClobberMemory();
+  }
+  st.counters["GFLOP/s"] = rate(2.0 * n * n * n / kGB);
+}
+BENCHMARK(BM_GemmKernel)->ArgNames({"n", "threads"})->ArgsProduct({{512, 1024}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- elementwise add --------------------------------------------------------------------------
+
+void BM_Add(benchmark::State& st) {
+  set_threads(st, 0);
+  const lt::Tensor a = lt::full({kAddElems}, 1.0), b = lt::full({kAddElems}, 2.0);
+  for (auto _ : st) {
+    lt::Tensor y = lt::add(a, b);
+    benchmark::DoNotOptimize(y.impl());
+  }
+  st.counters["GB/s"] = rate(3.0 * kAddBytes / kGB);
+}
+BENCHMARK(BM_Add)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_AddKernel(benchmark::State& st) {
+  set_threads(st, 0);
+  const lt::TensorType t{lt::DType::F32, {kAddElems}};
+  auto a = lt::rt::Buffer::allocate(kAddBytes), b = lt::rt::Buffer::allocate(kAddBytes),
+       y = lt::rt::Buffer::allocate(kAddBytes);
+  for (int64_t i = 0; i < kAddElems; ++i) {
+    static_cast<float*>(a->data())[i] = 1.f;
+    static_cast<float*>(b->data())[i] = 2.f;
+    static_cast<float*>(y->data())[i] = 0.f;
+  }
+  const lt::rt::TensorRef ins[] = {{a->data(), &t}, {b->data(), &t}};
+  const lt::rt::TensorRef outs[] = {{y->data(), &t}};
+  for (auto _ : st) {
+    lt::rt::run_kernel(lt::ir::Op::Add, lt::ir::NoAttrs{}, ins, outs);
+    benchmark::ClobberMemory();
+  }
+  st.counters["GB/s"] = rate(3.0 * kAddBytes / kGB);
+}
+BENCHMARK(BM_AddKernel)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// --- machine peaks ----------------------------------------------------------------------------
+
+void BM_Memcpy(benchmark::State& st) {
+  set_threads(st, 0);
+  std::vector<char> src(kAddBytes, 1), dst(kAddBytes, 0);
+  for (auto _ : st) {
+    lt::rt::parallel_for(kAddBytes, 1 << 20, [&](int64_t b, int64_t e) {
+      std::memcpy(dst.data() + b, src.data() + b, static_cast<size_t>(e - b));
+    });
+    benchmark::ClobberMemory();
+  }
+  st.counters["GB/s"] = rate(2.0 * kAddBytes / kGB);
+}
+BENCHMARK(BM_Memcpy)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// FMA throughput with no memory traffic: 12 independent accumulators hide the FMA latency.
+float fma_loop(int64_t iters) {
+#if defined(__AVX512F__)
+  using V = __m512;
+  constexpr int kLanes = 16;
+  auto set1 = [](float x) { return _mm512_set1_ps(x); };
+  auto fma = [](V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); };
+  auto add = [](V a, V b) { return _mm512_add_ps(a, b); };
+  auto first = [](V a) { return _mm512_cvtss_f32(a); };
+#elif defined(__AVX2__) && defined(__FMA__)
+  using V = __m256;
+  constexpr int kLanes = 8;
+  auto set1 = [](float x) { return _mm256_set1_ps(x); };
+  auto fma = [](V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); };
+  auto add = [](V a, V b) { return _mm256_add_ps(a, b); };
+  auto first = [](V a) { return _mm256_cvtss_f32(a); };
+#else
+  return static_cast<float>(iters);  // no SIMD FMA: the counter reads 0
+#endif
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+  static_assert(kLanes > 0);
+  V acc[12];
+#pragma GCC unroll 12
+  for (int j = 0; j < 12; ++j) acc[j] = set1(0.001f * j);
+  const V m = set1(0.999999f), c = set1(1e-7f);
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 12
+    for (int j = 0; j < 12; ++j) acc[j] = fma(acc[j], m, c);
+  }
+  V s = acc[0];
+#pragma GCC unroll 12
+  for (int j = 1; j < 12; ++j) s = add(s, acc[j]);
+  return first(s);
+#endif
+}
+
+constexpr int fma_lanes() {
+#if defined(__AVX512F__)
+  return 16;
+#elif defined(__AVX2__) && defined(__FMA__)
+  return 8;
+#else
+  return 0;
+#endif
+}
+
+void BM_PeakFma(benchmark::State& st) {
+  set_threads(st, 0);
+  constexpr int64_t kIters = 1 << 20;
+  for (auto _ : st) {
+    lt::rt::parallel_for(lt::rt::num_threads(), 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) benchmark::DoNotOptimize(fma_loop(kIters));
+    });
+  }
+  st.counters["GFLOP/s"] =
+      rate(2.0 * fma_lanes() * 12 * kIters * static_cast<double>(st.range(0)) / kGB);
+}
+BENCHMARK(BM_PeakFma)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// --- conv2d -----------------------------------------------------------------------------------
+
+void BM_Conv2d(benchmark::State& st) {
+  set_threads(st, 0);
+  constexpr int64_t N = 32, C = 64, O = 64, H = 32, W = 32, K = 3;
+  lt::manual_seed(2);
+  const lt::Tensor x = lt::randn({N, C, H, W}), w = lt::randn({O, C, K, K}) * 0.05,
+                   bias = lt::randn({O});
+  lt::Conv2dOptions o;
+  o.padding = {1, 1};
+  lt::NoGradGuard no_grad;
+  for (auto _ : st) {
+    lt::Tensor y = lt::conv2d(x, w, bias, o);
+    benchmark::DoNotOptimize(y.impl());
+  }
+  st.counters["GFLOP/s"] = rate(2.0 * N * O * H * W * C * K * K / kGB);
+}
+BENCHMARK(BM_Conv2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// --- one eager MLP training step --------------------------------------------------------------
+
+struct Mlp {
+  static constexpr int64_t kBatch = 128;
+  std::vector<lt::Tensor> params, momentum;
+  lt::Tensor x, labels;
+
+  Mlp() {
+    lt::manual_seed(3);
+    const int64_t sizes[] = {784, 512, 512, 10};
+    for (int l = 0; l < 3; ++l) {
+      const double scale = 1.0 / std::sqrt(static_cast<double>(sizes[l]));
+      params.push_back(lt::randn({sizes[l + 1], sizes[l]}) * scale);
+      params.push_back(lt::zeros({sizes[l + 1]}));
+    }
+    for (lt::Tensor& p : params) {
+      p.requires_grad_();
+      momentum.push_back(lt::zeros_like(p));
+    }
+    x = lt::randn({kBatch, 784});
+    std::vector<int64_t> y(kBatch);
+    for (int64_t i = 0; i < kBatch; ++i) y[i] = (i * 7) % 10;
+    labels = lt::from_vector(y, {kBatch});
+  }
+
+  lt::Tensor forward() const {
+    lt::Tensor h = lt::relu(lt::linear(x, params[0], params[1]));
+    h = lt::relu(lt::linear(h, params[2], params[3]));
+    return lt::cross_entropy(lt::linear(h, params[4], params[5]), labels);
+  }
+
+  void update(double lr = 0.01, double mu = 0.9) {
+    lt::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      momentum[i].mul_(mu);
+      momentum[i].add_(params[i].grad());
+      params[i].sub_(momentum[i] * lr);
+      params[i].zero_grad();
+    }
+  }
+
+  void step() {
+    lt::Tensor loss = forward();
+    loss.backward();
+    update();
+  }
+};
+
+void BM_MlpStep(benchmark::State& st) {
+  set_threads(st, 0);
+  Mlp m;
+  for (int i = 0; i < 3; ++i) m.step();  // warm the allocator and the pool
+  for (auto _ : st) m.step();
+  st.counters["ms/step"] = benchmark::Counter(
+      1e-3, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_MlpStep)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_MlpStepBreakdown(benchmark::State& st) {
+  set_threads(st, 0);
+  using Clock = std::chrono::steady_clock;
+  Mlp m;
+  for (int i = 0; i < 3; ++i) m.step();
+  double fwd = 0, bwd = 0, upd = 0;
+  for (auto _ : st) {
+    const auto t0 = Clock::now();
+    lt::Tensor loss = m.forward();
+    const auto t1 = Clock::now();
+    loss.backward();
+    const auto t2 = Clock::now();
+    m.update();
+    const auto t3 = Clock::now();
+    fwd += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    bwd += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    upd += std::chrono::duration<double, std::milli>(t3 - t2).count();
+  }
+  const double n = static_cast<double>(st.iterations());
+  st.counters["fwd_ms"] = fwd / n;
+  st.counters["bwd_ms"] = bwd / n;
+  st.counters["upd_ms"] = upd / n;
+}
+BENCHMARK(BM_MlpStepBreakdown)->ArgNames({"threads"})->Arg(1)->Arg(2)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Only the nine GEMMs one eager step runs (3 forward; 2 per layer backward, as the matmul vjp
+// issues them), with the step's shapes and transposes: how much of the step is GEMM. dx1_ms is
+// the gradient of the network input x (layer 1's dX), which the step computes although x does not
+// require grad.
+void BM_MlpGemms(benchmark::State& st) {
+  set_threads(st, 0);
+  using Clock = std::chrono::steady_clock;
+  constexpr int64_t B = Mlp::kBatch;
+  lt::manual_seed(4);
+  const int64_t sizes[] = {784, 512, 512, 10};
+  std::vector<lt::Tensor> act, w, g;  // layer input, weight [out,in], output grad [B,out]
+  for (int l = 0; l < 3; ++l) {
+    act.push_back(lt::randn({B, sizes[l]}));
+    w.push_back(lt::randn({sizes[l + 1], sizes[l]}));
+    g.push_back(lt::randn({B, sizes[l + 1]}));
+  }
+  double flops = 0;
+  for (int l = 0; l < 3; ++l) flops += 3 * 2.0 * B * sizes[l] * sizes[l + 1];
+  double dx1 = 0;
+  lt::NoGradGuard no_grad;
+  for (auto _ : st) {
+    for (int l = 0; l < 3; ++l) benchmark::DoNotOptimize(lt::matmul(act[l], w[l], false, true).impl());
+    for (int l = 2; l >= 0; --l) {
+      const auto t0 = Clock::now();
+      lt::Tensor ga = lt::matmul(g[l], w[l], false, false);
+      if (l == 0) dx1 += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      benchmark::DoNotOptimize(ga.impl());
+      benchmark::DoNotOptimize(lt::matmul(g[l], act[l], true, false).impl());
+    }
+  }
+  st.counters["GFLOP/s"] = rate(flops / kGB);
+  st.counters["ms"] = benchmark::Counter(
+      1e-3, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  st.counters["dx1_ms"] = dx1 / static_cast<double>(st.iterations());
+}
+BENCHMARK(BM_MlpGemms)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""PyTorch side of the eager benchmarks (bench/eager_kernels_bench.cpp): the same MLP training
+step and the same square f32 GEMMs, at 1 and 2 threads.
+
+  MLP step  784-512-512-10, batch 128, linear+relu, cross_entropy, backward, SGD momentum 0.9
+            (torch.optim.SGD, foreach off: the plain per-parameter loop), zero_grad(set_to_none).
+  GEMM      torch.mm of two f32 [n,n] (n = 512, 1024): GFLOP/s = 2 n^3 / time.
+
+Needs Debian's python3-torch (1.13) with libopenblas0-openmp (without it torch falls back to the
+slow reference BLAS):  apt-get install -y python3-torch libopenblas0-openmp
+Run:  /usr/bin/python3 bench/torch_compare.py [--seconds S]
+Timing: the median of `reps` runs, each the mean over a batch of calls sized to ~0.1 s.
+"""
+import argparse
+import statistics
+import time
+
+import torch
+
+
+def timeit(fn, seconds):
+    """Median seconds per call: warm up, size a batch to ~0.1 s, repeat until `seconds` pass."""
+    for _ in range(3):
+        fn()
+    n, t = 1, 0.0
+    while t < 0.1:
+        n *= 2
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        t = time.perf_counter() - t0
+    per_batch = max(1, int(n * 0.1 / t))
+    samples, start = [], time.perf_counter()
+    while time.perf_counter() - start < seconds or len(samples) < 5:
+        t0 = time.perf_counter()
+        for _ in range(per_batch):
+            fn()
+        samples.append((time.perf_counter() - t0) / per_batch)
+    return statistics.median(samples)
+
+
+def mlp_step_fn():
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(784, 512), torch.nn.ReLU(),
+        torch.nn.Linear(512, 512), torch.nn.ReLU(),
+        torch.nn.Linear(512, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=False)
+    x = torch.randn(128, 784)
+    y = torch.arange(128) * 7 % 10
+    loss_fn = torch.nn.functional.cross_entropy
+
+    def step():
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def gemm_fn(n):
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    return lambda: torch.mm(a, b)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=2.0, help="timing time per case")
+    args = ap.parse_args()
+    torch.mm(torch.ones(64, 64), torch.ones(64, 64))  # loads the BLAS
+    with open("/proc/self/maps") as f:
+        blas = sorted({l.split()[-1] for l in f if "blas" in l.split()[-1]})
+    print(f"torch {torch.__version__}; BLAS libraries mapped: {', '.join(blas)}")
+    results = {}
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        ms = timeit(mlp_step_fn(), args.seconds) * 1e3
+        results[("mlp", threads)] = ms
+        print(f"mlp_step   threads={threads}  {ms:8.3f} ms/step")
+        for n in (512, 1024):
+            s = timeit(gemm_fn(n), args.seconds)
+            results[("gemm", n, threads)] = s
+            print(f"gemm n={n:<5d} threads={threads}  {s * 1e3:8.3f} ms  "
+                  f"{2 * n**3 / s / 1e9:7.1f} GFLOP/s")
+    print(f"mlp_step 1/2-thread speedup: {results[('mlp', 1)] / results[('mlp', 2)]:.2f}x")
+    for n in (512, 1024):
+        print(f"gemm n={n} 1/2-thread speedup: "
+              f"{results[('gemm', n, 1)] / results[('gemm', n, 2)]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+// Trains an MLP on Fashion-MNIST in eager mode with a hand-written SGD loop, printing per epoch
+// the mean training loss, the test accuracy and the time per step.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "examples/mlp_model.h"
+#include "runtime/thread_pool.h"
+
+namespace {
+
+struct Args {
+  std::vector<int64_t> hidden{128};
+  int epochs = 5;
+  int64_t batch_size = 64;
+  double lr = 0.05;
+  double momentum = 0.9;
+  int64_t train_limit = -1;
+  uint64_t seed = 0;
+  int threads = 0;
+  std::string data_dir;
+  bool normalize = false;
+};
+
+std::string sizes_str(const std::vector<int64_t>& sizes) {
+  return fmt::format("{}", fmt::join(sizes, "-"));
+}
+
+void train(const Args& a) {
+  using namespace lt;
+  if (a.threads > 0) rt::set_num_threads(a.threads);
+  manual_seed(a.seed);
+  const data::Dataset train_set =
+      data::load_fashion_mnist(data::Split::Train, {a.data_dir, a.train_limit, a.normalize});
+  const data::Dataset test_set =
+      data::load_fashion_mnist(data::Split::Test, {a.data_dir, -1, a.normalize});
+
+  std::vector<int64_t> sizes{784};
+  sizes.insert(sizes.end(), a.hidden.begin(), a.hidden.end());
+  sizes.push_back(10);
+  const examples::Mlp model(sizes);
+  examples::Sgd opt(model.parameters(), a.lr, a.momentum);
+  data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed});
+  fmt::print("fmnist_mlp: {} MLP, {} train / {} test images, batch {}, lr {}, momentum {}, "
+             "{} threads\n",
+             sizes_str(sizes), train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum,
+             rt::num_threads());
+
+  for (int epoch = 0; epoch < a.epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    batches.start_epoch(epoch);
+    Tensor loss_sum = zeros({});
+    int64_t steps = 0;
+    while (auto b = batches.next()) {
+      loss_sum = loss_sum + examples::train_step(model, opt, *b);
+      ++steps;
+    }
+    const double mean_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+    const double acc = examples::accuracy(model, test_set);
+    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step ({} steps)\n",
+               epoch + 1, mean_loss, 100 * acc, ms.count() / static_cast<double>(steps), steps);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"Train an MLP on Fashion-MNIST in eager mode (hand-written SGD with momentum)."};
+  app.add_option("--hidden", a.hidden, "Hidden layer sizes, e.g. --hidden 256 128")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--epochs", a.epochs, "Passes over the training set")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--batch-size", a.batch_size, "Examples per step")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", a.lr, "Learning rate")->capture_default_str();
+  app.add_option("--momentum", a.momentum, "SGD momentum (0 disables it)")->capture_default_str();
+  app.add_option("--train-limit", a.train_limit, "Use the first N training images (-1: all)")
+      ->capture_default_str();
+  app.add_option("--seed", a.seed, "Seeds the initialization and the shuffle")->capture_default_str();
+  app.add_option("--threads", a.threads, "Kernel threads (0: $LT_NUM_THREADS, else every core)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--data-dir", a.data_dir,
+                 "Directory of the IDX files (default: $LT_FASHION_MNIST_DIR, else "
+                 "/usr/share/datasets/fashion-mnist)");
+  app.add_flag("--normalize,!--no-normalize", a.normalize,
+               "Standardize pixels with the training-set mean and std (else scale to [0,1])")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    train(a);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fmnist_mlp: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+// The MLP trainer shared by examples/fmnist_mlp and tests/e2e/mlp_fmnist_test: the model, a
+// hand-written SGD with momentum, one training step and test accuracy. The loop is written the
+// way a user would write it in eager mode, which lazy mode must later accept unchanged.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "lt/data.h"
+#include "lt/lt.h"
+
+namespace lt::examples {
+
+/// Linear layers with ReLU between them; sizes = {in, hidden..., out}.
+class Mlp {
+ public:
+  explicit Mlp(const std::vector<int64_t>& sizes) {
+    for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+      const int64_t in = sizes[i], out = sizes[i + 1];
+      // Kaiming (He) uniform for ReLU: Var(w) = 2 / fan_in keeps activations O(1) through the
+      // stack. Biases take PyTorch's U(+-1/sqrt(fan_in)).
+      weights_.push_back(uniform({out, in}, std::sqrt(6.0 / in)).requires_grad_());
+      biases_.push_back(uniform({out}, 1.0 / std::sqrt(in)).requires_grad_());
+    }
+  }
+
+  /// Logits [N, sizes.back()] of inputs [N, sizes.front()].
+  Tensor forward(const Tensor& x) const {
+    Tensor h = x;
+    for (size_t i = 0; i < weights_.size(); ++i) {
+      h = linear(h, weights_[i], biases_[i]);
+      if (i + 1 < weights_.size()) h = relu(h);
+    }
+    return h;
+  }
+
+  /// Handles to the parameters: updates through them (sub_ rebinds) reach the model.
+  std::vector<Tensor> parameters() const {
+    std::vector<Tensor> p;
+    for (size_t i = 0; i < weights_.size(); ++i) {
+      p.push_back(weights_[i]);
+      p.push_back(biases_[i]);
+    }
+    return p;
+  }
+
+ private:
+  static Tensor uniform(Shape shape, double bound) {
+    return (rand(std::move(shape)) * 2.0 - 1.0) * bound;
+  }
+
+  std::vector<Tensor> weights_, biases_;
+};
+
+/// SGD with PyTorch's momentum rule: v = momentum * v + g; p -= lr * v.
+class Sgd {
+ public:
+  Sgd(std::vector<Tensor> params, double lr, double momentum)
+      : params_(std::move(params)), velocity_(params_.size()), lr_(lr), momentum_(momentum) {}
+
+  void zero_grad() {
+    for (Tensor& p : params_) p.zero_grad();
+  }
+
+  void step() {
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Tensor g = params_[i].grad();
+      if (!g.defined()) continue;
+      if (momentum_ == 0) {
+        params_[i].sub_(g * lr_);
+        continue;
+      }
+      if (!velocity_[i].defined()) velocity_[i] = zeros_like(g);
+      velocity_[i].mul_(momentum_).add_(g);
+      params_[i].sub_(velocity_[i] * lr_);
+    }
+  }
+
+ private:
+  std::vector<Tensor> params_, velocity_;
+  double lr_, momentum_;
+};
+
+/// One optimizer step on a batch; returns the batch's mean loss (no history).
+inline Tensor train_step(const Mlp& model, Sgd& opt, const data::Batch& batch) {
+  opt.zero_grad();
+  Tensor loss = cross_entropy(model.forward(batch.images), batch.labels);
+  loss.backward();
+  opt.step();
+  return loss.detach();
+}
+
+/// Fraction of `ds` whose argmax logit is the label, evaluated in chunks to bound memory.
+inline double accuracy(const Mlp& model, const data::Dataset& ds, int64_t chunk = 1000) {
+  NoGradGuard no_grad;
+  const int64_t n = ds.size();
+  if (n == 0) return 0;
+  int64_t correct = 0;
+  for (int64_t start = 0; start < n; start += chunk) {
+    const Tensor x = slice(ds.images, 0, start, start + chunk);
+    const Tensor y = slice(ds.labels, 0, start, start + chunk);
+    const Tensor hit = cast(eq(argmax(model.forward(x), 1), y), DType::I64);
+    correct += sum(hit).item<int64_t>();
+  }
+  return static_cast<double>(correct) / static_cast<double>(n);
+}
+
+}  // namespace lt::examples

@@ -1,0 +1,96 @@
+// Batching: a deterministic shuffle and a host-side row gather.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "frontend/tensor_impl.h"
+#include "lt/data.h"
+
+namespace lt::data {
+namespace {
+
+// splitmix64: tiny, fast and fully specified, unlike std::shuffle with a std:: distribution,
+// whose output differs between standard libraries. Same seed, same order, everywhere.
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::vector<int64_t> shuffled_indices(int64_t n, uint64_t seed, int64_t epoch) {
+  std::vector<int64_t> order(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  uint64_t state = seed;
+  state = splitmix64(state) ^ static_cast<uint64_t>(epoch);
+  for (int64_t i = n - 1; i > 0; --i) {
+    // Multiply-shift maps 64 random bits onto [0, i]; the bias (< 2^-40 here) is irrelevant.
+    const auto j = static_cast<int64_t>(
+        (static_cast<unsigned __int128>(splitmix64(state)) * static_cast<uint64_t>(i + 1)) >> 64);
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+Tensor gather_rows(const Tensor& x, std::span<const int64_t> rows, Loc loc) {
+  if (x.rank() < 1)
+    throw Error(fmt::format("gather_rows: needs a tensor of rank >= 1, got {} at {}",
+                            type_str(x.type()), location_str(loc)));
+  if (!x.impl()->buffer)
+    throw Error(fmt::format("gather_rows: {} holds no data at {}", type_str(x.type()),
+                            location_str(loc)));
+  const int64_t n = x.size(0);
+  Shape shape = x.shape();
+  shape[0] = static_cast<int64_t>(rows.size());
+  auto out = make_impl({x.dtype(), shape});
+  const size_t row_bytes = n == 0 ? 0 : x.type().bytes() / static_cast<size_t>(n);
+  const auto* src = static_cast<const uint8_t*>(x.impl()->data());
+  auto* dst = static_cast<uint8_t*>(out->data());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= n)
+      throw Error(fmt::format("gather_rows: row {} out of range for {} at {}", rows[i],
+                              type_str(x.type()), location_str(loc)));
+    std::memcpy(dst + i * row_bytes, src + rows[i] * row_bytes, row_bytes);
+  }
+  return Tensor(std::move(out));
+}
+
+BatchIterator::BatchIterator(Dataset dataset, BatchOptions options)
+    : dataset_(std::move(dataset)), options_(options) {
+  if (options_.batch_size < 1)
+    throw Error(fmt::format("BatchIterator: batch_size must be >= 1, got {}", options_.batch_size));
+  if (dataset_.images.defined() && dataset_.images.size(0) != dataset_.size())
+    throw Error(fmt::format("BatchIterator: {} inputs but {} labels",
+                            type_str(dataset_.images.type()), type_str(dataset_.labels.type())));
+  start_epoch(0);
+}
+
+void BatchIterator::start_epoch(int64_t epoch) {
+  const int64_t n = dataset_.size();
+  if (options_.shuffle) {
+    order_ = shuffled_indices(n, options_.seed, epoch);
+  } else {
+    order_.resize(static_cast<size_t>(n));
+    std::iota(order_.begin(), order_.end(), int64_t{0});
+  }
+  pos_ = 0;
+}
+
+int64_t BatchIterator::num_batches() const {
+  const int64_t n = dataset_.size(), b = options_.batch_size;
+  return options_.drop_last ? n / b : (n + b - 1) / b;
+}
+
+std::optional<Batch> BatchIterator::next() {
+  const int64_t n = static_cast<int64_t>(order_.size());
+  const int64_t len = std::min(options_.batch_size, n - pos_);
+  if (len <= 0 || (options_.drop_last && len < options_.batch_size)) return std::nullopt;
+  const std::span<const int64_t> rows(order_.data() + pos_, static_cast<size_t>(len));
+  pos_ += len;
+  return Batch{gather_rows(dataset_.images, rows), gather_rows(dataset_.labels, rows)};
+}
+
+}  // namespace lt::data

@@ -1,0 +1,134 @@
+#include "frontend/data/idx.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "ir/error.h"
+#include "ir/shape.h"
+
+namespace lt::data {
+namespace {
+
+constexpr int kMaxDims = 8;
+// No IDX file of interest comes near this; it keeps the size arithmetic far from overflow.
+constexpr int64_t kMaxBytes = int64_t{1} << 40;
+
+struct GzCloser {
+  void operator()(gzFile_s* f) const { gzclose(f); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) fail("no such file");
+    if (!std::filesystem::is_regular_file(path, ec)) fail("not a regular file");
+    // gzopen also reads plain files (it passes them through), so one path serves both.
+    file_.reset(gzopen(path.c_str(), "rb"));
+    if (!file_) fail(fmt::format("cannot open: {}", std::strerror(errno)));
+    gzbuffer(file_.get(), 1 << 17);
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("read_idx: {}: {}", path_, what));
+  }
+
+  /// Reads up to n bytes; returns how many arrived (fewer only at the end of the data).
+  int64_t read(uint8_t* dst, int64_t n) {
+    int64_t got = 0;
+    while (got < n) {
+      // gzread takes an unsigned count and returns int: read in chunks below 1 GiB.
+      const unsigned chunk = static_cast<unsigned>(std::min<int64_t>(n - got, 1 << 30));
+      const int r = gzread(file_.get(), dst + got, chunk);
+      if (r < 0) check_gz_error();
+      if (r <= 0) break;
+      got += r;
+    }
+    // A cut gzip stream reads as a short count with Z_BUF_ERROR ("unexpected end of file"): the
+    // caller reports it as truncation, like a short plain file. Other zlib errors are corruption.
+    if (got < n) check_gz_error();
+    return got;
+  }
+
+  void read_exactly(uint8_t* dst, int64_t n, const char* what) {
+    const int64_t got = read(dst, n);
+    if (got < n) fail(fmt::format("truncated {}: got {} of {} bytes", what, got, n));
+  }
+
+ private:
+  void check_gz_error() const {
+    int err = Z_OK;
+    const char* msg = gzerror(file_.get(), &err);
+    if (err == Z_ERRNO) fail(fmt::format("read error: {}", std::strerror(errno)));
+    if (err != Z_OK && err != Z_BUF_ERROR) fail(fmt::format("corrupt gzip data: {}", msg));
+  }
+
+  std::string path_;
+  GzFile file_;
+};
+
+uint32_t big_endian_u32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+std::vector<int64_t> read_header(Reader& in) {
+  uint8_t magic[4];
+  in.read_exactly(magic, 4, "header");
+  if (magic[0] != 0 || magic[1] != 0)
+    in.fail(fmt::format("bad magic 0x{:08x}: not an IDX file", big_endian_u32(magic)));
+  if (magic[2] != 0x08)
+    in.fail(fmt::format("element type 0x{:02x} is not unsigned byte (0x08)", magic[2]));
+  const int ndim = magic[3];
+  if (ndim < 1 || ndim > kMaxDims)
+    in.fail(fmt::format("header declares {} dims (1 to {} supported)", ndim, kMaxDims));
+
+  uint8_t raw[4 * kMaxDims];
+  in.read_exactly(raw, 4 * ndim, "header");
+  std::vector<int64_t> dims(ndim);
+  int64_t total = 1;
+  for (int i = 0; i < ndim; ++i) {
+    dims[i] = big_endian_u32(raw + 4 * i);
+    // Checked one factor at a time so the product never overflows.
+    if (dims[i] != 0 && total > kMaxBytes / dims[i])
+      in.fail(fmt::format("dims {} hold more than {} bytes", shape_str(dims), kMaxBytes));
+    total *= dims[i];
+  }
+  return dims;
+}
+
+}  // namespace
+
+int64_t IdxArray::item_size() const {
+  int64_t n = 1;
+  for (size_t i = 1; i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+IdxArray read_idx(const std::string& path, int64_t max_items) {
+  Reader in(path);
+  IdxArray out;
+  out.dims = read_header(in);
+  const int64_t want_items = max_items < 0 ? out.dims[0] : std::min(max_items, out.dims[0]);
+  const int64_t need = want_items * out.item_size();
+  out.bytes.resize(static_cast<size_t>(need));
+  const int64_t got = in.read(out.bytes.data(), need);
+  if (got < need)
+    in.fail(fmt::format("truncated: dims {} need {} data bytes, got {}", shape_str(out.dims),
+                        out.dims[0] * out.item_size(), got));
+  if (want_items == out.dims[0]) {
+    uint8_t extra;
+    if (in.read(&extra, 1) != 0)
+      in.fail(fmt::format("trailing bytes after the {} data bytes of dims {}", need,
+                          shape_str(out.dims)));
+  }
+  out.dims[0] = want_items;
+  return out;
+}
+
+}  // namespace lt::data

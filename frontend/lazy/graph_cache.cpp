@@ -1,0 +1,53 @@
+#include "frontend/lazy/graph_cache.h"
+
+#include <cstdlib>
+
+#include "lt/metrics.h"
+
+namespace lt::lazy {
+
+uint64_t cache_key(const ir::Graph& g) {
+  // The executor is the reference interpreter, version 1; the compiler adds its options here.
+  constexpr uint64_t kEnvironment = 0x696e7465727031ULL;
+  return ir::structural_hash(g) ^ kEnvironment;
+}
+
+std::shared_ptr<rt::InterpretedGraph> GraphCache::find(uint64_t key) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  return it->second.exe;
+}
+
+std::shared_ptr<rt::InterpretedGraph> GraphCache::insert(uint64_t key, ir::Graph g,
+                                                         const std::string&) {
+  auto exe = std::make_shared<rt::InterpretedGraph>(std::move(g));
+  if (auto it = map_.find(key); it != map_.end()) {
+    it->second.exe = exe;
+    return exe;
+  }
+  lru_.push_front(key);
+  map_[key] = {exe, lru_.begin()};
+  while (map_.size() > capacity_) {
+    map_.erase(lru_.back());
+    lru_.pop_back();
+    metrics::count("cache_evictions");
+  }
+  return exe;
+}
+
+void GraphCache::clear() {
+  map_.clear();
+  lru_.clear();
+}
+
+GraphCache& graph_cache() {
+  static GraphCache cache([] {
+    const char* s = std::getenv("LT_CACHE_SIZE");
+    const long n = s ? std::atol(s) : 0;
+    return n > 0 ? static_cast<size_t>(n) : size_t{256};
+  }());
+  return cache;
+}
+
+}  // namespace lt::lazy

@@ -1,0 +1,40 @@
+// Prepared graphs by cache key, least recently used evicted first (LT_CACHE_SIZE entries).
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "ir/graph.h"
+#include "runtime/interpreter.h"
+
+namespace lt::lazy {
+
+/// Structural hash + parameter order (both in structural_hash) + the executor's environment.
+/// Donated buffers join the key when buffer donation lands (compiler issue).
+uint64_t cache_key(const ir::Graph& g);
+
+class GraphCache {
+ public:
+  explicit GraphCache(size_t capacity) : capacity_(capacity) {}
+  /// The prepared graph for `key`, or null (and the entry becomes most recent).
+  std::shared_ptr<rt::InterpretedGraph> find(uint64_t key);
+  /// Prepares (verifies) and stores a graph; `cause` is what triggered it, for reports.
+  std::shared_ptr<rt::InterpretedGraph> insert(uint64_t key, ir::Graph g, const std::string& cause);
+  size_t size() const { return map_.size(); }
+  void clear();
+
+ private:
+  struct Entry {
+    std::shared_ptr<rt::InterpretedGraph> exe;
+    std::list<uint64_t>::iterator lru;
+  };
+  size_t capacity_;
+  std::unordered_map<uint64_t, Entry> map_;
+  std::list<uint64_t> lru_;  // front = most recent
+};
+
+GraphCache& graph_cache();
+
+}  // namespace lt::lazy

@@ -1,0 +1,34 @@
+// A pending op of lazy mode. Lazy tensors point at (node, output); a node's inputs are other
+// pending nodes or device data. When a graph runs, the outputs it computed are kept here so later
+// graphs read them as parameters instead of recomputing.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "ir/shape.h"
+#include "runtime/buffer.h"
+
+namespace lt {
+
+struct LazyNode;
+
+struct LazyInput {
+  std::shared_ptr<LazyNode> node;      // pending producer, or null
+  int index = 0;                       // its output
+  std::shared_ptr<rt::Buffer> data;    // device data when node is null
+  TensorType type;
+};
+
+struct LazyNode {
+  ir::Op op;
+  ir::Attrs attrs;
+  std::vector<LazyInput> inputs;
+  std::vector<TensorType> types;
+  std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
+  std::string loc;
+};
+
+}  // namespace lt

@@ -1,0 +1,263 @@
+// Lazy mode's core: tracing ops into LazyNodes, cutting the pending graph of live tensors into an
+// ir::Graph, the graph cache, and materialization.
+#include "frontend/lazy/tracer.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "frontend/dispatch.h"
+#include "frontend/lazy/graph_cache.h"
+#include "frontend/lazy/lazy_node.h"
+#include "frontend/tensor_impl.h"
+#include "lt/lazy.h"
+#include "lt/metrics.h"
+
+namespace lt {
+namespace {
+
+std::atomic<Mode> g_mode{Mode::Eager};
+
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  return s && *s ? std::atoll(s) : fallback;
+}
+bool debug_on() {
+  static const bool on = env_int("LT_DEBUG", 0) != 0;
+  return on;
+}
+
+// Every tensor that held a pending value when it was made; dead or materialized entries are
+// dropped when the list has doubled since the last sweep.
+struct Registry {
+  std::vector<std::weak_ptr<TensorImpl>> live;
+  size_t sweep_at = 1024;
+  int64_t pending_nodes = 0;  // traced since the last materialization
+  bool warned = false;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The pending graph of some tensors, cut into an ir::Graph.
+struct Cut {
+  ir::Graph graph{"step"};
+  std::vector<rt::BufferPtr> params;
+  std::vector<std::pair<LazyNode*, int>> results;  // (node, output) per graph result
+};
+
+bool materialized(const LazyNode* n, int index) {
+  return index < static_cast<int>(n->results.size()) && n->results[index];
+}
+
+Cut cut(std::span<TensorImpl* const> targets) {
+  Cut c;
+  std::unordered_map<const LazyNode*, int> ids;
+  std::unordered_map<const rt::Buffer*, int> param_of;
+  auto param = [&](const rt::BufferPtr& b, const TensorType& t) {
+    auto [it, fresh] = param_of.try_emplace(b.get(), static_cast<int>(c.params.size()));
+    if (fresh) {
+      c.params.push_back(b);
+      c.graph.add_param(t);
+    }
+    return ir::Value::param(it->second);
+  };
+  auto value_of = [&](const LazyInput& in) {
+    if (!in.node) return param(in.data, in.type);
+    if (materialized(in.node.get(), in.index)) return param(in.node->results[in.index], in.type);
+    return ir::Value::node(ids.at(in.node.get()), in.index);
+  };
+  // Iterative post-order DFS: producers get smaller ids than their users.
+  std::vector<std::pair<LazyNode*, size_t>> stack;
+  for (TensorImpl* t : targets) {
+    if (ids.count(t->lazy.get())) continue;
+    stack.push_back({t->lazy.get(), 0});
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->inputs.size()) {
+        const LazyInput& in = n->inputs[i++];
+        if (in.node && !materialized(in.node.get(), in.index) && !ids.count(in.node.get()))
+          stack.push_back({in.node.get(), 0});
+        continue;
+      }
+      std::vector<ir::Value> ins;
+      ins.reserve(n->inputs.size());
+      for (const LazyInput& in : n->inputs) ins.push_back(value_of(in));
+      ids[n] = static_cast<int>(c.graph.add_typed(n->op, std::move(ins), n->attrs, n->types, n->loc).def);
+      stack.pop_back();
+    }
+  }
+  std::vector<ir::Value> results;
+  std::unordered_map<uint64_t, int> seen;
+  for (TensorImpl* t : targets) {
+    const ir::Value v = ir::Value::node(ids.at(t->lazy.get()), t->lazy_index);
+    const uint64_t key = (uint64_t(uint32_t(v.def)) << 32) | uint32_t(v.index);
+    if (seen.try_emplace(key, static_cast<int>(results.size())).second) {
+      results.push_back(v);
+      c.results.push_back({t->lazy.get(), t->lazy_index});
+    }
+  }
+  c.graph.set_results(std::move(results));
+  return c;
+}
+
+/// Runs the pending graph of `targets` and turns each into device data.
+void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
+  // Outputs already computed by an earlier graph need no new run.
+  std::erase_if(targets, [](TensorImpl* t) {
+    if (!materialized(t->lazy.get(), t->lazy_index)) return false;
+    t->buffer = t->lazy->results[t->lazy_index];
+    t->lazy.reset();
+    return true;
+  });
+  if (targets.empty()) return;
+  const int64_t t0 = now_ns();
+  Cut c = cut(targets);
+  const uint64_t key = lazy::cache_key(c.graph);
+  const int64_t t1 = now_ns();
+  metrics::time_ns("build_and_hash", t1 - t0);
+  metrics::count("nodes_in_graphs", static_cast<int64_t>(c.graph.nodes().size()));
+  lazy::GraphCache& cache = lazy::graph_cache();
+  std::shared_ptr<rt::InterpretedGraph> exe = cache.find(key);
+  const bool hit = exe != nullptr;
+  const size_t nodes = c.graph.nodes().size();
+  if (hit) {
+    metrics::count("cache_hit");
+  } else {
+    metrics::count("cache_miss");
+    exe = cache.insert(key, std::move(c.graph), cause);
+  }
+  const int64_t t2 = now_ns();
+  if (!hit) metrics::time_ns("compile", t2 - t1);
+  const std::vector<rt::BufferPtr> out = exe->run(c.params);
+  const int64_t t3 = now_ns();
+  metrics::time_ns("execute", t3 - t2);
+  metrics::count("graphs_run");
+  for (size_t k = 0; k < out.size(); ++k) {
+    auto [node, index] = c.results[k];
+    node->results.resize(node->types.size());
+    node->results[index] = out[k];
+  }
+  for (TensorImpl* t : targets) {
+    t->buffer = t->lazy->results[t->lazy_index];
+    t->lazy.reset();
+  }
+  registry().pending_nodes = 0;
+  if (debug_on())
+    std::fprintf(stderr, "lt: %s graph=%016llx nodes=%zu params=%zu cache=%s build+hash=%.1fus %s=%.3fms exec=%.3fms\n",
+                 cause.c_str(), static_cast<unsigned long long>(key), nodes, c.params.size(),
+                 hit ? "hit" : "miss", (t1 - t0) / 1e3, hit ? "lookup" : "prepare",
+                 (t2 - t1) / 1e6, (t3 - t2) / 1e6);
+}
+
+}  // namespace
+
+Mode mode() { return g_mode.load(); }
+void set_mode(Mode m) { g_mode.store(m); }
+
+namespace lazy {
+
+bool tracing() { return g_mode.load() == Mode::Lazy; }
+
+void track(const std::shared_ptr<TensorImpl>& impl) {
+  Registry& r = registry();
+  r.live.push_back(impl);
+  if (r.live.size() >= r.sweep_at) {
+    std::erase_if(r.live, [](const std::weak_ptr<TensorImpl>& w) {
+      auto p = w.lock();
+      return !p || !p->pending();
+    });
+    r.sweep_at = std::max<size_t>(1024, r.live.size() * 2);
+  }
+}
+
+std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                          std::vector<TensorType> types, const Loc& loc) {
+  auto node = std::make_shared<LazyNode>();
+  node->op = op;
+  node->attrs = attrs;
+  node->loc = location_str(loc);
+  node->inputs.reserve(inputs.size());
+  for (const Tensor& x : inputs) {
+    TensorImpl* xi = x.impl();
+    if (xi->pending()) node->inputs.push_back({xi->lazy, xi->lazy_index, nullptr, xi->type});
+    else node->inputs.push_back({nullptr, 0, xi->buffer, xi->type});
+  }
+  node->types = types;
+  std::vector<Tensor> outs;
+  outs.reserve(types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    auto impl = std::make_shared<TensorImpl>();
+    impl->type = std::move(types[i]);
+    impl->lazy = node;
+    impl->lazy_index = static_cast<int>(i);
+    track(impl);
+    outs.emplace_back(std::move(impl));
+  }
+  metrics::count("nodes_traced");
+  Registry& r = registry();
+  static const int64_t limit = env_int("LT_MAX_PENDING_NODES", 200000);
+  if (++r.pending_nodes > limit && !r.warned) {
+    r.warned = true;
+    std::fprintf(stderr,
+                 "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
+                 "the pending graph grows every step. Last op: %s at %s\n",
+                 static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
+                 std::string(ir::mnemonic(op)).c_str(), node->loc.c_str());
+  }
+  return outs;
+}
+
+void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
+  if (!t.impl()->pending()) return;
+  const std::string where = fmt::format("{} at {}", reason, location_str(loc));
+  metrics::count("sync");
+  metrics::count("sync: " + where);
+  materialize({t.impl()}, where);
+}
+
+}  // namespace lazy
+
+void mark_step(Loc loc) {
+  metrics::count("mark_step");
+  Registry& r = registry();
+  std::vector<std::shared_ptr<TensorImpl>> keep;  // alive for the duration of the step
+  std::vector<TensorImpl*> targets;
+  for (const auto& w : r.live)
+    if (auto p = w.lock(); p && p->pending()) {
+      targets.push_back(p.get());
+      keep.push_back(std::move(p));
+    }
+  r.live.clear();
+  r.sweep_at = 1024;
+  materialize(std::move(targets), "mark_step at " + location_str(loc));
+}
+
+bool is_pending(const Tensor& t) { return t.defined() && t.impl()->pending(); }
+
+Tensor constant(double value, DType dtype, Loc loc) {
+  return apply1(ir::Op::Full, {}, ir::FullAttrs{{}, dtype, value}, loc);
+}
+
+namespace debug {
+std::string graph_text(std::span<const Tensor> tensors) {
+  std::vector<TensorImpl*> targets;
+  for (const Tensor& t : tensors)
+    if (is_pending(t)) targets.push_back(t.impl());
+  if (targets.empty()) return "";
+  return ir::print(cut(targets).graph);
+}
+}  // namespace debug
+
+}  // namespace lt

@@ -1,0 +1,23 @@
+// Lazy tracing and materialization (frontend-internal; users see lt/lazy.h).
+#pragma once
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "lt/tensor.h"
+
+namespace lt::lazy {
+
+/// Whether an op on these inputs is traced: lazy mode is on. (Eager mode refuses pending inputs.)
+bool tracing();
+/// Records a node; returns pending tensors of the given (already inferred) types.
+std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                          std::vector<TensorType> types, const Loc& loc);
+/// Registers a tensor that holds a pending value (so mark_step finds it while it lives).
+void track(const std::shared_ptr<TensorImpl>& impl);
+/// Runs the pending subgraph of one tensor (a value read); counted with reason and location.
+void sync(const Tensor& t, std::string_view reason, const Loc& loc);
+
+}  // namespace lt::lazy

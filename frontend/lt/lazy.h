@@ -1,0 +1,48 @@
+// Lazy mode: ops record IR nodes instead of running; lt::mark_step() (or reading a value) cuts the
+// pending graph of every live tensor, looks it up in the graph cache by structural hash, runs it,
+// and turns each tensor into device data.
+//
+// Tensors of the two modes: eager tensors are device data, so lazy ops read them as graph
+// parameters. A lazy tensor with pending work used by an op in eager mode is an error (call
+// lt::mark_step() first); once materialized it is device data like any other.
+#pragma once
+#include <span>
+#include <string>
+
+#include "lt/tensor.h"
+
+namespace lt {
+
+enum class Mode { Eager, Lazy };
+
+Mode mode();
+void set_mode(Mode m);
+
+/// Sets the mode for a scope.
+class ModeGuard {
+ public:
+  explicit ModeGuard(Mode m) : prev_(mode()) { set_mode(m); }
+  ~ModeGuard() { set_mode(prev_); }
+  ModeGuard(const ModeGuard&) = delete;
+  ModeGuard& operator=(const ModeGuard&) = delete;
+
+ private:
+  Mode prev_;
+};
+
+/// Materializes every live tensor with pending work, as one graph.
+void mark_step(Loc loc = Loc::current());
+
+/// A scalar baked into the graph as a constant (changing it recompiles). Other scalars, except
+/// 0, 1 and -1, enter lazy graphs as 0-d parameters so a changing learning rate never recompiles.
+Tensor constant(double value, DType dtype = DType::F32, Loc loc = Loc::current());
+
+/// True when the tensor has lazy work not yet run.
+bool is_pending(const Tensor& t);
+
+namespace debug {
+/// The pending graph of these tensors as IR text, without running it.
+std::string graph_text(std::span<const Tensor> tensors);
+}  // namespace debug
+
+}  // namespace lt

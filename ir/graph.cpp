@@ -1,0 +1,119 @@
+#include "ir/graph.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+
+#include "ir/error.h"
+#include "ir/type_rules.h"
+
+namespace lt::ir {
+
+Value Graph::add_param(TensorType type, std::string name) {
+  // Names must stay unique identifiers, or print() would write text that parse() rejects; a
+  // default "p<number>" skips past any explicit name that already took it.
+  auto taken = [&](const std::string& n) {
+    return std::any_of(params_.begin(), params_.end(), [&](const Param& p) { return p.name == n; });
+  };
+  if (name.empty()) {
+    for (size_t i = params_.size(); name.empty() || taken(name); ++i) name = fmt::format("p{}", i);
+  }
+  const bool ident = (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                     });
+  LT_CHECK(ident, "parameter name '{}' is not an identifier", name);
+  LT_CHECK(!taken(name), "duplicate parameter name '{}'", name);
+  params_.push_back({std::move(name), std::move(type)});
+  return Value::param(static_cast<int>(params_.size()) - 1);
+}
+
+Value Graph::add(Op op, std::vector<Value> inputs, Attrs attrs, std::string loc) {
+  std::vector<TensorType> in;
+  in.reserve(inputs.size());
+  for (Value v : inputs) in.push_back(type(v));
+  std::vector<TensorType> out = infer_types(op, in, attrs);
+  return add_typed(op, std::move(inputs), std::move(attrs), std::move(out), std::move(loc));
+}
+
+Value Graph::add_typed(Op op, std::vector<Value> inputs, Attrs attrs, std::vector<TensorType> types,
+                       std::string loc) {
+  nodes_.push_back({op, std::move(attrs), std::move(inputs), std::move(types), std::move(loc)});
+  return Value::node(static_cast<int>(nodes_.size()) - 1);
+}
+
+const TensorType& Graph::type(Value v) const {
+  if (v.is_param()) {
+    LT_CHECK(v.param_index() < static_cast<int>(params_.size()), "parameter {} out of range",
+             v.param_index());
+    return params_[v.param_index()].type;
+  }
+  LT_CHECK(v.def < static_cast<int>(nodes_.size()) && v.index < num_outputs(v.def),
+           "value %{}#{} out of range", v.def, v.index);
+  return nodes_[v.def].types[v.index];
+}
+
+void verify(const Graph& g) {
+  const int np = static_cast<int>(g.params().size());
+  auto check_value = [&](Value v, int before, const std::string& where) {
+    const bool ok = v.is_param() ? v.param_index() < np
+                                 : v.def < before && v.index >= 0 && v.index < g.num_outputs(v.def);
+    if (!ok)
+      throw Error(fmt::format("verify: {} uses an undefined value (def {}, output {})", where,
+                              v.def, v.index));
+  };
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
+    const Node& n = g.node(id);
+    std::vector<TensorType> in;
+    for (Value v : n.inputs) {
+      check_value(v, id, fmt::format("node %{}", id));
+      in.push_back(g.type(v));
+    }
+    std::vector<TensorType> want;
+    try {
+      want = infer_types(n.op, in, n.attrs);
+    } catch (const TypeError& e) {
+      throw Error(fmt::format("verify: {}: {}", print_node(g, id), e.what()));
+    }
+    if (want != n.types) {
+      std::string w;
+      for (const auto& t : want) w += (w.empty() ? "" : ", ") + type_str(t);
+      throw Error(fmt::format("verify: {}: the op's rule gives {}", print_node(g, id), w));
+    }
+  }
+  for (Value v : g.results()) check_value(v, static_cast<int>(g.nodes().size()), "return");
+}
+
+namespace {
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+uint64_t type_hash(const TensorType& t) {
+  uint64_t h = static_cast<uint64_t>(t.dtype) + 1;
+  for (int64_t d : t.shape) h = mix(h, static_cast<uint64_t>(d));
+  return mix(h, t.shape.size());
+}
+uint64_t value_hash(Value v) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(v.def)) << 32) | static_cast<uint32_t>(v.index);
+}
+}  // namespace
+
+uint64_t structural_hash(const Graph& g) {
+  uint64_t h = mix(0x6c617a79ULL, g.params().size());
+  for (const Param& p : g.params()) h = mix(h, type_hash(p.type));
+  for (const Node& n : g.nodes()) {
+    h = mix(h, static_cast<uint64_t>(n.op) + 0x1000);
+    h = mix(h, attrs_hash(n.attrs));
+    h = mix(h, n.inputs.size());
+    for (Value v : n.inputs) h = mix(h, value_hash(v));
+    for (const TensorType& t : n.types) h = mix(h, type_hash(t));
+  }
+  h = mix(h, g.results().size());
+  for (Value v : g.results()) h = mix(h, value_hash(v));
+  return h;
+}
+
+}  // namespace lt::ir

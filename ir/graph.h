@@ -1,0 +1,86 @@
+// The IR: an SSA graph of op nodes over graph parameters. Nodes live in a vector in topological
+// order (trace order is one), and values are (definition, output) index pairs, so building,
+// hashing and copying a graph touch no pointers.
+#pragma once
+#include <compare>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "ir/shape.h"
+
+namespace lt::ir {
+
+struct Value {
+  int32_t def = 0;    // >= 0: node id; < 0: parameter number -(def + 1)
+  int32_t index = 0;  // which output of the node
+
+  static Value param(int p) { return {-(p + 1), 0}; }
+  static Value node(int id, int index = 0) { return {id, index}; }
+  bool is_param() const { return def < 0; }
+  int param_index() const { return -def - 1; }
+  auto operator<=>(const Value&) const = default;
+};
+
+struct Node {
+  Op op;
+  Attrs attrs;
+  std::vector<Value> inputs;
+  std::vector<TensorType> types;  // one per output
+  std::string loc;                // "file:line" of the user call that traced it; not hashed
+};
+
+struct Param {
+  std::string name;  // printed as %name; unique within the graph
+  TensorType type;
+};
+
+class Graph {
+ public:
+  explicit Graph(std::string name = "main") : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  std::span<const Node> nodes() const { return nodes_; }
+  std::span<const Param> params() const { return params_; }
+  std::span<const Value> results() const { return results_; }
+  const Node& node(int id) const { return nodes_[id]; }
+
+  /// Adds a parameter; an empty name becomes "p<number>". Names are unique identifiers
+  /// ([A-Za-z_][A-Za-z0-9_]*) so that the text form parses back; others are an InternalError.
+  Value add_param(TensorType type, std::string name = "");
+  /// Adds a node, inferring its output types with the op's rule (throws lt::TypeError).
+  Value add(Op op, std::vector<Value> inputs, Attrs attrs, std::string loc = "");
+  /// Adds a node with given output types (the parser; checked later by verify()).
+  Value add_typed(Op op, std::vector<Value> inputs, Attrs attrs, std::vector<TensorType> types,
+                  std::string loc = "");
+  void set_results(std::vector<Value> results) { results_ = std::move(results); }
+
+  const TensorType& type(Value v) const;
+  int num_outputs(int node_id) const { return static_cast<int>(nodes_[node_id].types.size()); }
+
+ private:
+  std::string name_;
+  std::vector<Param> params_;
+  std::vector<Node> nodes_;
+  std::vector<Value> results_;
+};
+
+/// Text form (docs/IR.md): stable, and parse(print(g)) == g.
+std::string print(const Graph& g);
+/// Name of a value in the text form: "%x", "%3", "%3#1".
+std::string value_name(const Graph& g, Value v);
+/// One node as IR text ("%3 = add(%1, %2) : f32[4]"), for error messages and recompile reports.
+std::string print_node(const Graph& g, int id);
+
+/// Throws lt::Error naming the first malformed node: a use before definition, a bad output
+/// index, or stored types that differ from the op's rule.
+void verify(const Graph& g);
+
+/// Structural hash: ops, attributes, dtypes, shapes, parameter types and wiring; never data,
+/// names or source locations.
+uint64_t structural_hash(const Graph& g);
+
+}  // namespace lt::ir

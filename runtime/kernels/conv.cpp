@@ -1,0 +1,207 @@
+// Conv2d and its two gradients as im2col/col2im around the shared GEMM, one image per task.
+// Per image and group, the column matrix is [C/g * KH * KW, OH * OW]: row (c, kh, kw) holds the
+// input pixel each output position reads through that tap (zero in the padding).
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/library_kernels.h"
+#include "runtime/thread_pool.h"
+
+namespace lt::rt {
+namespace {
+
+// Work per task below which images are grouped together (see kMinFlopsPerPart in matmul.cpp).
+constexpr double kMinFlopsPerTask = 2e6;
+
+struct ConvGeom {
+  int64_t n, c, h, w;  // input
+  int64_t o, kh, kw;   // weight
+  int64_t oh, ow;      // output
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+
+  int64_t cg() const { return c / groups; }
+  int64_t og() const { return o / groups; }
+  int64_t col_rows() const { return cg() * kh * kw; }
+  int64_t col_cols() const { return oh * ow; }
+  // A 1x1 kernel with stride 1 and no padding reads the input as its own column matrix.
+  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  double flops_per_image() const { return 2.0 * o * col_rows() * col_cols(); }
+};
+
+ConvGeom make_geom(const Shape& x, const Shape& w, const Shape& y, const ir::ConvAttrs& a) {
+  return {x[0],        x[1],        x[2],        x[3],        w[0],       w[2],
+          w[3],        y[2],        y[3],        a.stride[0], a.stride[1], a.padding[0],
+          a.padding[1], a.dilation[0], a.dilation[1], a.groups};
+}
+
+int64_t ceil_div_pos(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+
+// The output columns [lo, hi) whose tap (.., j) lands inside the input row.
+void valid_cols(const ConvGeom& g, int64_t j, int64_t* lo, int64_t* hi) {
+  const int64_t shift = j * g.dw - g.pw;
+  *lo = std::min(g.ow, ceil_div_pos(-shift, g.sw));
+  *hi = std::max(*lo, std::min(g.ow, ceil_div_pos(g.w - shift, g.sw)));
+}
+
+// Calls row(col_off, x_off, lo, hi) for every (channel, tap, output row) whose input row exists:
+// col[col_off + q] pairs with x[x_off + q * stride_w] for the valid output columns lo <= q < hi.
+// Rows outside the input go to skip(col_off). Shared by im2col and col2im.
+template <class Row, class Skip>
+void for_each_tap_row(const ConvGeom& g, Row&& row, Skip&& skip) {
+  for (int64_t c = 0; c < g.cg(); ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t base = ((c * g.kh + i) * g.kw + j) * g.col_cols();
+        int64_t lo, hi;
+        valid_cols(g, j, &lo, &hi);
+        const int64_t shift = j * g.dw - g.pw;  // x column of output column 0
+        for (int64_t y = 0; y < g.oh; ++y) {
+          const int64_t ih = y * g.sh - g.ph + i * g.dh;
+          if (ih < 0 || ih >= g.h) skip(base + y * g.ow);
+          else row(base + y * g.ow, (c * g.h + ih) * g.w + shift, lo, hi);
+        }
+      }
+}
+
+template <class T>
+void im2col(const ConvGeom& g, const T* x, T* col) {
+  for_each_tap_row(
+      g,
+      [&](int64_t c_off, int64_t x_off, int64_t lo, int64_t hi) {
+        T* dst = col + c_off;
+        std::fill(dst, dst + lo, T(0));
+        if (g.sw == 1 && hi > lo) std::memcpy(dst + lo, x + x_off + lo, (hi - lo) * sizeof(T));
+        else for (int64_t q = lo; q < hi; ++q) dst[q] = x[x_off + q * g.sw];
+        std::fill(dst + hi, dst + g.ow, T(0));
+      },
+      [&](int64_t c_off) { std::fill(col + c_off, col + c_off + g.ow, T(0)); });
+}
+
+// Adds each column entry back into the input pixel it was read from (x must start zeroed).
+template <class T>
+void col2im(const ConvGeom& g, const T* col, T* x) {
+  for_each_tap_row(
+      g,
+      [&](int64_t c_off, int64_t x_off, int64_t lo, int64_t hi) {
+        for (int64_t q = lo; q < hi; ++q) x[x_off + q * g.sw] += col[c_off + q];
+      },
+      [](int64_t) {});
+}
+
+/// Calls f(begin, end, gemm_parallel) on runs of images. When the images are spread over the
+/// threads, each GEMM stays on its thread; when they are not (one image, little work), the GEMMs
+/// split instead.
+template <class F>
+void over_images(const ConvGeom& g, F&& f) {
+  const int64_t grain = std::max<int64_t>(1, kMinFlopsPerTask / std::max(1.0, g.flops_per_image()));
+  const bool split = num_threads() > 1 && g.n > grain;
+  parallel_for(g.n, grain, [&](int64_t b, int64_t e) { f(b, e, !split); });
+}
+
+template <class T>
+GemmArgs gemm_args(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a,
+                   int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, double beta,
+                   bool parallel) {
+  return {.dtype = std::is_same_v<T, double> ? DType::F64 : DType::F32, .trans_a = trans_a,
+          .trans_b = trans_b, .m = m, .n = n, .k = k, .a = a, .lda = lda, .b = b, .ldb = ldb,
+          .c = c, .ldc = ldc, .alpha = 1, .beta = beta, .parallel = parallel};
+}
+
+// y_g[og, OHW] = w_g[og, rows] * col[rows, OHW]
+template <class T>
+void conv_forward(const ConvGeom& g, const T* x, const T* w, T* y) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), in_img = g.c * g.h * g.w;
+  over_images(g, [&](int64_t b, int64_t e, bool parallel) {
+    std::vector<T> col(g.pointwise() ? 0 : rows * cols);
+    for (int64_t img = b; img < e; ++img)
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        const T* xg = x + img * in_img + gr * g.cg() * g.h * g.w;
+        if (!g.pointwise()) im2col(g, xg, col.data());
+        gemm(gemm_args<T>(false, false, g.og(), cols, rows, w + gr * g.og() * rows, rows,
+                          g.pointwise() ? xg : col.data(), cols,
+                          y + (img * g.o + gr * g.og()) * cols, cols, 0, parallel));
+      }
+  });
+}
+
+// col[rows, OHW] = w_g^T * gy_g, then scattered back by col2im.
+template <class T>
+void conv_input_grad(const ConvGeom& g, const T* gy, const T* w, T* gx) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), in_img = g.c * g.h * g.w;
+  over_images(g, [&](int64_t b, int64_t e, bool parallel) {
+    std::vector<T> col(g.pointwise() ? 0 : rows * cols);
+    for (int64_t img = b; img < e; ++img) {
+      if (!g.pointwise()) std::fill(gx + img * in_img, gx + (img + 1) * in_img, T(0));
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        T* gxg = gx + img * in_img + gr * g.cg() * g.h * g.w;
+        T* dst = g.pointwise() ? gxg : col.data();
+        gemm(gemm_args<T>(true, false, rows, cols, g.og(), w + gr * g.og() * rows, rows,
+                          gy + (img * g.o + gr * g.og()) * cols, cols, dst, cols, 0, parallel));
+        if (!g.pointwise()) col2im(g, col.data(), gxg);
+      }
+    }
+  });
+}
+
+// gw_g[og, rows] += gy_g[og, OHW] * col^T, summed over images: each block of images sums into
+// its own buffer, and the blocks are added in block order, so the result does not depend on
+// which thread ran which block.
+template <class T>
+void conv_weight_grad(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), in_img = g.c * g.h * g.w;
+  const int64_t wsize = g.o * rows;
+  if (g.n == 0) return std::fill(gw, gw + wsize, T(0));
+  const int64_t blocks = std::min<int64_t>(g.n, num_threads());
+  std::vector<std::vector<T>> partial(blocks - 1, std::vector<T>(wsize));
+  const bool parallel = blocks == 1;
+  parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+    std::vector<T> col(g.pointwise() ? 0 : rows * cols);
+    for (int64_t blk = b; blk < e; ++blk) {
+      T* dst = blk == 0 ? gw : partial[blk - 1].data();
+      const int64_t i0 = blk * g.n / blocks, i1 = (blk + 1) * g.n / blocks;
+      for (int64_t img = i0; img < i1; ++img)
+        for (int64_t gr = 0; gr < g.groups; ++gr) {
+          const T* xg = x + img * in_img + gr * g.cg() * g.h * g.w;
+          if (!g.pointwise()) im2col(g, xg, col.data());
+          gemm(gemm_args<T>(false, true, g.og(), rows, cols, gy + (img * g.o + gr * g.og()) * cols,
+                            cols, g.pointwise() ? xg : col.data(), cols, dst + gr * g.og() * rows,
+                            rows, img == i0 ? 0 : 1, parallel));
+        }
+    }
+  });
+  parallel_for(wsize, 16384, [&](int64_t b, int64_t e) {
+    for (const std::vector<T>& p : partial)
+      for (int64_t i = b; i < e; ++i) gw[i] += p[i];
+  });
+}
+
+}  // namespace
+
+void conv2d(const ir::ConvAttrs& a, Ins in, Outs out) {
+  const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    conv_forward<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+  });
+}
+
+void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    conv_input_grad<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+  });
+}
+
+void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    conv_weight_grad<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+  });
+}
+
+}  // namespace lt::rt

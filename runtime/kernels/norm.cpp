@@ -1,0 +1,181 @@
+// Batch norm and layer norm: one fused kernel each (statistics, then normalize + affine).
+// Statistics are two-pass (mean, then squared deviations) and accumulated in double, so f32
+// inputs with a large mean or many elements per channel keep their digits.
+#include "runtime/kernels/norm.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "runtime/thread_pool.h"
+
+namespace lt::rt {
+namespace {
+
+template <class T>
+using ArrMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using CArrMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// About this many elements per parallel chunk: smaller chunks cost more in hand-off than they gain.
+constexpr int64_t kGrainElems = 1 << 15;
+
+int64_t grain_for(int64_t elems_per_item) {
+  return std::max<int64_t>(1, kGrainElems / std::max<int64_t>(1, elems_per_item));
+}
+
+// Sums in double with kLanes independent accumulators: the compiler turns the fixed inner loop
+// into vector adds (a single accumulator would be a serial chain it may not reorder), and the
+// order depends only on n, never on the pointer's alignment.
+constexpr int kLanes = 16;
+
+template <class T>
+double seg_sum(const T* p, int64_t n) {
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] += p[i + j];
+  double s = 0;
+  for (; i < n; ++i) s += p[i];
+  for (double a : acc) s += a;
+  return s;
+}
+
+template <class T>
+double seg_sqdev(const T* p, int64_t n, double mean) {
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const double d = p[i + j] - mean;
+      acc[j] += d * d;
+    }
+  double s = 0;
+  for (; i < n; ++i) s += (p[i] - mean) * (p[i] - mean);
+  for (double a : acc) s += a;
+  return s;
+}
+
+// The layout BatchNorm sees: x is [n, c, plane] with plane the product of the spatial dims.
+struct BnDims {
+  int64_t n, c, plane;
+};
+
+// plane == 1 (x is [N, C]): walk rows and keep one accumulator per channel of the block, so
+// reads stay contiguous instead of striding down one column at a time.
+template <class T>
+void bn_stats_columns(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean, double* var) {
+  const int64_t w = c1 - c0;
+  std::fill(mean, mean + w, 0.0);
+  std::fill(var, var + w, 0.0);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t j = 0; j < w; ++j) mean[j] += x[i * d.c + c0 + j];
+  for (int64_t j = 0; j < w; ++j) mean[j] /= static_cast<double>(d.n);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t j = 0; j < w; ++j) {
+      const double dev = x[i * d.c + c0 + j] - mean[j];
+      var[j] += dev * dev;
+    }
+  for (int64_t j = 0; j < w; ++j) var[j] /= static_cast<double>(d.n);
+}
+
+// plane > 1: each channel is n contiguous planes.
+template <class T>
+void bn_stats_planes(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean, double* var) {
+  const double count = static_cast<double>(d.n * d.plane);
+  for (int64_t c = c0; c < c1; ++c) {
+    double sum = 0;
+    for (int64_t i = 0; i < d.n; ++i) sum += seg_sum(x + (i * d.c + c) * d.plane, d.plane);
+    const double m = sum / count;
+    double sq = 0;
+    for (int64_t i = 0; i < d.n; ++i) sq += seg_sqdev(x + (i * d.c + c) * d.plane, d.plane, m);
+    mean[c - c0] = m;
+    var[c - c0] = sq / count;
+  }
+}
+
+// y = x * scale + shift in T: the rounding this adds is of the order of x's own representation
+// error relative to the channel's spread, so a double pass here would buy nothing.
+template <class T>
+void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale, const T* shift) {
+  const int64_t w = c1 - c0;
+  if (d.plane == 1) {
+    for (int64_t i = 0; i < d.n; ++i) {
+      const int64_t off = i * d.c + c0;
+      ArrMap<T>(y + off, w) = CArrMap<T>(x + off, w) * CArrMap<T>(scale, w) + CArrMap<T>(shift, w);
+    }
+    return;
+  }
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t i = 0; i < d.n; ++i) {
+      const int64_t off = (i * d.c + c) * d.plane;
+      ArrMap<T>(y + off, d.plane) = CArrMap<T>(x + off, d.plane) * scale[c - c0] + shift[c - c0];
+    }
+}
+
+template <class T>
+void batch_norm_t(double eps, Ins in, Outs out) {
+  const Shape& s = in[0].shape();
+  const BnDims d{s[0], s[1], numel(std::span(s).subspan(2))};
+  const T* x = in[0].as<T>();
+  const T* gamma = in[1].as<T>();
+  const T* beta = in[2].as<T>();
+  T* mean_out = out[1].as<T>();
+  T* invstd_out = out[2].as<T>();
+  // Channels are independent, so splitting over them needs no cross-thread reduction and the
+  // result does not depend on the thread count.
+  parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
+    const int64_t w = c1 - c0;
+    std::vector<double> mean(w), var(w);
+    if (d.plane == 1)
+      bn_stats_columns(x, d, c0, c1, mean.data(), var.data());
+    else
+      bn_stats_planes(x, d, c0, c1, mean.data(), var.data());
+    std::vector<T> scale(w), shift(w);
+    for (int64_t j = 0; j < w; ++j) {
+      const double invstd = 1.0 / std::sqrt(var[j] + eps);
+      const double sc = gamma[c0 + j] * invstd;
+      scale[j] = static_cast<T>(sc);
+      shift[j] = static_cast<T>(beta[c0 + j] - mean[j] * sc);
+      mean_out[c0 + j] = static_cast<T>(mean[j]);
+      invstd_out[c0 + j] = static_cast<T>(invstd);
+    }
+    bn_apply(x, out[0].as<T>(), d, c0, c1, scale.data(), shift.data());
+  });
+}
+
+template <class T>
+void layer_norm_t(double eps, Ins in, Outs out) {
+  const int64_t k = in[1].numel();  // elements per normalized row
+  const int64_t rows = out[1].numel();
+  const T* x = in[0].as<T>();
+  const CArrMap<T> gamma(in[1].as<T>(), k);
+  const CArrMap<T> beta(in[2].as<T>(), k);
+  T* y = out[0].as<T>();
+  T* mean_out = out[1].as<T>();
+  T* rstd_out = out[2].as<T>();
+  parallel_for(rows, grain_for(k), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * k;
+      const double mean = seg_sum(xr, k) / static_cast<double>(k);
+      const double rstd = 1.0 / std::sqrt(seg_sqdev(xr, k, mean) / static_cast<double>(k) + eps);
+      mean_out[r] = static_cast<T>(mean);
+      rstd_out[r] = static_cast<T>(rstd);
+      const T a = static_cast<T>(rstd), b = static_cast<T>(-mean * rstd);
+      ArrMap<T>(y + r * k, k) = (CArrMap<T>(xr, k) * a + b) * gamma + beta;
+    }
+  });
+}
+
+}  // namespace
+
+void batch_norm(double eps, Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_t<decltype(t)>(eps, in, out); });
+}
+
+void layer_norm(double eps, Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { layer_norm_t<decltype(t)>(eps, in, out); });
+}
+
+}  // namespace lt::rt

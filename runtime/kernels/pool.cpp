@@ -1,0 +1,186 @@
+// 2-D max and average pooling (NCHW) and their gradients. Every (image, channel) plane is
+// independent, so planes are the unit of parallel work; windows that overlap inside a plane
+// accumulate on one thread.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "runtime/kernels/library_kernels.h"
+#include "runtime/thread_pool.h"
+
+namespace lt::rt {
+namespace {
+
+struct PoolGeom {
+  int64_t planes, h, w;  // input planes (N * C) of h x w
+  int64_t oh, ow;
+  int64_t kh, kw, sh, sw, ph, pw;
+
+  // The window of output (y, x), clipped to the input: rows [h0, h1), cols [w0, w1).
+  void window(int64_t y, int64_t x, int64_t* h0, int64_t* h1, int64_t* w0, int64_t* w1) const {
+    const int64_t hs = y * sh - ph, ws = x * sw - pw;
+    *h0 = std::max<int64_t>(0, hs);
+    *h1 = std::min(h, hs + kh);
+    *w0 = std::max<int64_t>(0, ws);
+    *w1 = std::min(w, ws + kw);
+  }
+
+  // The output columns [lo, hi) whose window tap j lands inside the input row.
+  void tap_cols(int64_t j, int64_t* lo, int64_t* hi) const {
+    auto ceil_div_pos = [](int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; };
+    *lo = std::min(ow, ceil_div_pos(pw - j, sw));
+    *hi = std::max(*lo, std::min(ow, ceil_div_pos(w + pw - j, sw)));
+  }
+};
+
+/// Calls f(y_row, x_row_offset, lo, hi) for every output row and in-bounds window tap: output
+/// column q (lo <= q < hi) reads input x_row_offset + q * sw. Taps go in row-major window order,
+/// and whole rows at a time vectorize where a loop per window would not.
+template <class F>
+void for_each_tap(const PoolGeom& g, int64_t y, F&& f) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = y * g.sh - g.ph + i;
+    if (ih < 0 || ih >= g.h) continue;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      int64_t lo, hi;
+      g.tap_cols(j, &lo, &hi);
+      f(ih * g.w + j - g.pw, lo, hi);
+    }
+  }
+}
+
+PoolGeom make_geom(const Shape& x, const Shape& y, const ir::PoolAttrs& a) {
+  return {x[0] * x[1], x[2],        x[3],        y[2],         y[3],        a.kernel[0],
+          a.kernel[1], a.stride[0], a.stride[1], a.padding[0], a.padding[1]};
+}
+
+/// Calls f(plane) for every plane, in parallel chunks of a few thousand window taps.
+template <class F>
+void over_planes(const PoolGeom& g, F&& f) {
+  const int64_t work = std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw + g.h * g.w);
+  parallel_for(g.planes, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p);
+  });
+}
+
+/// Index into the plane of the window's maximum: the first one in row-major window order, or the
+/// first NaN (NaN propagates as in PyTorch). Padding is -inf, so it never wins; -1 when the
+/// clipped window is empty.
+template <class T>
+int64_t argmax_window(const PoolGeom& g, const T* x, int64_t y, int64_t xo) {
+  int64_t h0, h1, w0, w1;
+  g.window(y, xo, &h0, &h1, &w0, &w1);
+  int64_t best_i = -1;
+  T best = -std::numeric_limits<T>::infinity();
+  for (int64_t i = h0; i < h1; ++i)
+    for (int64_t j = w0; j < w1; ++j) {
+      const T v = x[i * g.w + j];
+      if (best_i < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+        best = v;
+        best_i = i * g.w + j;
+      }
+    }
+  return best_i;
+}
+
+// Every window holds at least one input pixel (the shape rule keeps padding <= kernel / 2), so
+// starting from -inf and skipping padded taps is "padding counts as -inf".
+template <class T>
+void max_forward(const PoolGeom& g, const T* x, T* y) {
+  over_planes(g, [&](int64_t p) {
+    const T* xp = x + p * g.h * g.w;
+    for (int64_t i = 0; i < g.oh; ++i) {
+      T* yr = y + (p * g.oh + i) * g.ow;
+      std::fill(yr, yr + g.ow, -std::numeric_limits<T>::infinity());
+      for_each_tap(g, i, [&](int64_t off, int64_t lo, int64_t hi) {
+        for (int64_t q = lo; q < hi; ++q) {
+          const T v = xp[off + q * g.sw];
+          yr[q] = (v > yr[q] || std::isnan(v)) ? v : yr[q];  // a NaN sticks
+        }
+      });
+    }
+  });
+}
+
+template <class T>
+void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
+  over_planes(g, [&](int64_t p) {
+    const T* xp = x + p * g.h * g.w;
+    const T* gyp = gy + p * g.oh * g.ow;
+    T* gxp = gx + p * g.h * g.w;
+    std::fill(gxp, gxp + g.h * g.w, T(0));
+    for (int64_t i = 0; i < g.oh; ++i)
+      for (int64_t j = 0; j < g.ow; ++j) {
+        const int64_t at = argmax_window(g, xp, i, j);
+        if (at >= 0) gxp[at] += gyp[i * g.ow + j];
+      }
+  });
+}
+
+// count_include_pad: every window divides by kh * kw, padded taps count as zeros.
+template <class T>
+void avg_forward(const PoolGeom& g, const T* x, T* y) {
+  const T scale = T(1) / static_cast<T>(g.kh * g.kw);
+  over_planes(g, [&](int64_t p) {
+    const T* xp = x + p * g.h * g.w;
+    for (int64_t i = 0; i < g.oh; ++i) {
+      T* yr = y + (p * g.oh + i) * g.ow;
+      std::fill(yr, yr + g.ow, T(0));
+      for_each_tap(g, i, [&](int64_t off, int64_t lo, int64_t hi) {
+        for (int64_t q = lo; q < hi; ++q) yr[q] += xp[off + q * g.sw];
+      });
+      for (int64_t q = 0; q < g.ow; ++q) yr[q] *= scale;
+    }
+  });
+}
+
+template <class T>
+void avg_backward(const PoolGeom& g, const T* gy, T* gx) {
+  const T scale = T(1) / static_cast<T>(g.kh * g.kw);
+  over_planes(g, [&](int64_t p) {
+    T* gxp = gx + p * g.h * g.w;
+    std::fill(gxp, gxp + g.h * g.w, T(0));
+    for (int64_t i = 0; i < g.oh; ++i) {
+      const T* gyr = gy + (p * g.oh + i) * g.ow;
+      for_each_tap(g, i, [&](int64_t off, int64_t lo, int64_t hi) {
+        for (int64_t q = lo; q < hi; ++q) gxp[off + q * g.sw] += gyr[q] * scale;
+      });
+    }
+  });
+}
+
+}  // namespace
+
+void max_pool2d(const ir::PoolAttrs& a, Ins in, Outs out) {
+  const PoolGeom g = make_geom(in[0].shape(), out[0].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    max_forward<T>(g, in[0].as<const T>(), out[0].as<T>());
+  });
+}
+
+void max_pool2d_grad(const ir::PoolAttrs& a, Ins in, Outs out) {
+  const PoolGeom g = make_geom(in[0].shape(), in[1].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    max_backward<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+  });
+}
+
+void avg_pool2d(const ir::PoolAttrs& a, Ins in, Outs out) {
+  const PoolGeom g = make_geom(in[0].shape(), out[0].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    avg_forward<T>(g, in[0].as<const T>(), out[0].as<T>());
+  });
+}
+
+void avg_pool2d_grad(const ir::PoolAttrs& a, Ins in, Outs out) {
+  const PoolGeom g = make_geom(out[0].shape(), in[0].shape(), a);
+  dispatch_float(out[0].dtype(), [&](auto t) {
+    using T = decltype(t);
+    avg_backward<T>(g, in[0].as<const T>(), out[0].as<T>());
+  });
+}
+
+}  // namespace lt::rt

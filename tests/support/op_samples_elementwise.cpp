@@ -1,0 +1,114 @@
+// Samples of the elementwise family: each unary op on its smooth domain, binary ops under the
+// broadcasting patterns that matter for sum_to (trailing 1s, new leading dims, a scalar side).
+#include <cmath>
+#include <limits>
+
+#include "tests/support/op_samples_builders.h"
+
+namespace lt::testing::samples {
+namespace {
+
+using enum ir::ElementwiseOp;
+
+/// An input for a unary op, inside the op's domain and away from its kinks.
+Tensor unary_input(ir::ElementwiseOp op, Rng& r, Shape s) {
+  switch (op) {
+    case Abs: case Relu: return away_from_zero(r, std::move(s), 0.1, 2);
+    case Log: case Sqrt: case Rsqrt: return uniform(r, std::move(s), 0.3, 3);
+    case Reciprocal: return away_from_zero(r, std::move(s), 0.5, 2);
+    default: return uniform(r, std::move(s), -2, 2);
+  }
+}
+
+/// (a, b) for a binary op on shapes sa and sb.
+std::vector<Tensor> binary_inputs(ir::ElementwiseOp op, Rng& r, const Shape& sa, const Shape& sb) {
+  switch (op) {
+    case Div: return {uniform(r, sa), away_from_zero(r, sb, 0.5, 2)};
+    case Pow: return {uniform(r, sa, 0.5, 2), uniform(r, sb, -2, 2)};
+    case Maximum: case Minimum: return distinct(r, {sa, sb});
+    default: return {uniform(r, sa), uniform(r, sb)};
+  }
+}
+
+/// Values with exact ties (and exactly representable in f32), for comparisons.
+Tensor tie_values(Rng& r, Shape s) {
+  std::vector<double> v(numel(s));
+  for (double& x : v) x = 0.5 * static_cast<double>(r.below(5) - 2);
+  return f64(std::move(v), std::move(s));
+}
+
+std::vector<OpSample> cast_samples(Rng& r) {
+  const ir::Op op = ir::Op::Cast;
+  std::vector<OpSample> out;
+  OpSample narrow = make(op, "f64 -> f32", {uniform(r, {3, 4})}, ir::CastAttrs{DType::F32});
+  narrow.eps = 1e-2;  // linear: a large step only shrinks f32 rounding in the difference quotient
+  narrow.atol = 1e-4;
+  out.push_back(std::move(narrow));
+  out.push_back(make(op, "f64 -> f64", {uniform(r, {2, 3})}, ir::CastAttrs{DType::F64}));
+  // Fractional parts in [0.2, 0.8]: truncation is locally constant, so the gradient must be 0.
+  std::vector<double> v(6);
+  for (double& x : v) x = (static_cast<double>(r.below(5)) + r.uniform(0.2, 0.8)) * (r.below(2) ? 1 : -1);
+  out.push_back(make(op, "f64 -> i64 truncates (zero gradient)", {f64(v, {2, 3})},
+                     ir::CastAttrs{DType::I64}));
+  out.push_back(make(op, "i64 -> f64", {ids(r, {2, 3}, 7)}, ir::CastAttrs{DType::F64}));
+  OpSample to_bool = make(op, "f64 -> bool", {f64({0, 1.5, -2, 0, 0.25, -0.0}, {2, 3})},
+                          ir::CastAttrs{DType::Bool});
+  to_bool.differentiable = {false};  // zeros sit on the step: forward checks only
+  out.push_back(std::move(to_bool));
+  return out;
+}
+
+std::vector<OpSample> where_samples(Rng& r) {
+  const ir::Op op = ir::Op::Where;
+  return {
+      make(op, "cond [2,3], a [2,3], b [3]", {bools(r, {2, 3}), uniform(r, {2, 3}), uniform(r, {3})}),
+      make(op, "cond [3] broadcast with a [2,1], b scalar",
+           {bools(r, {3}), uniform(r, {2, 1}), uniform(r, {})}),
+  };
+}
+
+}  // namespace
+
+std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
+  const ir::ElementwiseOp e = *ir::as_elementwise(op);
+  switch (e) {
+    case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
+    case Relu: case Gelu: case Sin: case Cos: case Reciprocal:
+      return {make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
+              make(op, "scalar", {unary_input(e, r, {})}),
+              make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})})};
+    case IsFinite: {
+      const double inf = std::numeric_limits<double>::infinity();
+      return {make(op, "finite, inf, -inf, nan",
+                   {f64({1, inf, -inf, std::nan(""), -0.5, 1e10}, {2, 3})})};
+    }
+    case Cast: return cast_samples(r);
+    case Add: case Sub: case Mul: case Div: case Pow: case Maximum: case Minimum: {
+      std::vector<OpSample> out = {
+          make(op, "same shape [2,3]", binary_inputs(e, r, {2, 3}, {2, 3})),
+          make(op, "broadcast [2,3,4] with [3,1]", binary_inputs(e, r, {2, 3, 4}, {3, 1})),
+          make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
+          make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
+      };
+      if (e != Pow)  // pow is float only
+        out.push_back(make(op, "i64 broadcast [2,3] with [3]",
+                           {i64({-7, 5, 0, 9, -3, 4}, {2, 3}), i64({2, -3, 4}, {3})}));
+      return out;
+    }
+    case Eq: case Ne: case Lt: case Le: case Gt: case Ge: {
+      std::vector<OpSample> out = {
+          make(op, "f64 with ties, [2,3] with [3]", {tie_values(r, {2, 3}), tie_values(r, {3})}),
+          make(op, "i64 [2,3] with scalar", {ids(r, {2, 3}, 4), i64({2}, {})}),
+      };
+      if (e == Eq || e == Ne) {
+        Tensor a = bools(r, {4}), b = bools(r, {4});
+        out.push_back(make(op, "bool [4]", {a, b}));
+      }
+      return out;
+    }
+    case Where: return where_samples(r);
+  }
+  return {};
+}
+
+}  // namespace lt::testing::samples

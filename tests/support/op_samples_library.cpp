@@ -1,0 +1,108 @@
+// Samples of the library family. Convolution and pooling configurations are listed once and
+// shared by the forward op and its gradient ops (which are differentiable ops of their own).
+#include "tests/support/op_samples_builders.h"
+
+namespace lt::testing::samples {
+namespace {
+
+struct ConvCase {
+  const char* name;
+  Shape x, w;
+  ir::ConvAttrs attrs;
+};
+
+std::vector<ConvCase> conv_cases() {
+  return {
+      {"3x3 pad 1", {1, 2, 4, 4}, {3, 2, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1, {}}},
+      {"groups 2, stride (2,1), pad (1,0), dilation (1,2)", {2, 4, 5, 6}, {6, 2, 3, 3},
+       {{2, 1}, {1, 0}, {1, 2}, 2, {}}},
+      {"1x1 stride 2 (input rows skipped)", {2, 3, 5, 5}, {4, 3, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1, {}}},
+      {"depthwise 2x2", {1, 3, 4, 4}, {3, 1, 2, 2}, {{1, 1}, {0, 0}, {1, 1}, 3, {}}},
+  };
+}
+
+Shape conv_out(const ConvCase& c) {
+  Shape o{c.x[0], c.w[0], 0, 0};
+  for (int i = 0; i < 2; ++i)
+    o[2 + i] = (c.x[2 + i] + 2 * c.attrs.padding[i] - c.attrs.dilation[i] * (c.w[2 + i] - 1) - 1) /
+                   c.attrs.stride[i] + 1;
+  return o;
+}
+
+struct PoolCase {
+  const char* name;
+  Shape x;
+  ir::PoolAttrs attrs;
+};
+
+std::vector<PoolCase> pool_cases() {
+  return {
+      {"3x3 stride 2 pad 1 (overlapping)", {2, 3, 5, 5}, {{3, 3}, {2, 2}, {1, 1}, {}}},
+      {"2x2 stride 2", {1, 2, 4, 6}, {{2, 2}, {2, 2}, {0, 0}, {}}},
+      {"3x2 stride (1,2) pad (1,1)", {1, 1, 5, 4}, {{3, 2}, {1, 2}, {1, 1}, {}}},
+  };
+}
+
+Shape pool_out(const PoolCase& c) {
+  Shape o = c.x;
+  for (int i = 0; i < 2; ++i)
+    o[2 + i] = (c.x[2 + i] + 2 * c.attrs.padding[i] - c.attrs.kernel[i]) / c.attrs.stride[i] + 1;
+  return o;
+}
+
+std::vector<OpSample> matmul_samples(Rng& r) {
+  const ir::Op op = ir::Op::MatMul;
+  auto mm = [](bool ta, bool tb) { return ir::MatMulAttrs{ta, tb}; };
+  return {
+      make(op, "[3,4] x [4,5]", {uniform(r, {3, 4}), uniform(r, {4, 5})}, mm(false, false)),
+      make(op, "batch [2,3,4] x [4,5]", {uniform(r, {2, 3, 4}), uniform(r, {4, 5})}, mm(false, false)),
+      make(op, "broadcast batch [2,1,3,4] x [3,4,2]", {uniform(r, {2, 1, 3, 4}), uniform(r, {3, 4, 2})},
+           mm(false, false)),
+      make(op, "transpose_a [2,4,3] x [4,5]", {uniform(r, {2, 4, 3}), uniform(r, {4, 5})}, mm(true, false)),
+      make(op, "transpose_b [3,4] x [2,5,4]", {uniform(r, {3, 4}), uniform(r, {2, 5, 4})}, mm(false, true)),
+      make(op, "both transposed [4,3] x [5,4]", {uniform(r, {4, 3}), uniform(r, {5, 4})}, mm(true, true)),
+  };
+}
+
+}  // namespace
+
+std::vector<OpSample> library_samples(ir::Op op, Rng& r) {
+  using enum ir::LibraryOp;
+  std::vector<OpSample> out;
+  const ir::LibraryOp e = *ir::as_library(op);
+  switch (e) {
+    case MatMul: return matmul_samples(r);
+    case Conv2d: case Conv2dInputGrad: case Conv2dWeightGrad:
+      for (const ConvCase& c : conv_cases()) {
+        ir::ConvAttrs a = c.attrs;
+        if (e == Conv2d) {
+          out.push_back(make(op, c.name, {uniform(r, c.x), uniform(r, c.w)}, a));
+        } else if (e == Conv2dInputGrad) {  // (grad_out, w) -> grad_x
+          a.grad_shape = c.x;
+          out.push_back(make(op, c.name, {uniform(r, conv_out(c)), uniform(r, c.w)}, a));
+        } else {  // (x, grad_out) -> grad_w
+          a.grad_shape = c.w;
+          out.push_back(make(op, c.name, {uniform(r, c.x), uniform(r, conv_out(c))}, a));
+        }
+      }
+      return out;
+    case MaxPool2d: case MaxPool2dGrad: case AvgPool2d: case AvgPool2dGrad:
+      for (const PoolCase& c : pool_cases()) {
+        ir::PoolAttrs a = c.attrs;
+        if (e == MaxPool2d) {  // distinct values: no ties inside a window
+          out.push_back(make(op, c.name, {distinct1(r, c.x)}, a));
+        } else if (e == MaxPool2dGrad) {
+          out.push_back(make(op, c.name, {distinct1(r, c.x), uniform(r, pool_out(c))}, a));
+        } else if (e == AvgPool2d) {
+          out.push_back(make(op, c.name, {uniform(r, c.x)}, a));
+        } else {
+          a.grad_shape = c.x;
+          out.push_back(make(op, c.name, {uniform(r, pool_out(c))}, a));
+        }
+      }
+      return out;
+  }
+  return out;
+}
+
+}  // namespace lt::testing::samples

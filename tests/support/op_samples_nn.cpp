@@ -1,0 +1,77 @@
+// Samples of the nn and creation families. Labels and ids are i64 (one i32 case each) and repeat,
+// so scatter-adds in the gradients see collisions.
+#include "tests/support/op_samples_builders.h"
+
+namespace lt::testing::samples {
+namespace {
+
+/// Batch or layer norm (x, gamma, beta). Only output 0 carries a gradient (mean and invstd feed
+/// running statistics under no_grad), so gradcheck seeds output 0 alone.
+OpSample norm(ir::Op op, Rng& r, std::string name, Shape x, Shape g) {
+  OpSample s = make(op, std::move(name),
+                    {uniform(r, std::move(x)), uniform(r, g, 0.5, 1.5), uniform(r, g, -1, 1)},
+                    ir::NormAttrs{1e-5});
+  s.grad_outputs = 1;
+  return s;
+}
+
+}  // namespace
+
+std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
+  using enum ir::NnOp;
+  switch (*ir::as_nn(op)) {
+    case BatchNorm:
+      return {norm(op, r, "[4,3,2,2] (spatial)", {4, 3, 2, 2}, {3}),
+              norm(op, r, "[6,3]", {6, 3}, {3})};
+    case LayerNorm:
+      return {norm(op, r, "[2,3,4] over the last axis", {2, 3, 4}, {4}),
+              norm(op, r, "[2,3,4] over the last two axes", {2, 3, 4}, {3, 4}),
+              norm(op, r, "[5] over everything (no batch dims)", {5}, {5})};
+    case Softmax:
+    case LogSoftmax:
+      return {make(op, "[2,3,4] axis 1 (middle)", {uniform(r, {2, 3, 4})}, ir::AxisAttrs{1}),
+              make(op, "[3,5] last axis", {uniform(r, {3, 5}, -3, 3)}, ir::AxisAttrs{1}),
+              make(op, "[4] axis 0", {uniform(r, {4})}, ir::AxisAttrs{0})};
+    case CrossEntropy:
+      return {make(op, "[4,5] i64 labels", {uniform(r, {4, 5}), i64({1, 0, 4, 1}, {4})},
+                   ir::CrossEntropyAttrs{0}),
+              make(op, "label smoothing 0.1", {uniform(r, {4, 5}), i64({3, 3, 0, 2}, {4})},
+                   ir::CrossEntropyAttrs{0.1}),
+              make(op, "[3,2] i32 labels", {uniform(r, {3, 2}), from_vector<int32_t>({1, 0, 1}, {3})},
+                   ir::CrossEntropyAttrs{0})};
+    case Embedding:
+      return {make(op, "table [6,3], ids [2,4] with repeats",
+                   {uniform(r, {6, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})}),
+              make(op, "i32 ids [3]", {uniform(r, {4, 2}), from_vector<int32_t>({3, 3, 0}, {3})}),
+              make(op, "scalar id", {uniform(r, {4, 2}), i64({1}, {})})};
+    case EmbeddingGrad:
+      return {make(op, "grad [2,4,3], ids with repeats, 6 rows",
+                   {uniform(r, {2, 4, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})},
+                   ir::EmbeddingGradAttrs{6})};
+    case OneHot:
+      return {make(op, "ids [2,3] -> f64", {ids(r, {2, 3}, 5)}, ir::OneHotAttrs{5, DType::F64}),
+              make(op, "ids [4] -> i64", {ids(r, {4}, 3)}, ir::OneHotAttrs{3, DType::I64})};
+  }
+  return {};
+}
+
+std::vector<OpSample> creation_samples(ir::Op op, Rng&) {
+  using enum ir::CreationOp;
+  switch (*ir::as_creation(op)) {
+    case Full:
+      return {make(op, "f64 [2,3]", {}, ir::FullAttrs{{2, 3}, DType::F64, 1.5}),
+              make(op, "i64 scalar", {}, ir::FullAttrs{{}, DType::I64, -3}),
+              make(op, "empty [0,2]", {}, ir::FullAttrs{{0, 2}, DType::F64, 2})};
+    case Iota:
+      return {make(op, "f64 from 0.5 by 0.25", {}, ir::IotaAttrs{5, DType::F64, 0.5, 0.25}),
+              make(op, "i64 from 2 by 3", {}, ir::IotaAttrs{4, DType::I64, 2, 3})};
+    case RandUniform:
+    case RandNormal:
+      return {make(op, "f64 [3,5]", {i64({1234}, {}), i64({7}, {})}, ir::RandomAttrs{{3, 5}, DType::F64}),
+              make(op, "f64 [2] (partial Philox block)", {i64({-5}, {}), i64({0}, {})},
+                   ir::RandomAttrs{{2}, DType::F64})};
+  }
+  return {};
+}
+
+}  // namespace lt::testing::samples

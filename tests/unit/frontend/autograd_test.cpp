@@ -1,0 +1,150 @@
+// The autograd engine's contract, independent of any one op's formula: accumulation into .grad,
+// zero_grad, detach and NoGradGuard, fan-out (a tensor used twice or by two branches),
+// broadcasting and views, and the errors for misuse.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lt/lt.h"
+#include "tests/support/all_close.h"
+
+namespace lt {
+namespace {
+
+using testing::AllClose;
+
+Tensor vec(std::vector<double> v, Shape s) { return from_vector<double>(v, std::move(s)); }
+
+TEST(Autograd, AccumulatesAcrossTwoBackwardCalls) {
+  Tensor x = vec({1, -2, 3}, {3}).requires_grad_();
+  sum(x * x).backward();
+  EXPECT_TRUE(AllClose(x.grad(), vec({2, -4, 6}, {3})));
+  sum(x * 3.0).backward();  // a second graph over the same leaf adds to .grad
+  EXPECT_TRUE(AllClose(x.grad(), vec({5, -1, 9}, {3})));
+  Tensor y = sum(x);
+  y.backward();
+  y.backward();  // the same graph twice
+  EXPECT_TRUE(AllClose(x.grad(), vec({7, 1, 11}, {3})));
+}
+
+TEST(Autograd, ZeroGradClears) {
+  Tensor x = vec({1, 2}, {2}).requires_grad_();
+  sum(x * x).backward();
+  x.zero_grad();
+  EXPECT_FALSE(x.grad().defined());
+  sum(x * 5.0).backward();
+  EXPECT_TRUE(AllClose(x.grad(), vec({5, 5}, {2})));
+}
+
+TEST(Autograd, DetachStopsGradients) {
+  Tensor x = vec({1, 2, 3}, {3}).requires_grad_();
+  Tensor d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  sum(x * d).backward();  // d is a constant: d(x*d)/dx = d, not 2x
+  EXPECT_TRUE(AllClose(x.grad(), vec({1, 2, 3}, {3})));
+  Tensor y = (x * 2.0).detach();
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_THROW(sum(y).backward(), Error);
+}
+
+TEST(Autograd, NoGradGuardRecordsNothing) {
+  Tensor x = vec({1, 2}, {2}).requires_grad_();
+  Tensor y;
+  {
+    NoGradGuard guard;
+    EXPECT_FALSE(grad_enabled());
+    y = sum(exp(x) * x);
+    EXPECT_FALSE(y.requires_grad());
+    {
+      NoGradGuard nested;
+    }
+    EXPECT_FALSE(grad_enabled()) << "a nested guard restores the outer (disabled) mode";
+  }
+  EXPECT_TRUE(grad_enabled());
+  EXPECT_THROW(y.backward(), Error);
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_TRUE(sum(x * x).requires_grad());
+}
+
+TEST(Autograd, GradientThroughBroadcasting) {
+  Tensor a = vec({1, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  Tensor b = vec({10, 20, 30}, {3}).requires_grad_();
+  Tensor c = vec({0.5}, {}).requires_grad_();
+  Tensor col = vec({1, -1}, {2, 1}).requires_grad_();
+  sum(a * b * col + c).backward();
+  EXPECT_TRUE(AllClose(a.grad(), vec({10, 20, 30, -10, -20, -30}, {2, 3})));
+  EXPECT_TRUE(AllClose(b.grad(), vec({1 - 4, 2 - 5, 3 - 6}, {3})));
+  EXPECT_TRUE(AllClose(c.grad(), vec({6}, {})));
+  EXPECT_TRUE(AllClose(col.grad(), vec({140, 320}, {2, 1})));
+}
+
+TEST(Autograd, GradientThroughViews) {
+  // x[2,3,4] -> reshape [4,6] -> permute to [6,4] -> rows 1,3,5 (step 2) -> [3,4].
+  std::vector<double> xs(24);
+  for (int i = 0; i < 24; ++i) xs[i] = 0.1 * i;
+  Tensor x = vec(xs, {2, 3, 4}).requires_grad_();
+  Tensor y = slice(permute(reshape(x, {4, 6}), {1, 0}), 0, 1, 6, 2);
+  ASSERT_EQ(y.shape(), (Shape{3, 4}));
+  std::vector<double> cs(12);
+  for (int i = 0; i < 12; ++i) cs[i] = 1 + i;
+  y.backward(vec(cs, {3, 4}));
+  std::vector<double> want(24, 0);
+  for (int f = 0; f < 24; ++f) {  // flat f is [4,6] element (r, k); y[(k-1)/2][r] when k is odd
+    const int r = f / 6, k = f % 6;
+    if (k % 2 == 1) want[f] = cs[(k - 1) / 2 * 4 + r];
+  }
+  EXPECT_TRUE(AllClose(x.grad(), vec(want, {2, 3, 4})));
+}
+
+TEST(Autograd, OpUsingATensorTwice) {
+  Tensor x = vec({1.5, -2, 3}, {3}).requires_grad_();
+  sum(x * x).backward();  // both edges of one node lead to the same leaf
+  EXPECT_TRUE(AllClose(x.grad(), vec({3, -4, 6}, {3})));
+}
+
+TEST(Autograd, TensorUsedByTwoBranches) {
+  Tensor x = vec({1, -1, 2}, {3}).requires_grad_();
+  Tensor a = x * 2.0;                // an interior node with two consumers
+  sum(a * a + exp(a)).backward();  // d/dx = 2 * (2a + e^a) = 8x + 2 e^(2x)
+  std::vector<double> want;
+  for (double v : {1.0, -1.0, 2.0}) want.push_back(8 * v + 2 * std::exp(2 * v));
+  EXPECT_TRUE(AllClose(x.grad(), vec(want, {3}), 1e-9, 1e-9));
+}
+
+TEST(Autograd, InPlaceOnLeafRequiringGradThrows) {
+  Tensor x = vec({1, 2}, {2}).requires_grad_();
+  EXPECT_THROW(x.add_(1.0), Error);
+  EXPECT_THROW(x.add_(vec({1, 1}, {2})), Error);
+  EXPECT_TRUE(AllClose(x, vec({1, 2}, {2}))) << "a rejected update leaves the value";
+  {
+    NoGradGuard guard;  // the optimizer's way
+    x.add_(1.0);
+  }
+  EXPECT_TRUE(AllClose(x, vec({2, 3}, {2})));
+  EXPECT_TRUE(x.requires_grad());
+  sum(x * x).backward();
+  EXPECT_TRUE(AllClose(x.grad(), vec({4, 6}, {2})));
+}
+
+TEST(Autograd, BackwardOnNonScalarNeedsAGradient) {
+  Tensor x = vec({1, 2, 3, 4}, {2, 2}).requires_grad_();
+  Tensor y = x * 3.0;
+  EXPECT_THROW(y.backward(), Error);
+  EXPECT_THROW(y.backward(vec({1, 1}, {2})), Error) << "gradient shape must match";
+  EXPECT_THROW(y.backward(ones({2, 2}, DType::F32)), Error) << "gradient dtype must match";
+  y.backward(vec({1, 0, 0, 2}, {2, 2}));
+  EXPECT_TRUE(AllClose(x.grad(), vec({3, 0, 0, 6}, {2, 2})));
+}
+
+TEST(Autograd, RequiresGradOnlyOnFloatLeaves) {
+  Tensor i = from_vector<int64_t>({1, 2}, {2});
+  EXPECT_THROW(i.requires_grad_(), Error);
+  Tensor b = from_vector<bool>({true}, {1});
+  EXPECT_THROW(b.requires_grad_(), Error);
+  Tensor x = vec({1}, {1}).requires_grad_();
+  Tensor y = x * 2.0;
+  EXPECT_THROW(y.requires_grad_(), Error) << "only leaves can be marked";
+}
+
+}  // namespace
+}  // namespace lt

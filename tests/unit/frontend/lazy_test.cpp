@@ -1,0 +1,157 @@
+// Lazy mode: tracing, mark_step, syncs, the graph cache and scalar handling.
+#include <gtest/gtest.h>
+
+#include "lt/lazy.h"
+#include "lt/lt.h"
+#include "lt/metrics.h"
+#include "tests/support/all_close.h"
+
+namespace lt {
+namespace {
+
+class Lazy : public ::testing::Test {
+ protected:
+  void SetUp() override { metrics::reset(); }
+};
+
+TEST_F(Lazy, NothingRunsUntilMarkStep) {
+  Tensor a = from_vector<float>({1, 2, 3}, {3});
+  ModeGuard lazy(Mode::Lazy);
+  Tensor b = exp(a) * 2.0 + 1.0;
+  EXPECT_TRUE(is_pending(b));
+  EXPECT_EQ(metrics::counter("graphs_run"), 0);
+  mark_step();
+  EXPECT_FALSE(is_pending(b));
+  EXPECT_EQ(metrics::counter("graphs_run"), 1);
+  ModeGuard eager(Mode::Eager);
+  EXPECT_TRUE(testing::AllClose(b, exp(a) * 2.0 + 1.0));
+}
+
+TEST_F(Lazy, ShapeErrorsAreThrownAtTraceTimeWithTheSameText) {
+  Tensor a = zeros({4, 8}), b = zeros({3});
+  ModeGuard lazy(Mode::Lazy);
+  try {
+    add(a, b);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 71),
+              "add: cannot broadcast f32[4,8] with f32[3] (operands: f32[4,8], f32[3])");
+  }
+}
+
+TEST_F(Lazy, ReadingAValueSyncsOnlyItsSubgraphAndIsCountedWithItsLine) {
+  Tensor a = from_vector<float>({1, 2}, {2});
+  ModeGuard lazy(Mode::Lazy);
+  Tensor s = sum(a * 3.0);
+  Tensor other = a + 5.0;
+  const int line = __LINE__ + 1;
+  EXPECT_FLOAT_EQ(s.item<float>(), 9.0f);
+  EXPECT_TRUE(is_pending(other));
+  EXPECT_EQ(metrics::counter("sync"), 1);
+  EXPECT_EQ(metrics::counter("sync: item at lazy_test.cpp:" + std::to_string(line)), 1);
+}
+
+TEST_F(Lazy, ChangingAScalarEveryStepDoesNotRecompile) {
+  Tensor w = from_vector<float>({1, 2, 3}, {3});
+  ModeGuard lazy(Mode::Lazy);
+  for (int step = 0; step < 5; ++step) {
+    w = w - (0.1 + step * 0.01) * w;  // a learning rate that changes every step
+    mark_step();
+  }
+  EXPECT_EQ(metrics::counter("cache_miss"), 1);
+  EXPECT_EQ(metrics::counter("cache_hit"), 4);
+  ModeGuard eager(Mode::Eager);
+  double expect = 1;
+  for (int step = 0; step < 5; ++step) expect *= 1 - (0.1 + step * 0.01);
+  EXPECT_NEAR(w.to_vector<float>()[0], expect, 1e-6);
+}
+
+TEST_F(Lazy, SpecialScalarsAndConstantsAreBakedOthersAreParameters) {
+  Tensor x = from_vector<float>({1, 2}, {2});
+  ModeGuard lazy(Mode::Lazy);
+  Tensor y = x * 1.0 + x * 0.5 + x * constant(0.25);
+  const std::string text = debug::graph_text(std::vector{y});
+  EXPECT_NE(text.find("full() {shape=[], dtype=f32, value=1}"), std::string::npos) << text;
+  EXPECT_NE(text.find("full() {shape=[], dtype=f32, value=0.25}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("value=0.5"), std::string::npos) << text;  // 0.5 is a parameter
+  EXPECT_NE(text.find("%p1: f32[]"), std::string::npos) << text;
+}
+
+TEST_F(Lazy, EqualValuesStaySeparateParameters) {
+  Tensor a = from_vector<float>({1, 2}, {2});
+  Tensor b = from_vector<float>({1, 2}, {2});
+  ModeGuard lazy(Mode::Lazy);
+  Tensor c = a + b;
+  const std::string text = debug::graph_text(std::vector{c});
+  EXPECT_NE(text.find("graph @step(%p0: f32[2], %p1: f32[2])"), std::string::npos) << text;
+  Tensor d = a + a;  // the same buffer twice is one parameter
+  const std::string text2 = debug::graph_text(std::vector{d});
+  EXPECT_NE(text2.find("graph @step(%p0: f32[2])"), std::string::npos) << text2;
+}
+
+TEST_F(Lazy, EagerOpOnPendingTensorIsAClearError) {
+  Tensor a = from_vector<float>({1, 2}, {2});
+  Tensor p;
+  {
+    ModeGuard lazy(Mode::Lazy);
+    p = a * 3.0;
+  }
+  try {
+    exp(p);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exp: operand has pending lazy work; call "
+                                         "lt::mark_step() first"),
+              std::string::npos)
+        << e.what();
+  }
+  mark_step();
+  EXPECT_TRUE(testing::AllClose(exp(p), exp(a * 3.0)));
+}
+
+TEST_F(Lazy, RandomNumbersMatchEager) {
+  manual_seed(42);
+  Tensor e1 = rand({5, 3}), e2 = randn({7});
+  manual_seed(42);
+  Tensor l1, l2;
+  {
+    ModeGuard lazy(Mode::Lazy);
+    l1 = rand({5, 3});
+    l2 = randn({7});
+    mark_step();
+  }
+  EXPECT_EQ(l1.to_vector<float>(), e1.to_vector<float>());
+  EXPECT_EQ(l2.to_vector<float>(), e2.to_vector<float>());
+}
+
+TEST_F(Lazy, InPlaceUpdateRebinds) {
+  Tensor w = from_vector<float>({1, 2}, {2});
+  Tensor alias = w;  // the same tensor handle
+  ModeGuard lazy(Mode::Lazy);
+  w.sub_(from_vector<float>({0.5f, 0.5f}, {2}));
+  EXPECT_TRUE(is_pending(alias));
+  mark_step();
+  EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{0.5f, 1.5f}));
+}
+
+TEST_F(Lazy, BackwardTracesIntoTheSamePendingGraph) {
+  Tensor w = from_vector<float>({0.5f, -1.0f, 2.0f}, {3}).requires_grad_();
+  Tensor x = from_vector<float>({1, 2, 3}, {3});
+  Tensor eager_grad;
+  {
+    Tensor loss = sum(tanh(w * x));
+    loss.backward();
+    eager_grad = w.grad();
+    w.zero_grad();
+  }
+  ModeGuard lazy(Mode::Lazy);
+  Tensor loss = sum(tanh(w * x));
+  loss.backward();
+  EXPECT_TRUE(is_pending(w.grad()));
+  mark_step();
+  EXPECT_EQ(metrics::counter("graphs_run"), 1);
+  EXPECT_TRUE(testing::AllClose(w.grad(), eager_grad, 1e-6, 1e-6));
+}
+
+}  // namespace
+}  // namespace lt
