@@ -316,7 +316,8 @@ void BM_MlpGemms(benchmark::State& st) {
   double dx1 = 0;
   lt::NoGradGuard no_grad;
   for (auto _ : st) {
-    for (int l = 0; l < 3; ++l) benchmark::DoNotOptimize(lt::matmul(act[l], w[l], false, true).impl());
+    for (int l = 0; l < 3; ++l)
+      benchmark::DoNotOptimize(lt::matmul(act[l], w[l], false, true).impl());
     for (int l = 2; l >= 0; --l) {
       const auto t0 = Clock::now();
       lt::Tensor ga = lt::matmul(g[l], w[l], false, false);

@@ -24,6 +24,7 @@ struct Args {
   int threads = 0;
   std::string data_dir;
   bool normalize = false;
+  std::string schedule = "cosine";
 };
 
 std::string sizes_str(const std::vector<int64_t>& sizes) {
@@ -45,17 +46,22 @@ void train(const Args& a) {
   const examples::Mlp model(sizes);
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
   data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed});
-  fmt::print("fmnist_mlp: {} MLP, {} train / {} test images, batch {}, lr {}, momentum {}, "
-             "{} threads\n",
-             sizes_str(sizes), train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum,
-             rt::num_threads());
+  fmt::print(
+      "fmnist_mlp: {} MLP, {} train / {} test images, batch {}, lr {}, momentum {}, "
+      "{} threads\n",
+      sizes_str(sizes), train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum,
+      rt::num_threads());
 
+  const int64_t total_steps = a.epochs * batches.num_batches();
+  int64_t global_step = 0;
   for (int epoch = 0; epoch < a.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     batches.start_epoch(epoch);
     Tensor loss_sum = zeros({});
     int64_t steps = 0;
     while (auto b = batches.next()) {
+      if (a.schedule == "cosine") opt.set_lr(examples::cosine_lr(a.lr, global_step, total_steps));
+      ++global_step;
       loss_sum = loss_sum + examples::train_step(model, opt, *b);
       ++steps;
     }
@@ -82,10 +88,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--lr", a.lr, "Learning rate")->capture_default_str();
+  app.add_option("--schedule", a.schedule, "Learning-rate schedule over the whole run")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"constant", "cosine"}));
   app.add_option("--momentum", a.momentum, "SGD momentum (0 disables it)")->capture_default_str();
   app.add_option("--train-limit", a.train_limit, "Use the first N training images (-1: all)")
       ->capture_default_str();
-  app.add_option("--seed", a.seed, "Seeds the initialization and the shuffle")->capture_default_str();
+  app.add_option("--seed", a.seed, "Seeds the initialization and the shuffle")
+      ->capture_default_str();
   app.add_option("--threads", a.threads, "Kernel threads (0: $LT_NUM_THREADS, else every core)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

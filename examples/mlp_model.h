@@ -63,6 +63,8 @@ class Sgd {
     for (Tensor& p : params_) p.zero_grad();
   }
 
+  void set_lr(double lr) { lr_ = lr; }
+
   void step() {
     NoGradGuard no_grad;
     for (size_t i = 0; i < params_.size(); ++i) {
@@ -82,6 +84,13 @@ class Sgd {
   std::vector<Tensor> params_, velocity_;
   double lr_, momentum_;
 };
+
+/// Cosine decay from `lr` at step 0 to 0 at step `total`: large early steps make fast progress,
+/// small late ones settle into a minimum instead of rattling around it.
+inline double cosine_lr(double lr, int64_t step, int64_t total) {
+  const double pi = 3.14159265358979323846;
+  return 0.5 * lr * (1 + std::cos(pi * static_cast<double>(step) / static_cast<double>(total)));
+}
 
 /// One optimizer step on a batch; returns the batch's mean loss (no history).
 inline Tensor train_step(const Mlp& model, Sgd& opt, const data::Batch& batch) {

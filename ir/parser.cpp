@@ -57,7 +57,9 @@ struct Token {
   Tok kind = Tok::End;
   std::string_view text;  // Value and GraphName include their '%' / '@'
   int line = 1, col = 1;
-  std::string_view body() const { return text.substr(kind == Tok::Value || kind == Tok::GraphName); }
+  std::string_view body() const {
+    return text.substr(kind == Tok::Value || kind == Tok::GraphName ? 1 : 0);
+  }
 };
 
 class Parser {
@@ -220,10 +222,11 @@ class Parser {
   void parse_field(double& f, const std::string& kind) {
     const std::string_view s = tok_.text;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), f);
-    // Out-of-range results are kept as from_chars leaves them; the printer never writes one.
-    if (tok_.kind != Tok::Atom || s.empty() || end != s.data() + s.size() ||
-        (ec != std::errc() && ec != std::errc::result_out_of_range))
+    if (tok_.kind != Tok::Atom || s.empty() || end != s.data() + s.size())
       fail_got(kind + "a number");
+    // from_chars leaves f untouched when out of range; the printer writes inf, never 1e999.
+    if (ec == std::errc::result_out_of_range) fail_got("number out of range");
+    if (ec != std::errc()) fail_got(kind + "a number");
     advance();
   }
 
@@ -238,7 +241,8 @@ class Parser {
             if (is_punct('{')) fail_got(fmt::format("{} takes no attributes", mn));
           } else {
             const std::string names = fmt::format("{}", fmt::join(S::kNames, ", "));
-            if (!is_punct('{')) fail_got(fmt::format("expected attributes {{{}}} for {}", names, mn));
+            if (!is_punct('{'))
+              fail_got(fmt::format("expected attributes {{{}}} for {}", names, mn));
             advance();
             std::array<bool, n> seen{};
             auto fields = s.fields();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
 #include "lt/data.h"
 
@@ -39,9 +40,10 @@ Tensor gather_rows(const Tensor& x, std::span<const int64_t> rows, Loc loc) {
   if (x.rank() < 1)
     throw Error(fmt::format("gather_rows: needs a tensor of rank >= 1, got {} at {}",
                             type_str(x.type()), location_str(loc)));
-  if (!x.impl()->buffer)
-    throw Error(fmt::format("gather_rows: {} holds no data at {}", type_str(x.type()),
-                            location_str(loc)));
+  // The rows are copied on the host, so a pending lazy value runs first (a counted sync); the
+  // result is device data, which lazy graphs read as a parameter like any input batch.
+  if (x.impl()->pending()) lazy::sync(x, "gather_rows", loc);
+  LT_CHECK(x.impl()->buffer, "gather_rows: {} holds no data", type_str(x.type()));
   const int64_t n = x.size(0);
   Shape shape = x.shape();
   shape[0] = static_cast<int64_t>(rows.size());

@@ -8,7 +8,7 @@
 namespace lt::data {
 
 struct IdxArray {
-  std::vector<int64_t> dims;  // dims[0] counts items (images, labels)
+  std::vector<int64_t> dims;   // dims[0] counts items (images, labels)
   std::vector<uint8_t> bytes;  // dims[0] * item_size() bytes, row-major
   int64_t item_size() const;   // product of dims[1..]
 };

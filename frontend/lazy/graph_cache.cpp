@@ -36,6 +36,12 @@ std::shared_ptr<rt::InterpretedGraph> GraphCache::insert(uint64_t key, ir::Graph
   return exe;
 }
 
+std::vector<const ir::Graph*> GraphCache::graphs() const {
+  std::vector<const ir::Graph*> out;
+  for (uint64_t k : lru_) out.push_back(&map_.at(k).exe->graph());
+  return out;
+}
+
 void GraphCache::clear() {
   map_.clear();
   lru_.clear();

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/graph.h"
 #include "runtime/interpreter.h"
@@ -23,6 +24,8 @@ class GraphCache {
   /// Prepares (verifies) and stores a graph; `cause` is what triggered it, for reports.
   std::shared_ptr<rt::InterpretedGraph> insert(uint64_t key, ir::Graph g, const std::string& cause);
   size_t size() const { return map_.size(); }
+  /// The cached graphs, for recompile explanations.
+  std::vector<const ir::Graph*> graphs() const;
   void clear();
 
  private:

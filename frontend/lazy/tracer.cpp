@@ -8,11 +8,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <unordered_map>
+#include <utility>
 
 #include "frontend/dispatch.h"
 #include "frontend/lazy/graph_cache.h"
 #include "frontend/lazy/lazy_node.h"
+#include "frontend/lazy/recompile_report.h"
+#include "ir/dot.h"
 #include "frontend/tensor_impl.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
@@ -26,9 +31,28 @@ int64_t env_int(const char* name, int64_t fallback) {
   const char* s = std::getenv(name);
   return s && *s ? std::atoll(s) : fallback;
 }
-bool debug_on() {
-  static const bool on = env_int("LT_DEBUG", 0) != 0;
-  return on;
+std::atomic<bool> g_debug{env_int("LT_DEBUG", 0) != 0};
+
+struct DebugLog {
+  std::vector<std::string> lines;
+};
+DebugLog& debug_log() {
+  static DebugLog l;
+  return l;
+}
+void log_line(std::string line) {
+  std::fprintf(stderr, "%s\n", line.c_str());
+  debug_log().lines.push_back(std::move(line));
+}
+
+/// LT_DUMP_DIR: the traced IR and its Graphviz form, per graph prepared.
+void dump_graph(const ir::Graph& g, uint64_t key, int64_t seq) {
+  static const char* dir = std::getenv("LT_DUMP_DIR");
+  if (!dir || !*dir) return;
+  std::filesystem::create_directories(dir);
+  const std::string stem = fmt::format("{}/{:04}-{:016x}", dir, seq, key);
+  std::ofstream(stem + ".traced.ir") << ir::print(g);
+  std::ofstream(stem + ".dot") << ir::to_dot(g);
 }
 
 // Every tensor that held a pending value when it was made; dead or materialized entries are
@@ -136,6 +160,11 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
     metrics::count("cache_hit");
   } else {
     metrics::count("cache_miss");
+    const int64_t seq = metrics::counter("cache_miss");
+    if (g_debug && cache.size() > 0)
+      log_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
+                           lazy::explain_difference(c.graph, cache.graphs())));
+    dump_graph(c.graph, key, seq);
     exe = cache.insert(key, std::move(c.graph), cause);
   }
   const int64_t t2 = now_ns();
@@ -154,11 +183,11 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
     t->lazy.reset();
   }
   registry().pending_nodes = 0;
-  if (debug_on())
-    std::fprintf(stderr, "lt: %s graph=%016llx nodes=%zu params=%zu cache=%s build+hash=%.1fus %s=%.3fms exec=%.3fms\n",
-                 cause.c_str(), static_cast<unsigned long long>(key), nodes, c.params.size(),
-                 hit ? "hit" : "miss", (t1 - t0) / 1e3, hit ? "lookup" : "prepare",
-                 (t2 - t1) / 1e6, (t3 - t2) / 1e6);
+  if (g_debug)
+    log_line(fmt::format("lt: {} graph={:016x} nodes={} params={} cache={} build+hash={:.1f}us "
+                         "{}={:.3f}ms exec={:.3f}ms",
+                         cause, key, nodes, c.params.size(), hit ? "hit" : "miss", (t1 - t0) / 1e3,
+                         hit ? "lookup" : "prepare", (t2 - t1) / 1e6, (t3 - t2) / 1e6));
 }
 
 }  // namespace
@@ -244,6 +273,8 @@ void mark_step(Loc loc) {
   materialize(std::move(targets), "mark_step at " + location_str(loc));
 }
 
+void clear_graph_cache() { lazy::graph_cache().clear(); }
+
 bool is_pending(const Tensor& t) { return t.defined() && t.impl()->pending(); }
 
 Tensor constant(double value, DType dtype, Loc loc) {
@@ -251,6 +282,8 @@ Tensor constant(double value, DType dtype, Loc loc) {
 }
 
 namespace debug {
+void set_enabled(bool on) { g_debug = on; }
+std::vector<std::string> take_log() { return std::exchange(debug_log().lines, {}); }
 std::string graph_text(std::span<const Tensor> tensors) {
   std::vector<TensorImpl*> targets;
   for (const Tensor& t : tensors)

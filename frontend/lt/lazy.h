@@ -8,6 +8,7 @@
 #pragma once
 #include <span>
 #include <string>
+#include <vector>
 
 #include "lt/tensor.h"
 
@@ -37,10 +38,19 @@ void mark_step(Loc loc = Loc::current());
 /// 0, 1 and -1, enter lazy graphs as 0-d parameters so a changing learning rate never recompiles.
 Tensor constant(double value, DType dtype = DType::F32, Loc loc = Loc::current());
 
+/// Empties the in-memory graph cache (tests, cold-start benchmarks).
+void clear_graph_cache();
+
 /// True when the tensor has lazy work not yet run.
 bool is_pending(const Tensor& t);
 
 namespace debug {
+/// LT_DEBUG=1 (or set_enabled(true)): one line per graph run (hash, nodes, cache hit/miss,
+/// times) on stderr, and on every recompile its cause and the first difference from the nearest
+/// cached graph.
+void set_enabled(bool on);
+/// The debug lines printed since the last call (for tests and tools).
+std::vector<std::string> take_log();
 /// The pending graph of these tensors as IR text, without running it.
 std::string graph_text(std::span<const Tensor> tensors);
 }  // namespace debug

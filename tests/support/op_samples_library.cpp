@@ -18,6 +18,12 @@ std::vector<ConvCase> conv_cases() {
        {{2, 1}, {1, 0}, {1, 2}, 2, {}}},
       {"1x1 stride 2 (input rows skipped)", {2, 3, 5, 5}, {4, 3, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1, {}}},
       {"depthwise 2x2", {1, 3, 4, 4}, {3, 1, 2, 2}, {{1, 1}, {0, 0}, {1, 1}, 3, {}}},
+      {"pointwise 1x1 groups 2 (no im2col), 3 images", {3, 4, 3, 3}, {6, 2, 1, 1},
+       {{1, 1}, {0, 0}, {1, 1}, 2, {}}},
+      {"pad 3 stride 3 (windows entirely in padding)", {1, 2, 4, 5}, {2, 2, 3, 3},
+       {{3, 3}, {3, 3}, {1, 1}, 1, {}}},
+      {"4 images of [16,16,16], 16 filters (split over images)", {4, 16, 16, 16}, {16, 16, 3, 3},
+       {{1, 1}, {1, 1}, {1, 1}, 1, {}}},
   };
 }
 
@@ -40,6 +46,7 @@ std::vector<PoolCase> pool_cases() {
       {"3x3 stride 2 pad 1 (overlapping)", {2, 3, 5, 5}, {{3, 3}, {2, 2}, {1, 1}, {}}},
       {"2x2 stride 2", {1, 2, 4, 6}, {{2, 2}, {2, 2}, {0, 0}, {}}},
       {"3x2 stride (1,2) pad (1,1)", {1, 1, 5, 4}, {{3, 2}, {1, 2}, {1, 1}, {}}},
+      {"large [2,3,17,19] 3x3 stride 2 pad 1", {2, 3, 17, 19}, {{3, 3}, {2, 2}, {1, 1}, {}}},
   };
 }
 
@@ -61,6 +68,13 @@ std::vector<OpSample> matmul_samples(Rng& r) {
       make(op, "transpose_a [2,4,3] x [4,5]", {uniform(r, {2, 4, 3}), uniform(r, {4, 5})}, mm(true, false)),
       make(op, "transpose_b [3,4] x [2,5,4]", {uniform(r, {3, 4}), uniform(r, {2, 5, 4})}, mm(false, true)),
       make(op, "both transposed [4,3] x [5,4]", {uniform(r, {4, 3}), uniform(r, {5, 4})}, mm(true, true)),
+      make(op, "vector-like [1,7] x [7,1]", {uniform(r, {1, 7}), uniform(r, {7, 1})}, mm(false, false)),
+      make(op, "batch of 6 small [6,5,7] x [6,7,3]", {uniform(r, {6, 5, 7}), uniform(r, {6, 7, 3})},
+           mm(false, false)),
+      make(op, "large [64,128] x [128,300] (split GEMM)", {uniform(r, {64, 128}), uniform(r, {128, 300})},
+           mm(false, false)),
+      make(op, "large transposed [128,64]^T x [300,128]^T", {uniform(r, {128, 64}), uniform(r, {300, 128})},
+           mm(true, true)),
   };
 }
 

@@ -22,32 +22,44 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
   switch (*ir::as_nn(op)) {
     case BatchNorm:
       return {norm(op, r, "[4,3,2,2] (spatial)", {4, 3, 2, 2}, {3}),
-              norm(op, r, "[6,3]", {6, 3}, {3})};
+              norm(op, r, "[6,3]", {6, 3}, {3}),
+              norm(op, r, "large [8,16,5,5]", {8, 16, 5, 5}, {16})};
     case LayerNorm:
       return {norm(op, r, "[2,3,4] over the last axis", {2, 3, 4}, {4}),
               norm(op, r, "[2,3,4] over the last two axes", {2, 3, 4}, {3, 4}),
-              norm(op, r, "[5] over everything (no batch dims)", {5}, {5})};
+              norm(op, r, "[5] over everything (no batch dims)", {5}, {5}),
+              norm(op, r, "large [33,300]", {33, 300}, {300})};
     case Softmax:
     case LogSoftmax:
       return {make(op, "[2,3,4] axis 1 (middle)", {uniform(r, {2, 3, 4})}, ir::AxisAttrs{1}),
               make(op, "[3,5] last axis", {uniform(r, {3, 5}, -3, 3)}, ir::AxisAttrs{1}),
-              make(op, "[4] axis 0", {uniform(r, {4})}, ir::AxisAttrs{0})};
+              make(op, "[4] axis 0", {uniform(r, {4})}, ir::AxisAttrs{0}),
+              make(op, "logits near 1000 (max shift)", {uniform(r, {3, 5}, 1000, 1003)}, ir::AxisAttrs{1}),
+              make(op, "[2,3,300] axis 1 (two inner tiles)", {uniform(r, {2, 3, 300})}, ir::AxisAttrs{1}),
+              make(op, "[40,301] last axis (threads, tails)", {uniform(r, {40, 301})}, ir::AxisAttrs{1})};
     case CrossEntropy:
       return {make(op, "[4,5] i64 labels", {uniform(r, {4, 5}), i64({1, 0, 4, 1}, {4})},
                    ir::CrossEntropyAttrs{0}),
               make(op, "label smoothing 0.1", {uniform(r, {4, 5}), i64({3, 3, 0, 2}, {4})},
                    ir::CrossEntropyAttrs{0.1}),
               make(op, "[3,2] i32 labels", {uniform(r, {3, 2}), from_vector<int32_t>({1, 0, 1}, {3})},
+                   ir::CrossEntropyAttrs{0}),
+              make(op, "logits near 1000", {uniform(r, {3, 4}, 1000, 1003), i64({0, 3, 1}, {3})},
+                   ir::CrossEntropyAttrs{0.2}),
+              make(op, "large [64,100]", {uniform(r, {64, 100}), ids(r, {64}, 100)},
                    ir::CrossEntropyAttrs{0})};
     case Embedding:
       return {make(op, "table [6,3], ids [2,4] with repeats",
                    {uniform(r, {6, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})}),
               make(op, "i32 ids [3]", {uniform(r, {4, 2}), from_vector<int32_t>({3, 3, 0}, {3})}),
-              make(op, "scalar id", {uniform(r, {4, 2}), i64({1}, {})})};
+              make(op, "scalar id", {uniform(r, {4, 2}), i64({1}, {})}),
+              make(op, "large table [50,40], 200 ids", {uniform(r, {50, 40}), ids(r, {8, 25}, 50)})};
     case EmbeddingGrad:
       return {make(op, "grad [2,4,3], ids with repeats, 6 rows",
                    {uniform(r, {2, 4, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})},
-                   ir::EmbeddingGradAttrs{6})};
+                   ir::EmbeddingGradAttrs{6}),
+              make(op, "large: 200 ids into [50,40]", {uniform(r, {200, 40}), ids(r, {200}, 50)},
+                   ir::EmbeddingGradAttrs{50})};
     case OneHot:
       return {make(op, "ids [2,3] -> f64", {ids(r, {2, 3}, 5)}, ir::OneHotAttrs{5, DType::F64}),
               make(op, "ids [4] -> i64", {ids(r, {4}, 3)}, ir::OneHotAttrs{3, DType::I64})};

@@ -1,9 +1,10 @@
 // The autograd engine's contract, independent of any one op's formula: accumulation into .grad,
-// zero_grad, detach and NoGradGuard, fan-out (a tensor used twice or by two branches),
+// freed graphs, zero_grad, detach and NoGradGuard, fan-out (a tensor used twice or by two branches),
 // broadcasting and views, and the errors for misuse.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
@@ -21,10 +22,29 @@ TEST(Autograd, AccumulatesAcrossTwoBackwardCalls) {
   EXPECT_TRUE(AllClose(x.grad(), vec({2, -4, 6}, {3})));
   sum(x * 3.0).backward();  // a second graph over the same leaf adds to .grad
   EXPECT_TRUE(AllClose(x.grad(), vec({5, -1, 9}, {3})));
-  Tensor y = sum(x);
-  y.backward();
-  y.backward();  // the same graph twice
-  EXPECT_TRUE(AllClose(x.grad(), vec({7, 1, 11}, {3})));
+  Tensor y = x * 1.0;
+  y.backward(vec({1, 1, 1}, {3}));
+  EXPECT_TRUE(AllClose(x.grad(), vec({6, 0, 10}, {3})));
+}
+
+TEST(Autograd, SecondBackwardThroughAFreedGraphThrows) {
+  // backward() frees the graph it ran through (as PyTorch does without retain_graph), so a second
+  // backward() over it must throw lt::Error. Run in a child process: a crash there fails this
+  // test instead of killing the whole binary.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Tensor x = vec({1, 2}, {2}).requires_grad_();
+        Tensor y = sum(x * x);
+        y.backward();
+        try {
+          y.backward();
+        } catch (const Error&) {
+          std::exit(0);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Autograd, ZeroGradClears) {

@@ -155,3 +155,35 @@ TEST_F(Lazy, BackwardTracesIntoTheSamePendingGraph) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST_F(Lazy, RecompileExplanationNamesTheChangedShapeAndItsLine) {
+  clear_graph_cache();
+  debug::set_enabled(true);
+  debug::take_log();
+  Tensor w = ones({4, 3});
+  int step_line = 0, trace_line = 0;
+  for (int64_t batch : {8, 8, 5}) {
+    Tensor x = ones({batch, 4});
+    ModeGuard lazy(Mode::Lazy);
+    trace_line = __LINE__ + 1;
+    Tensor y = matmul(x, w);
+    step_line = __LINE__ + 1;
+    mark_step();
+  }
+  debug::set_enabled(false);
+  std::vector<std::string> log = debug::take_log();
+  ASSERT_EQ(log.size(), 4u);  // three runs and one recompile explanation
+  EXPECT_EQ(log[2],
+            "lt: recompile #1 (mark_step at lazy_test.cpp:" + std::to_string(step_line) +
+                "): parameter 0 is f32[5,4], cached graph had f32[8,4]; first use: %0 = "
+                "matmul(%p0, %p1) {transpose_a=false, transpose_b=false} : f32[5,3]  (traced at "
+                "lazy_test.cpp:" + std::to_string(trace_line) + ")");
+  EXPECT_NE(log[1].find("cache=hit"), std::string::npos) << log[1];
+  EXPECT_NE(log[3].find("cache=miss"), std::string::npos) << log[3];
+}
+
+}  // namespace
+}  // namespace lt

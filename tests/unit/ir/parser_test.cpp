@@ -143,10 +143,25 @@ TEST(Parser, HashSurvivesPrintAndParse) {
   EXPECT_NO_THROW(verify(back));
 }
 
+TEST(Parser, DefaultParameterNamesNeverCollide) {
+  // A default "p<number>" must skip an explicit name that took it, or the text would not parse.
+  Graph g("f");
+  g.add_param({DType::F32, {}}, "p1");
+  Value b = g.add_param({DType::F32, {}});
+  EXPECT_EQ(g.params()[1].name, "p2");
+  g.set_results({b});
+  EXPECT_EQ(print(parse(print(g))), print(g));
+  EXPECT_THROW(g.add_param({DType::F32, {}}, "p1"), InternalError);
+  EXPECT_THROW(g.add_param({DType::F32, {}}, "fc1.weight"), InternalError);
+}
+
 TEST(Parser, HashIgnoresNamesButNotAttributes) {
-  const char* a = "graph @a(%x: f32[4]) {\n  %0 = sum(%x) {axes=[0], keepdim=false} : f32[]\n  return %0\n}\n";
-  const char* b = "graph @b(%y: f32[4]) {\n  %0 = sum(%y) {axes=[0], keepdim=false} : f32[]\n  return %0\n}\n";
-  const char* c = "graph @a(%x: f32[4]) {\n  %0 = sum(%x) {axes=[0], keepdim=true} : f32[1]\n  return %0\n}\n";
+  const char* a = "graph @a(%x: f32[4]) {\n  %0 = sum(%x) {axes=[0], keepdim=false} : f32[]\n"
+                  "  return %0\n}\n";
+  const char* b = "graph @b(%y: f32[4]) {\n  %0 = sum(%y) {axes=[0], keepdim=false} : f32[]\n"
+                  "  return %0\n}\n";
+  const char* c = "graph @a(%x: f32[4]) {\n  %0 = sum(%x) {axes=[0], keepdim=true} : f32[1]\n"
+                  "  return %0\n}\n";
   EXPECT_EQ(structural_hash(parse(a)), structural_hash(parse(b)));
   EXPECT_NE(structural_hash(parse(a)), structural_hash(parse(c)));
 }
@@ -158,7 +173,8 @@ TEST(Parser, KeepsTypeCheckingForVerify) {
 }
 
 TEST(ParserErrors, UnknownOp) {
-  EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = matmull(%x, %x) : f32[4]\n  return %0\n}\n"),
+  EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = matmull(%x, %x) : f32[4]\n"
+                        "  return %0\n}\n"),
             "line 2, column 8: unknown op 'matmull'");
 }
 
@@ -183,7 +199,8 @@ TEST(ParserErrors, UnknownAndDuplicateField) {
   EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = softmax(%x) {axis=0, axis=0} : f32[4]\n"
                         "  return %0\n}\n"),
             "line 2, column 29: duplicate attribute 'axis'");
-  EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = relu(%x) {axis=0} : f32[4]\n  return %0\n}\n"),
+  EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = relu(%x) {axis=0} : f32[4]\n"
+                        "  return %0\n}\n"),
             "line 2, column 17: relu takes no attributes, got '{'");
 }
 
@@ -202,6 +219,8 @@ TEST(ParserErrors, WrongAttributeValueKind) {
             "line 2, column 21: attribute 'to' of cast expects a dtype, got 'f31'");
   EXPECT_EQ(err("%0 = softmax(%x) {axis=99999999999999999999} : f32[4]"),
             "line 2, column 26: integer out of range, got '99999999999999999999'");
+  EXPECT_EQ(err("%0 = full() {shape=[], dtype=f32, value=1e999} : f32[]"),
+            "line 2, column 43: number out of range, got '1e999'");
   EXPECT_EQ(parse_error("graph @f(%x: f32[4], %g: f32[4]) {\n"
                         "  %0:3 = layer_norm(%x, %g, %g) {eps=true} : (f32[4], f32[], f32[])\n"
                         "  return %0#0\n}\n"),
@@ -255,12 +274,14 @@ TEST(ParserErrors, HeaderAndLexicalMistakes) {
   EXPECT_EQ(parse_error("graph @f(%x: f32[4], %x: f32[4]) {\n  return %x\n}\n"),
             "line 1, column 22: duplicate parameter '%x'");
   EXPECT_EQ(parse_error("graph @f(%1: f32[4]) {\n  return\n}\n"),
-            "line 1, column 10: parameter names are identifiers ([A-Za-z_][A-Za-z0-9_]*), got '%1'");
+            "line 1, column 10: parameter names are identifiers ([A-Za-z_][A-Za-z0-9_]*), "
+            "got '%1'");
   EXPECT_EQ(parse_error("graph @f(%x: f32[-4]) {\n  return\n}\n"),
             "line 1, column 17: negative dimension -4 in a type, got '['");
   EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = relu($x) : f32[4]\n  return %0\n}\n"),
             "line 2, column 13: unexpected character '$'");
-  EXPECT_EQ(parse_error("func @f() {\n  return\n}\n"), "line 1, column 1: expected 'graph', got 'func'");
+  EXPECT_EQ(parse_error("func @f() {\n  return\n}\n"),
+            "line 1, column 1: expected 'graph', got 'func'");
   EXPECT_EQ(parse_error(""), "line 1, column 1: expected 'graph', got end of input");
 }
 
