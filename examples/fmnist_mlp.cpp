@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "examples/mlp_model.h"
+// The thread count has no public API yet; the runtime's is the one the benchmarks use too.
 #include "runtime/thread_pool.h"
 
 namespace {
@@ -23,7 +24,7 @@ struct Args {
   uint64_t seed = 0;
   int threads = 0;
   std::string data_dir;
-  bool normalize = false;
+  bool normalize = true;
   std::string schedule = "cosine";
 };
 
@@ -47,10 +48,10 @@ void train(const Args& a) {
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
   data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed});
   fmt::print(
-      "fmnist_mlp: {} MLP, {} train / {} test images, batch {}, lr {}, momentum {}, "
-      "{} threads\n",
-      sizes_str(sizes), train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum,
-      rt::num_threads());
+      "fmnist_mlp: {} MLP, {} train / {} test images{}, batch {}, lr {} ({}), momentum {}, "
+      "{} threads, eager mode\n",
+      sizes_str(sizes), train_set.size(), test_set.size(), a.normalize ? " (normalized)" : "",
+      a.batch_size, a.lr, a.schedule, a.momentum, rt::num_threads());
 
   const int64_t total_steps = a.epochs * batches.num_batches();
   int64_t global_step = 0;
@@ -87,7 +88,9 @@ int main(int argc, char** argv) {
   app.add_option("--batch-size", a.batch_size, "Examples per step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--lr", a.lr, "Learning rate")->capture_default_str();
+  app.add_option("--lr", a.lr, "Peak learning rate")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--schedule", a.schedule, "Learning-rate schedule over the whole run")
       ->capture_default_str()
       ->check(CLI::IsMember({"constant", "cosine"}));
@@ -103,8 +106,8 @@ int main(int argc, char** argv) {
                  "Directory of the IDX files (default: $LT_FASHION_MNIST_DIR, else "
                  "/usr/share/datasets/fashion-mnist)");
   app.add_flag("--normalize,!--no-normalize", a.normalize,
-               "Standardize pixels with the training-set mean and std (else scale to [0,1])")
-      ->capture_default_str();
+               "Standardize pixels with the training-set mean and std (default), or only scale "
+               "them to [0,1]");
   CLI11_PARSE(app, argc, argv);
   try {
     train(a);

@@ -90,6 +90,7 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
           make(op, "broadcast [2,3,4] with [3,1]", binary_inputs(e, r, {2, 3, 4}, {3, 1})),
           make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
           make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
+          make(op, "broadcast [2,3] with scalar", binary_inputs(e, r, {2, 3}, {})),
           make(op, "both sides broadcast [4,1,5] with [1,3,1]", binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
           make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
                binary_inputs(e, r, {37, 1, 65}, {33, 1})),
@@ -97,6 +98,12 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
       if (e != Pow)  // pow is float only
         out.push_back(make(op, "i64 broadcast [2,3] with [3]",
                            {i64({-7, 5, 0, 9, -3, 4}, {2, 3}), i64({2, -3, 4}, {3})}));
+      if (e == Pow) {  // a negative base is defined for integer exponents (held fixed)
+        OpSample neg = make(op, "negative base, integer exponents [2,3] with [3]",
+                            {uniform(r, {2, 3}, -2, -0.5), f64({2, 3, -1}, {3})});
+        neg.differentiable = {true, false};
+        out.push_back(std::move(neg));
+      }
       return out;
     }
     case Eq: case Ne: case Lt: case Le: case Gt: case Ge: {

@@ -155,7 +155,7 @@ TEST_F(DataFiles, TrailingBytes) {
   const std::string p = write_gz("x.gz", idx_bytes({3, 4}, iota_bytes(13)));
   EXPECT_EQ(error_of([&] { read_idx(p); }),
             "read_idx: " + p + ": trailing bytes after the 12 data bytes of dims [3,4]");
-  EXPECT_EQ(read_idx(p, 3).dims[0], 3) << "a prefix read does not look past its items";
+  EXPECT_EQ(read_idx(p, 2).dims[0], 2) << "a prefix read does not look past its items";
 }
 
 TEST_F(DataFiles, CorruptGzip) {

@@ -1,0 +1,37 @@
+#include "passes/dce.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace lt::passes {
+
+bool dce(ir::Graph& g) {
+  const int n = static_cast<int>(g.nodes().size());
+  std::vector<bool> live(n, false);
+  for (ir::Value v : g.results())
+    if (!v.is_param()) live[v.def] = true;
+  for (int id = n - 1; id >= 0; --id)  // users come after producers
+    if (live[id])
+      for (ir::Value v : g.node(id).inputs)
+        if (!v.is_param()) live[v.def] = true;
+  if (std::find(live.begin(), live.end(), false) == live.end()) return false;
+
+  ir::Graph out(g.name());
+  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  std::vector<int> new_id(n, -1);
+  auto remap = [&](ir::Value v) { return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index); };
+  for (int id = 0; id < n; ++id) {
+    if (!live[id]) continue;
+    const ir::Node& node = g.node(id);
+    std::vector<ir::Value> ins;
+    for (ir::Value v : node.inputs) ins.push_back(remap(v));
+    new_id[id] = out.add_typed(node.op, std::move(ins), node.attrs, node.types, node.loc).def;
+  }
+  std::vector<ir::Value> results;
+  for (ir::Value v : g.results()) results.push_back(remap(v));
+  out.set_results(std::move(results));
+  g = std::move(out);
+  return true;
+}
+
+}  // namespace lt::passes
