@@ -263,8 +263,9 @@ void mark_step(Loc loc) {
   Registry& r = registry();
   std::vector<std::shared_ptr<TensorImpl>> keep;  // alive for the duration of the step
   std::vector<TensorImpl*> targets;
+  std::unordered_map<const TensorImpl*, bool> seen;  // a rebound tensor is registered again
   for (const auto& w : r.live)
-    if (auto p = w.lock(); p && p->pending()) {
+    if (auto p = w.lock(); p && p->pending() && seen.try_emplace(p.get(), true).second) {
       targets.push_back(p.get());
       keep.push_back(std::move(p));
     }

@@ -103,7 +103,7 @@ void check_sample(const OpSample& s, uint64_t seed) {
     ASSERT_TRUE(outs[k].requires_grad()) << "output " << k << " has no autograd history";
   if (s.grad_outputs == 1) {
     outs[0].backward(cots[0]);  // exact: no extra ops between the op and its vjp
-  } else {  // one backward (it frees the graph): the sum of the seeded outputs
+  } else {                      // one backward (it frees the graph): the sum of the seeded outputs
     Tensor total = sum(outs[0] * cots[0]);
     for (int k = 1; k < s.grad_outputs; ++k) total = total + sum(outs[k] * cots[k]);
     total.backward();
@@ -115,7 +115,8 @@ void check_sample(const OpSample& s, uint64_t seed) {
     if (!analytic.defined()) analytic = zeros_like(leaves[i]);  // no gradient flowed: zero
     EXPECT_EQ(analytic.dtype(), leaves[i].dtype()) << "gradient dtype";
     const std::vector<int64_t> idx = checked_elements(leaves[i].numel(), r);
-    EXPECT_TRUE(testing::AllClose(analytic, numeric_grad(s, cots, i, idx, analytic), s.atol, s.rtol))
+    EXPECT_TRUE(
+        testing::AllClose(analytic, numeric_grad(s, cots, i, idx, analytic), s.atol, s.rtol))
         << "autograd (actual) vs central differences (expected)";
   }
 }

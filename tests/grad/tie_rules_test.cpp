@@ -13,7 +13,9 @@ namespace {
 using testing::AllClose;
 
 Tensor vec(std::vector<double> v, Shape s) { return from_vector<double>(v, std::move(s)); }
-Tensor leaf(std::vector<double> v, Shape s) { return vec(std::move(v), std::move(s)).requires_grad_(); }
+Tensor leaf(std::vector<double> v, Shape s) {
+  return vec(std::move(v), std::move(s)).requires_grad_();
+}
 
 TEST(TieRules, ReduceMaxSplitsEvenlyAmongTies) {
   Tensor x = leaf({1, 3, 3, 2, 2, 0}, {2, 3});

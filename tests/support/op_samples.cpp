@@ -10,9 +10,7 @@
 
 namespace lt::testing {
 
-std::string OpSample::label() const {
-  return fmt::format("{}: {}", ir::mnemonic(op), name);
-}
+std::string OpSample::label() const { return fmt::format("{}: {}", ir::mnemonic(op), name); }
 
 bool OpSample::any_differentiable() const {
   return std::find(differentiable.begin(), differentiable.end(), true) != differentiable.end();
@@ -84,7 +82,9 @@ double Rng::uniform(double lo, double hi) {
 int64_t Rng::below(int64_t n) { return static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
 
 Tensor f64(std::vector<double> v, Shape shape) { return from_vector<double>(v, std::move(shape)); }
-Tensor i64(std::vector<int64_t> v, Shape shape) { return from_vector<int64_t>(v, std::move(shape)); }
+Tensor i64(std::vector<int64_t> v, Shape shape) {
+  return from_vector<int64_t>(v, std::move(shape));
+}
 
 Tensor uniform(Rng& r, Shape shape, double lo, double hi) {
   std::vector<double> v(numel(shape));
@@ -117,7 +117,9 @@ std::vector<Tensor> distinct(Rng& r, const std::vector<Shape>& shapes, double ga
   return out;
 }
 
-Tensor distinct1(Rng& r, Shape shape, double gap) { return distinct(r, {std::move(shape)}, gap)[0]; }
+Tensor distinct1(Rng& r, Shape shape, double gap) {
+  return distinct(r, {std::move(shape)}, gap)[0];
+}
 
 Tensor ids(Rng& r, Shape shape, int64_t n) {
   std::vector<int64_t> v(numel(shape));

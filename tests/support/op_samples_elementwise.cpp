@@ -47,7 +47,8 @@ std::vector<OpSample> cast_samples(Rng& r) {
   out.push_back(make(op, "f64 -> f64", {uniform(r, {2, 3})}, ir::CastAttrs{DType::F64}));
   // Fractional parts in [0.2, 0.8]: truncation is locally constant, so the gradient must be 0.
   std::vector<double> v(6);
-  for (double& x : v) x = (static_cast<double>(r.below(5)) + r.uniform(0.2, 0.8)) * (r.below(2) ? 1 : -1);
+  for (double& x : v)
+    x = (static_cast<double>(r.below(5)) + r.uniform(0.2, 0.8)) * (r.below(2) ? 1 : -1);
   out.push_back(make(op, "f64 -> i64 truncates (zero gradient)", {f64(v, {2, 3})},
                      ir::CastAttrs{DType::I64}));
   out.push_back(make(op, "i64 -> f64", {ids(r, {2, 3}, 7)}, ir::CastAttrs{DType::F64}));
@@ -61,7 +62,8 @@ std::vector<OpSample> cast_samples(Rng& r) {
 std::vector<OpSample> where_samples(Rng& r) {
   const ir::Op op = ir::Op::Where;
   return {
-      make(op, "cond [2,3], a [2,3], b [3]", {bools(r, {2, 3}), uniform(r, {2, 3}), uniform(r, {3})}),
+      make(op, "cond [2,3], a [2,3], b [3]",
+           {bools(r, {2, 3}), uniform(r, {2, 3}), uniform(r, {3})}),
       make(op, "cond [3] broadcast with a [2,1], b scalar",
            {bools(r, {3}), uniform(r, {2, 1}), uniform(r, {})}),
   };
@@ -91,7 +93,8 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
           make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
           make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
           make(op, "broadcast [2,3] with scalar", binary_inputs(e, r, {2, 3}, {})),
-          make(op, "both sides broadcast [4,1,5] with [1,3,1]", binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
+          make(op, "both sides broadcast [4,1,5] with [1,3,1]",
+               binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
           make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
                binary_inputs(e, r, {37, 1, 65}, {33, 1})),
       };

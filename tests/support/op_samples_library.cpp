@@ -16,7 +16,8 @@ std::vector<ConvCase> conv_cases() {
       {"3x3 pad 1", {1, 2, 4, 4}, {3, 2, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1, {}}},
       {"groups 2, stride (2,1), pad (1,0), dilation (1,2)", {2, 4, 5, 6}, {6, 2, 3, 3},
        {{2, 1}, {1, 0}, {1, 2}, 2, {}}},
-      {"1x1 stride 2 (input rows skipped)", {2, 3, 5, 5}, {4, 3, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1, {}}},
+      {"1x1 stride 2 (input rows skipped)", {2, 3, 5, 5}, {4, 3, 1, 1},
+       {{2, 2}, {0, 0}, {1, 1}, 1, {}}},
       {"depthwise 2x2", {1, 3, 4, 4}, {3, 1, 2, 2}, {{1, 1}, {0, 0}, {1, 1}, 3, {}}},
       {"pointwise 1x1 groups 2 (no im2col), 3 images", {3, 4, 3, 3}, {6, 2, 1, 1},
        {{1, 1}, {0, 0}, {1, 1}, 2, {}}},
@@ -58,23 +59,21 @@ Shape pool_out(const PoolCase& c) {
 }
 
 std::vector<OpSample> matmul_samples(Rng& r) {
-  const ir::Op op = ir::Op::MatMul;
-  auto mm = [](bool ta, bool tb) { return ir::MatMulAttrs{ta, tb}; };
+  auto mm = [&](const char* name, Shape a, Shape b, bool ta, bool tb) {
+    return make(ir::Op::MatMul, name, {uniform(r, std::move(a)), uniform(r, std::move(b))},
+                ir::MatMulAttrs{ta, tb});
+  };
   return {
-      make(op, "[3,4] x [4,5]", {uniform(r, {3, 4}), uniform(r, {4, 5})}, mm(false, false)),
-      make(op, "batch [2,3,4] x [4,5]", {uniform(r, {2, 3, 4}), uniform(r, {4, 5})}, mm(false, false)),
-      make(op, "broadcast batch [2,1,3,4] x [3,4,2]", {uniform(r, {2, 1, 3, 4}), uniform(r, {3, 4, 2})},
-           mm(false, false)),
-      make(op, "transpose_a [2,4,3] x [4,5]", {uniform(r, {2, 4, 3}), uniform(r, {4, 5})}, mm(true, false)),
-      make(op, "transpose_b [3,4] x [2,5,4]", {uniform(r, {3, 4}), uniform(r, {2, 5, 4})}, mm(false, true)),
-      make(op, "both transposed [4,3] x [5,4]", {uniform(r, {4, 3}), uniform(r, {5, 4})}, mm(true, true)),
-      make(op, "vector-like [1,7] x [7,1]", {uniform(r, {1, 7}), uniform(r, {7, 1})}, mm(false, false)),
-      make(op, "batch of 6 small [6,5,7] x [6,7,3]", {uniform(r, {6, 5, 7}), uniform(r, {6, 7, 3})},
-           mm(false, false)),
-      make(op, "large [64,128] x [128,300] (split GEMM)", {uniform(r, {64, 128}), uniform(r, {128, 300})},
-           mm(false, false)),
-      make(op, "large transposed [128,64]^T x [300,128]^T", {uniform(r, {128, 64}), uniform(r, {300, 128})},
-           mm(true, true)),
+      mm("[3,4] x [4,5]", {3, 4}, {4, 5}, false, false),
+      mm("batch [2,3,4] x [4,5]", {2, 3, 4}, {4, 5}, false, false),
+      mm("broadcast batch [2,1,3,4] x [3,4,2]", {2, 1, 3, 4}, {3, 4, 2}, false, false),
+      mm("transpose_a [2,4,3] x [4,5]", {2, 4, 3}, {4, 5}, true, false),
+      mm("transpose_b [3,4] x [2,5,4]", {3, 4}, {2, 5, 4}, false, true),
+      mm("both transposed [4,3] x [5,4]", {4, 3}, {5, 4}, true, true),
+      mm("vector-like [1,7] x [7,1]", {1, 7}, {7, 1}, false, false),
+      mm("batch of 6 small [6,5,7] x [6,7,3]", {6, 5, 7}, {6, 7, 3}, false, false),
+      mm("large [64,128] x [128,300] (split GEMM)", {64, 128}, {128, 300}, false, false),
+      mm("large transposed [128,64]^T x [300,128]^T", {128, 64}, {300, 128}, true, true),
   };
 }
 

@@ -34,15 +34,19 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
       return {make(op, "[2,3,4] axis 1 (middle)", {uniform(r, {2, 3, 4})}, ir::AxisAttrs{1}),
               make(op, "[3,5] last axis", {uniform(r, {3, 5}, -3, 3)}, ir::AxisAttrs{1}),
               make(op, "[4] axis 0", {uniform(r, {4})}, ir::AxisAttrs{0}),
-              make(op, "logits near 1000 (max shift)", {uniform(r, {3, 5}, 1000, 1003)}, ir::AxisAttrs{1}),
-              make(op, "[2,3,300] axis 1 (two inner tiles)", {uniform(r, {2, 3, 300})}, ir::AxisAttrs{1}),
-              make(op, "[40,301] last axis (threads, tails)", {uniform(r, {40, 301})}, ir::AxisAttrs{1})};
+              make(op, "logits near 1000 (max shift)", {uniform(r, {3, 5}, 1000, 1003)},
+                   ir::AxisAttrs{1}),
+              make(op, "[2,3,300] axis 1 (two inner tiles)", {uniform(r, {2, 3, 300})},
+                   ir::AxisAttrs{1}),
+              make(op, "[40,301] last axis (threads, tails)", {uniform(r, {40, 301})},
+                   ir::AxisAttrs{1})};
     case CrossEntropy:
       return {make(op, "[4,5] i64 labels", {uniform(r, {4, 5}), i64({1, 0, 4, 1}, {4})},
                    ir::CrossEntropyAttrs{0}),
               make(op, "label smoothing 0.1", {uniform(r, {4, 5}), i64({3, 3, 0, 2}, {4})},
                    ir::CrossEntropyAttrs{0.1}),
-              make(op, "[3,2] i32 labels", {uniform(r, {3, 2}), from_vector<int32_t>({1, 0, 1}, {3})},
+              make(op, "[3,2] i32 labels",
+                   {uniform(r, {3, 2}), from_vector<int32_t>({1, 0, 1}, {3})},
                    ir::CrossEntropyAttrs{0}),
               make(op, "logits near 1000", {uniform(r, {3, 4}, 1000, 1003), i64({0, 3, 1}, {3})},
                    ir::CrossEntropyAttrs{0.2}),
@@ -53,7 +57,8 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
                    {uniform(r, {6, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})}),
               make(op, "i32 ids [3]", {uniform(r, {4, 2}), from_vector<int32_t>({3, 3, 0}, {3})}),
               make(op, "scalar id", {uniform(r, {4, 2}), i64({1}, {})}),
-              make(op, "large table [50,40], 200 ids", {uniform(r, {50, 40}), ids(r, {8, 25}, 50)})};
+              make(op, "large table [50,40], 200 ids",
+                   {uniform(r, {50, 40}), ids(r, {8, 25}, 50)})};
     case EmbeddingGrad:
       return {make(op, "grad [2,4,3], ids with repeats, 6 rows",
                    {uniform(r, {2, 4, 3}), i64({0, 2, 2, 5, 1, 0, 3, 2}, {2, 4})},
@@ -79,7 +84,8 @@ std::vector<OpSample> creation_samples(ir::Op op, Rng&) {
               make(op, "i64 from 2 by 3", {}, ir::IotaAttrs{4, DType::I64, 2, 3})};
     case RandUniform:
     case RandNormal:
-      return {make(op, "f64 [3,5]", {i64({1234}, {}), i64({7}, {})}, ir::RandomAttrs{{3, 5}, DType::F64}),
+      return {make(op, "f64 [3,5]", {i64({1234}, {}), i64({7}, {})},
+                   ir::RandomAttrs{{3, 5}, DType::F64}),
               make(op, "f64 [2] (partial Philox block)", {i64({-5}, {}), i64({0}, {})},
                    ir::RandomAttrs{{2}, DType::F64})};
   }

@@ -27,7 +27,8 @@ std::vector<OpSample> reduce_samples(ir::Op op, Rng& r) {
           make(op, "[300,70] axis 0", {uniform(r, {300, 70})}, axes({0})),
       };
       if (e == LogSumExp)  // exp(1000) overflows even f64: only the max shift makes this finite
-        out.push_back(make(op, "logits near 1000 axis 1", {uniform(r, {3, 5}, 1000, 1003)}, axes({1})));
+        out.push_back(
+            make(op, "logits near 1000 axis 1", {uniform(r, {3, 5}, 1000, 1003)}, axes({1})));
       if (e == Sum) out.push_back(make(op, "i64 axis 1", {ids(r, {3, 4}, 9)}, axes({1})));
       return out;
     }
@@ -89,9 +90,10 @@ std::vector<OpSample> view_samples(ir::Op op, Rng& r) {
                    ir::ConcatAttrs{1}),
               make(op, "two along axis 0", {uniform(r, {2}), uniform(r, {3})}, ir::ConcatAttrs{0}),
               make(op, "last axis", {uniform(r, {2, 2}), uniform(r, {2, 1})}, ir::ConcatAttrs{1}),
-              make(op, "with an empty piece", {uniform(r, {2, 0}), uniform(r, {2, 3})}, ir::ConcatAttrs{1}),
-              make(op, "large [30,70] and [30,45] axis 1", {uniform(r, {30, 70}), uniform(r, {30, 45})},
-                   ir::ConcatAttrs{1})};
+              make(op, "with an empty piece", {uniform(r, {2, 0}), uniform(r, {2, 3})},
+                   ir::ConcatAttrs{1}),
+              make(op, "large [30,70] and [30,45] axis 1",
+                   {uniform(r, {30, 70}), uniform(r, {30, 45})}, ir::ConcatAttrs{1})};
     case Pad:
       return {make(op, "[2,3] lo 1,0 hi 2,3 value 0.5", {uniform(r, {2, 3})},
                    ir::PadAttrs{{1, 0}, {2, 3}, 0.5}),

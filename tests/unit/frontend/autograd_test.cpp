@@ -1,6 +1,6 @@
 // The autograd engine's contract, independent of any one op's formula: accumulation into .grad,
-// freed graphs, zero_grad, detach and NoGradGuard, fan-out (a tensor used twice or by two branches),
-// broadcasting and views, and the errors for misuse.
+// freed graphs, zero_grad, detach and NoGradGuard, fan-out (a tensor used twice or by two
+// branches), broadcasting and views, and the errors for misuse.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,6 +47,25 @@ TEST(Autograd, SecondBackwardThroughAFreedGraphThrows) {
       ::testing::ExitedWithCode(0), "");
 }
 
+TEST(Autograd, BackwardIntoASubgraphFreedByAnotherBackwardThrows) {
+  // Two losses share `a`; the first backward() frees a's node, the second reaches it through a
+  // fresh node and must throw lt::Error (not write into the freed node's gradient slots).
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Tensor x = vec({1, 2}, {2}).requires_grad_();
+        Tensor a = x * 2.0;
+        sum(a * 3.0).backward();
+        try {
+          sum(a * 4.0).backward();
+        } catch (const Error&) {
+          std::exit(0);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(Autograd, ZeroGradClears) {
   Tensor x = vec({1, 2}, {2}).requires_grad_();
   sum(x * x).backward();
@@ -75,9 +94,7 @@ TEST(Autograd, NoGradGuardRecordsNothing) {
     EXPECT_FALSE(grad_enabled());
     y = sum(exp(x) * x);
     EXPECT_FALSE(y.requires_grad());
-    {
-      NoGradGuard nested;
-    }
+    { NoGradGuard nested; }
     EXPECT_FALSE(grad_enabled()) << "a nested guard restores the outer (disabled) mode";
   }
   EXPECT_TRUE(grad_enabled());
@@ -124,7 +141,7 @@ TEST(Autograd, OpUsingATensorTwice) {
 
 TEST(Autograd, TensorUsedByTwoBranches) {
   Tensor x = vec({1, -1, 2}, {3}).requires_grad_();
-  Tensor a = x * 2.0;                // an interior node with two consumers
+  Tensor a = x * 2.0;              // an interior node with two consumers
   sum(a * a + exp(a)).backward();  // d/dx = 2 * (2a + e^a) = 8x + 2 e^(2x)
   std::vector<double> want;
   for (double v : {1.0, -1.0, 2.0}) want.push_back(8 * v + 2 * std::exp(2 * v));

@@ -57,8 +57,8 @@ TEST_P(OpTable, F32MatchesF64) {
       SCOPED_TRACE("output " + std::to_string(k));
       EXPECT_EQ(narrow[k].dtype(), narrowed(wide[k].dtype()));
       const bool exact = !is_float(wide[k].dtype());  // bools, indices, truncated casts
-      EXPECT_TRUE(testing::AllClose(narrow[k], wide[k], exact ? 0 : s.f32_atol,
-                                    exact ? 0 : s.f32_rtol))
+      EXPECT_TRUE(
+          testing::AllClose(narrow[k], wide[k], exact ? 0 : s.f32_atol, exact ? 0 : s.f32_rtol))
           << "f32 (actual) vs f64 (expected)";
     }
   }
@@ -72,7 +72,8 @@ INSTANTIATE_TEST_SUITE_P(Table, OpTable, ::testing::ValuesIn(every_op()),
 TEST(OpTableCoverage, EveryOpHasSamples) {
   for (ir::Op op : ir::all_ops()) {
     const std::vector<OpSample> samples = testing::samples_for(op);
-    EXPECT_FALSE(samples.empty()) << ir::mnemonic(op) << " has no sample in tests/support/op_samples*.cpp";
+    EXPECT_FALSE(samples.empty()) << ir::mnemonic(op)
+                                  << " has no sample in tests/support/op_samples*.cpp";
     for (const OpSample& s : samples) {
       EXPECT_EQ(s.op, op) << s.label();
       EXPECT_EQ(s.differentiable.size(), s.inputs.size()) << s.label();
