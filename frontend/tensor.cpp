@@ -141,8 +141,11 @@ Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc) {
     throw Error(fmt::format("{}: in-place update of a leaf that requires grad; wrap it in "
                             "lt::NoGradGuard at {}",
                             op, location_str(loc)));
+  std::shared_ptr<rt::Buffer> old = std::move(impl_->buffer);
   impl_->buffer = value.impl()->buffer;
   impl_->lazy = value.impl()->lazy;
+  // The old data is dead once the step runs: the graph may write the new value over it.
+  if (impl_->pending() && old && impl_->donor.expired()) impl_->donor = old;
   impl_->lazy_index = value.impl()->lazy_index;
   if (impl_->pending()) lazy::track(impl_);
   if (!impl_->grad_fn && !value.impl()->grad_fn) return *this;  // leaves stay leaves

@@ -15,6 +15,7 @@ struct TensorImpl {
   std::shared_ptr<rt::Buffer> buffer;  // contiguous data (eager, or lazy after materializing)
   std::shared_ptr<LazyNode> lazy;      // pending lazy value (output lazy_index of that node)
   int lazy_index = 0;
+  std::weak_ptr<rt::Buffer> donor;  // device data this tensor held before an in-place rebind
 
   // Autograd. A leaf that requires grad has no grad_fn; a result of a differentiable op has one.
   bool requires_grad = false;

@@ -84,6 +84,20 @@ void verify(const Graph& g) {
     }
   }
   for (Value v : g.results()) check_value(v, static_cast<int>(g.nodes().size()), "return");
+  std::vector<bool> donated(g.params().size()), filled(g.results().size());
+  for (const Donation& d : g.donations()) {
+    if (d.param < 0 || d.param >= np || d.result < 0 ||
+        d.result >= static_cast<int>(g.results().size()))
+      throw Error(fmt::format("verify: donation of parameter {} to result {} is out of range",
+                              d.param, d.result));
+    if (donated[d.param] || filled[d.result])
+      throw Error(fmt::format("verify: parameter {} or result {} is donated twice", d.param, d.result));
+    if (g.params()[d.param].type.bytes() != g.type(g.results()[d.result]).bytes())
+      throw Error(fmt::format("verify: parameter {} ({}) cannot hold result {} ({})", d.param,
+                              type_str(g.params()[d.param].type), d.result,
+                              type_str(g.type(g.results()[d.result]))));
+    donated[d.param] = filled[d.result] = true;
+  }
 }
 
 namespace {
@@ -113,6 +127,7 @@ uint64_t structural_hash(const Graph& g) {
   }
   h = mix(h, g.results().size());
   for (Value v : g.results()) h = mix(h, value_hash(v));
+  for (const Donation& d : g.donations()) h = mix(h, (uint64_t(d.param) << 32) | uint32_t(d.result));
   return h;
 }
 

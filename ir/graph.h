@@ -38,6 +38,14 @@ struct Param {
   TensorType type;
 };
 
+/// Parameter `param`'s buffer may be reused for result `result` (an in-place update: the old
+/// value is dead once the step ran). Part of the cache key; the buffer planner acts on it.
+struct Donation {
+  int param;
+  int result;
+  bool operator==(const Donation&) const = default;
+};
+
 class Graph {
  public:
   explicit Graph(std::string name = "main") : name_(std::move(name)) {}
@@ -57,6 +65,8 @@ class Graph {
   Value add_typed(Op op, std::vector<Value> inputs, Attrs attrs, std::vector<TensorType> types,
                   std::string loc = "");
   void set_results(std::vector<Value> results) { results_ = std::move(results); }
+  std::span<const Donation> donations() const { return donations_; }
+  void add_donation(Donation d) { donations_.push_back(d); }
 
   const TensorType& type(Value v) const;
   int num_outputs(int node_id) const { return static_cast<int>(nodes_[node_id].types.size()); }
@@ -66,6 +76,7 @@ class Graph {
   std::vector<Param> params_;
   std::vector<Node> nodes_;
   std::vector<Value> results_;
+  std::vector<Donation> donations_;
 };
 
 /// Text form (docs/IR.md): stable, and parse(print(g)) == g.

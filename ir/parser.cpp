@@ -79,6 +79,20 @@ class Parser {
       while (accept(','));
     }
     expect(')', "expected ',' or ')' after a parameter");
+    std::vector<std::pair<Token, Donation>> donations;  // checked once the results are known
+    if (is_atom("donate")) {
+      advance();
+      expect('(', "expected '(' after donate");
+      do {
+        const Token at = tok_;
+        const Value v = parse_use();
+        if (!v.is_param()) fail_got(at, "only parameters can be donated");
+        expect(':', "expected ':' between a donated parameter and its result index");
+        const int64_t r = parse_int("expected a result index");
+        donations.push_back({at, {v.param_index(), static_cast<int>(r)}});
+      } while (accept(','));
+      expect(')', "expected ',' or ')' in donate(...)");
+    }
     expect('{', "expected '{' to open the graph body");
     while (tok_.kind == Tok::Value) parse_node();
     if (!is_atom("return"))
@@ -88,6 +102,12 @@ class Parser {
     if (tok_.kind == Tok::Value) {
       do results.push_back(parse_use());
       while (accept(','));
+    }
+    for (const auto& [at, d] : donations) {
+      if (d.result < 0 || d.result >= static_cast<int>(results.size()))
+        fail(at, fmt::format("donation to result {}, but the graph returns {} values", d.result,
+                             results.size()));
+      g_.add_donation(d);
     }
     g_.set_results(std::move(results));
     expect('}', fmt::format("expected '}}' to close graph @{}", g_.name()));

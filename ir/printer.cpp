@@ -1,5 +1,5 @@
 // The IR text form (docs/IR.md):
-//   graph @step(%w: f32[784,512], %x: f32[128,784]) {
+//   graph @step(%w: f32[784,512], %x: f32[128,784]) donate(%w: 1) {
 //     %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[128,512]
 //     %1:3 = batch_norm(%0, %g, %b) {eps=1e-05} : (f32[..], f32[..], f32[..])
 //     return %0, %1#2
@@ -35,7 +35,15 @@ std::string print(const Graph& g) {
   std::string s = fmt::format("graph @{}(", g.name());
   for (size_t i = 0; i < g.params().size(); ++i)
     s += fmt::format("{}%{}: {}", i ? ", " : "", g.params()[i].name, type_str(g.params()[i].type));
-  s += ") {\n";
+  s += ")";
+  if (!g.donations().empty()) {
+    s += " donate(";
+    for (size_t i = 0; i < g.donations().size(); ++i)
+      s += fmt::format("{}%{}: {}", i ? ", " : "", g.params()[g.donations()[i].param].name,
+                       g.donations()[i].result);
+    s += ")";
+  }
+  s += " {\n";
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) s += "  " + print_node(g, id) + "\n";
   s += "  return";
   for (size_t i = 0; i < g.results().size(); ++i)

@@ -34,6 +34,12 @@ std::vector<GradNode*> topo_order(GradNode* root) {
   return order;
 }
 
+[[noreturn]] void freed(const GradNode* n) {
+  throw Error(fmt::format("backward: the graph through {} (traced at {}) was freed by an earlier "
+                          "backward()",
+                          ir::mnemonic(n->op), location_str(n->loc)));
+}
+
 void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slot, g) : g; }
 
 void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
@@ -67,6 +73,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     accumulate_leaf(r, seed);
     return;
   }
+  if (r->grad_fn->released) freed(r->grad_fn.get());
   std::unordered_map<GradNode*, std::vector<Tensor>> grads;
   grads[r->grad_fn.get()].resize(r->grad_fn->outputs.size());
   grads[r->grad_fn.get()][r->output_nr] = seed;
@@ -75,10 +82,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     if (it == grads.end()) continue;
     std::vector<Tensor> gout = std::move(it->second);
     grads.erase(it);
-    if (n->released)
-      throw Error(fmt::format("backward: the graph through {} (traced at {}) was freed by an "
-                              "earlier backward()",
-                              ir::mnemonic(n->op), location_str(n->loc)));
+    if (n->released) freed(n);
     gout.resize(n->outputs.size());
     for (size_t i = 0; i < gout.size(); ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
@@ -93,6 +97,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
       if (e.leaf) {
         accumulate_leaf(e.leaf.get(), gin[i]);
       } else {
+        if (e.node->released) freed(e.node.get());
         auto& slots = grads[e.node.get()];
         slots.resize(e.node->outputs.size());
         accumulate(slots[e.output_nr], gin[i]);

@@ -1,8 +1,10 @@
+// IDX reading through zlib, which also passes plain files through, so one path reads both.
 #include "frontend/data/idx.h"
 
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -29,7 +31,6 @@ class Reader {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail("no such file");
     if (!std::filesystem::is_regular_file(path, ec)) fail("not a regular file");
-    // gzopen also reads plain files (it passes them through), so one path serves both.
     file_.reset(gzopen(path.c_str(), "rb"));
     if (!file_) fail(fmt::format("cannot open: {}", std::strerror(errno)));
     gzbuffer(file_.get(), 1 << 17);

@@ -133,6 +133,22 @@ Cut cut(std::span<TensorImpl* const> targets) {
     }
   }
   c.graph.set_results(std::move(results));
+  // In-place updates: a target rebound from device data that this graph reads as a parameter
+  // may take over that buffer (one result per parameter).
+  std::vector<bool> donated(c.params.size());
+  for (TensorImpl* t : targets) {
+    auto old = t->donor.lock();
+    if (!old) continue;
+    auto p = param_of.find(old.get());
+    const int r = seen.at((uint64_t(uint32_t(ids.at(t->lazy.get()))) << 32) | uint32_t(t->lazy_index));
+    if (p == param_of.end() || donated[p->second]) continue;
+    if (c.params[p->second]->bytes() != t->type.bytes()) continue;
+    bool taken = false;
+    for (const ir::Donation& d : c.graph.donations()) taken |= d.result == r;
+    if (taken) continue;
+    donated[p->second] = true;
+    c.graph.add_donation({p->second, r});
+  }
   return c;
 }
 
@@ -143,6 +159,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
     if (!materialized(t->lazy.get(), t->lazy_index)) return false;
     t->buffer = t->lazy->results[t->lazy_index];
     t->lazy.reset();
+    t->donor.reset();
     return true;
   });
   if (targets.empty()) return;
@@ -181,6 +198,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
   for (TensorImpl* t : targets) {
     t->buffer = t->lazy->results[t->lazy_index];
     t->lazy.reset();
+    t->donor.reset();
   }
   registry().pending_nodes = 0;
   if (g_debug)

@@ -130,6 +130,10 @@ TEST_F(Lazy, InPlaceUpdateRebinds) {
   ModeGuard lazy(Mode::Lazy);
   w.sub_(from_vector<float>({0.5f, 0.5f}, {2}));
   EXPECT_TRUE(is_pending(alias));
+  // The old buffer of w may be reused for its new value.
+  EXPECT_EQ(debug::graph_text(std::vector{w}),
+            "graph @step(%p0: f32[2], %p1: f32[2]) donate(%p0: 0) {\n"
+            "  %0 = sub(%p0, %p1) : f32[2]\n  return %0\n}\n");
   mark_step();
   EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{0.5f, 1.5f}));
 }
