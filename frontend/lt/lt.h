@@ -3,3 +3,4 @@
 #include "lt/autograd.h"
 #include "lt/ops.h"
 #include "lt/tensor.h"
+#include "lt/threads.h"

@@ -122,23 +122,25 @@ void binary_loop(const TensorRef& a, const TensorRef& b, const TensorRef& out, F
   });
 }
 
+// Each op is passed as a lambda (a distinct type), never as a function pointer: one shared
+// pointer-typed instantiation would keep the call out of line and the loop scalar (10x slower).
 template <class T>
 void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const TensorRef& o) {
   using B = BinaryFns<T>;
   switch (op) {
-    case Add: return binary_loop<T, T>(a, b, o, B::add);
-    case Sub: return binary_loop<T, T>(a, b, o, B::sub);
-    case Mul: return binary_loop<T, T>(a, b, o, B::mul);
+    case Add: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::add(x, y); });
+    case Sub: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::sub(x, y); });
+    case Mul: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::mul(x, y); });
     case Div:
       if constexpr (std::is_integral_v<T>) {
         const T* pb = b.as<T>();
         for (int64_t i = 0; i < b.numel(); ++i)
           if (pb[i] == 0) throw Error("div: integer division by zero");
       }
-      return binary_loop<T, T>(a, b, o, B::div);
-    case Pow: return binary_loop<T, T>(a, b, o, B::pow);
-    case Maximum: return binary_loop<T, T>(a, b, o, B::maximum);
-    case Minimum: return binary_loop<T, T>(a, b, o, B::minimum);
+      return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::div(x, y); });
+    case Pow: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::pow(x, y); });
+    case Maximum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::maximum(x, y); });
+    case Minimum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::minimum(x, y); });
     case Eq: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x == y; });
     case Ne: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x != y; });
     case Lt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x < y; });
