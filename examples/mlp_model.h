@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lt/data.h"
+#include "lt/lazy.h"
 #include "lt/lt.h"
 
 namespace lt::examples {
@@ -108,8 +109,14 @@ inline double accuracy(const Mlp& model, const data::Dataset& ds, int64_t chunk 
   if (n == 0) return 0;
   int64_t correct = 0;
   for (int64_t start = 0; start < n; start += chunk) {
-    const Tensor x = slice(ds.images, 0, start, start + chunk);
-    const Tensor y = slice(ds.labels, 0, start, start + chunk);
+    // Cut the chunk eagerly: in lazy mode a traced slice would bake `start` into the graph and
+    // recompile for every chunk (docs/DEBUGGING.md); an eager slice is just new input data.
+    Tensor x, y;
+    {
+      ModeGuard eager(Mode::Eager);
+      x = slice(ds.images, 0, start, start + chunk);
+      y = slice(ds.labels, 0, start, start + chunk);
+    }
     const Tensor hit = cast(eq(argmax(model.forward(x), 1), y), DType::I64);
     correct += sum(hit).item<int64_t>();
   }

@@ -30,10 +30,9 @@ struct Launch {
   // Library: an eager kernel call.
   ir::Op op{};
   ir::Attrs attrs;
-  std::vector<TensorType> out_types;
-  // Both: slots read and written (slot numbers index the step's buffer table).
+  // Both: slots read and written (slot numbers index the step's buffer table; their types are
+  // the executable's slot types).
   std::vector<int> in_slots, out_slots;
-  std::vector<TensorType> in_types;
   std::string name;  // for metrics and dumps
 };
 

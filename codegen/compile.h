@@ -1,0 +1,27 @@
+// Graph + fusion plan -> Executable: Loop groups become JIT-compiled kernels, everything else
+// calls the eager kernels. The public face of codegen (no LLVM here).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "ir/fusion_plan.h"
+#include "runtime/executable.h"
+
+namespace lt::codegen {
+
+struct CompileOptions {
+  std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
+  std::string dump_prefix;  // file stem for the dumps
+  std::string cache_key;    // non-empty: on-disk object cache entry for this graph
+};
+
+struct CompileStats {
+  int loop_kernels = 0;       // JIT-compiled fusion groups
+  int library_launches = 0;   // eager-kernel calls
+  double llvm_ms = 0;         // emit + optimize + codegen time
+};
+
+std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
+                                        const CompileOptions& options, CompileStats* stats = nullptr);
+
+}  // namespace lt::codegen

@@ -1,0 +1,29 @@
+// LLVM IR for Loop fusion groups: one function per group that computes rows of the group's
+// (collapsed) iteration space, inner rows contiguous so LLVM vectorizes them.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ir/fusion_plan.h"
+
+namespace llvm {
+class Module;
+}  // namespace llvm
+
+namespace lt::codegen {
+
+struct LoopShape {
+  int64_t rows = 1;   // product of the collapsed outer dims
+  int64_t inner = 1;  // length of a row
+};
+
+/// Whether the emitter supports every node and dtype of the group (else the group runs as
+/// library launches: f16/bf16, integer division whose divisor may be zero, ...).
+bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
+
+/// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of
+/// group.inputs then group.outputs, in order (rt::LoopKernelFn).
+LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& group,
+                           const std::string& name);
+
+}  // namespace lt::codegen

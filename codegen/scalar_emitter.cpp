@@ -1,0 +1,149 @@
+// One case per elementwise.def row; each matches the eager kernel's semantics exactly
+// (NaN-propagating maximum/minimum, relu(NaN) = 0, ordered comparisons, ne unordered).
+#include "codegen/scalar_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/error.h"
+
+namespace lt::codegen {
+namespace {
+
+using enum ir::ElementwiseOp;
+
+llvm::Value* libm(Builder& b, llvm::Module& m, const char* f32_name, const char* f64_name,
+                  llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  const char* name = t->isFloatTy() ? f32_name : f64_name;
+  llvm::FunctionCallee fn = m.getOrInsertFunction(name, t, t);
+  return b.CreateCall(fn, {x});
+}
+
+llvm::Value* fconst(llvm::Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
+
+llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
+                        std::span<llvm::Value* const> x) {
+  llvm::Value* a = x[0];
+  switch (op) {
+    case Neg: return b.CreateFNeg(a);
+    case Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+    case Exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a);
+    case Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
+    case Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
+    case Rsqrt: return b.CreateFDiv(fconst(a, 1), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
+    case Tanh: return libm(b, m, "tanhf", "tanh", a);
+    case Sigmoid: {
+      llvm::Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(a));
+      return b.CreateFDiv(fconst(a, 1), b.CreateFAdd(fconst(a, 1), e));
+    }
+    case Relu: return b.CreateSelect(b.CreateFCmpOGT(a, fconst(a, 0)), a, fconst(a, 0));
+    case Gelu: {
+      llvm::Value* a3 = b.CreateFMul(b.CreateFMul(a, a), a);
+      llvm::Value* inner =
+          b.CreateFMul(fconst(a, 0.7978845608028654), b.CreateFAdd(a, b.CreateFMul(fconst(a, 0.044715), a3)));
+      llvm::Value* t = libm(b, m, "tanhf", "tanh", inner);
+      return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), t));
+    }
+    case Sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
+    case Cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
+    case Reciprocal: return b.CreateFDiv(fconst(a, 1), a);
+    case IsFinite:
+      return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
+                             fconst(a, std::numeric_limits<double>::infinity()));
+    case Add: return b.CreateFAdd(a, x[1]);
+    case Sub: return b.CreateFSub(a, x[1]);
+    case Mul: return b.CreateFMul(a, x[1]);
+    case Div: return b.CreateFDiv(a, x[1]);
+    case Pow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, x[1]);
+    case Maximum:
+      return b.CreateSelect(b.CreateOr(b.CreateFCmpOGT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+    case Minimum:
+      return b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+    case Eq: return b.CreateFCmpOEQ(a, x[1]);
+    case Ne: return b.CreateFCmpUNE(a, x[1]);
+    case Lt: return b.CreateFCmpOLT(a, x[1]);
+    case Le: return b.CreateFCmpOLE(a, x[1]);
+    case Gt: return b.CreateFCmpOGT(a, x[1]);
+    case Ge: return b.CreateFCmpOGE(a, x[1]);
+    case Where: return b.CreateSelect(a, x[1], x[2]);
+    case Cast: break;
+  }
+  LT_UNREACHABLE();
+}
+
+llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* const> x) {
+  llvm::Value* a = x[0];
+  llvm::Value* zero = llvm::ConstantInt::get(a->getType(), 0);
+  switch (op) {
+    case Neg: return b.CreateNeg(a);
+    case Abs: return b.CreateSelect(b.CreateICmpSLT(a, zero), b.CreateNeg(a), a);
+    case Relu: return b.CreateSelect(b.CreateICmpSGT(a, zero), a, zero);
+    case IsFinite: return b.getTrue();
+    case Add: return b.CreateAdd(a, x[1]);
+    case Sub: return b.CreateSub(a, x[1]);
+    case Mul: return b.CreateMul(a, x[1]);
+    case Maximum: return b.CreateSelect(b.CreateICmpSGT(a, x[1]), a, x[1]);
+    case Minimum: return b.CreateSelect(b.CreateICmpSLT(a, x[1]), a, x[1]);
+    case Eq: return b.CreateICmpEQ(a, x[1]);
+    case Ne: return b.CreateICmpNE(a, x[1]);
+    case Lt: return b.CreateICmpSLT(a, x[1]);
+    case Le: return b.CreateICmpSLE(a, x[1]);
+    case Gt: return b.CreateICmpSGT(a, x[1]);
+    case Ge: return b.CreateICmpSGE(a, x[1]);
+    case Where: return b.CreateSelect(a, x[1], x[2]);
+    default: break;  // float-only ops, integer division and casts are excluded by can_emit
+  }
+  LT_UNREACHABLE();
+}
+
+llvm::Value* emit_cast(Builder& b, llvm::Value* v, DType from, DType to) {
+  llvm::Type* t = register_type(b, to);
+  if (from == to) return v;
+  if (to == DType::Bool)
+    return is_float(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0))
+                          : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (from == DType::Bool) return is_float(to) ? b.CreateUIToFP(v, t) : b.CreateZExt(v, t);
+  if (is_float(from) && is_float(to)) return b.CreateFPCast(v, t);
+  if (is_float(from)) return b.CreateFPToSI(v, t);
+  if (is_float(to)) return b.CreateSIToFP(v, t);
+  return b.CreateSExtOrTrunc(v, t);
+}
+
+}  // namespace
+
+llvm::Type* register_type(Builder& b, DType t) {
+  switch (t) {
+    case DType::Bool: return b.getInt1Ty();
+    case DType::I32: return b.getInt32Ty();
+    case DType::I64: return b.getInt64Ty();
+    case DType::F32: return b.getFloatTy();
+    case DType::F64: return b.getDoubleTy();
+    case DType::F16: return b.getHalfTy();
+    case DType::BF16: return b.getBFloatTy();
+  }
+  LT_UNREACHABLE();
+}
+
+llvm::Type* storage_type(Builder& b, DType t) {
+  return t == DType::Bool ? b.getInt8Ty() : register_type(b, t);
+}
+
+bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
+  if (!is_compute_type(in) || !is_compute_type(out)) return false;
+  if (op == Div && !is_float(in)) return false;  // eager throws on a zero divisor: keep that path
+  return true;
+}
+
+llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
+                              std::span<llvm::Value* const> x, DType in, DType out) {
+  if (op == Cast) return emit_cast(b, x[0], in, out);
+  if (op == Where) return b.CreateSelect(x[0], x[1], x[2]);
+  if (in == DType::Bool) {  // only eq/ne take bool operands
+    return op == Eq ? b.CreateICmpEQ(x[0], x[1]) : b.CreateICmpNE(x[0], x[1]);
+  }
+  return is_float(in) ? emit_float(b, m, op, x) : emit_int(b, op, x);
+}
+
+}  // namespace lt::codegen
