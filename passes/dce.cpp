@@ -30,6 +30,7 @@ bool dce(ir::Graph& g) {
   std::vector<ir::Value> results;
   for (ir::Value v : g.results()) results.push_back(remap(v));
   out.set_results(std::move(results));
+  for (const ir::Donation& d : g.donations()) out.add_donation(d);  // results keep count and order
   g = std::move(out);
   return true;
 }

@@ -7,14 +7,18 @@
 
 namespace lt::passes {
 
+using PassFn = bool (*)(ir::Graph&);  // returns whether the graph changed
+
 struct PassEntry {
   std::string_view name;
-  bool (*run)(ir::Graph&);  // returns whether the graph changed
+  PassFn run;
   std::string_view summary;
 };
 
 std::span<const PassEntry> all_passes();
 /// Null when no pass has that name.
 const PassEntry* find_pass(std::string_view name);
+/// The entry of a registered pass function (PassLog names passes this way); null if none.
+const PassEntry* find_pass(PassFn fn);
 
 }  // namespace lt::passes

@@ -6,12 +6,6 @@
 
 namespace lt::lazy {
 
-uint64_t cache_key(const ir::Graph& g) {
-  // The executor is the reference interpreter, version 1; the compiler adds its options here.
-  constexpr uint64_t kEnvironment = 0x696e7465727031ULL;
-  return ir::structural_hash(g) ^ kEnvironment;
-}
-
 std::shared_ptr<rt::InterpretedGraph> GraphCache::find(uint64_t key) {
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;

@@ -12,9 +12,9 @@
 
 namespace lt::lazy {
 
-/// Structural hash + parameter order (both in structural_hash) + the executor's environment.
-/// Donated buffers join the key when buffer donation lands (compiler issue).
-uint64_t cache_key(const ir::Graph& g);
+/// Mixed into every cache key: what prepares and runs graphs (the reference interpreter, v1).
+/// The compiler adds its options (opt level, fusion flags, CPU) here.
+inline constexpr uint64_t kExecutorEnvironment = 0x696e7465727031ULL;
 
 class GraphCache {
  public:

@@ -3,6 +3,7 @@
 // graphs read them as parameters instead of recomputing.
 #pragma once
 #include <memory>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct LazyNode {
   std::vector<LazyInput> inputs;
   std::vector<TensorType> types;
   std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
-  std::string loc;
+  std::source_location loc;  // formatted only when a graph is built
 };
 
 }  // namespace lt

@@ -26,6 +26,9 @@ namespace lt {
 namespace {
 
 std::atomic<Mode> g_mode{Mode::Eager};
+// Traced-op count: on the hot path, so an atomic flushed into metrics at each materialization
+// rather than a metrics::count call (a map lookup under a mutex) per op.
+std::atomic<int64_t> g_nodes_traced{0};
 
 int64_t env_int(const char* name, int64_t fallback) {
   const char* s = std::getenv(name);
@@ -74,26 +77,43 @@ int64_t now_ns() {
       .count();
 }
 
-/// The pending graph of some tensors, cut into an ir::Graph.
+/// The pending graph of some tensors, cut and hashed. The ir::Graph itself is built only when
+/// needed (a cache miss, a dump, graph_text): a hit costs one walk over the pending nodes.
 struct Cut {
-  ir::Graph graph{"step"};
+  uint64_t hash = 0;
   std::vector<rt::BufferPtr> params;
+  std::vector<const TensorType*> param_types;
+  std::vector<LazyNode*> order;                    // nodes in post-order (graph node ids)
+  std::vector<std::vector<ir::Value>> inputs;      // per node
+  std::vector<ir::Value> result_values;
   std::vector<std::pair<LazyNode*, int>> results;  // (node, output) per graph result
+  std::vector<ir::Donation> donations;
 };
 
 bool materialized(const LazyNode* n, int index) {
   return index < static_cast<int>(n->results.size()) && n->results[index];
 }
 
+uint64_t mix(uint64_t h, uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+uint64_t mix_type(uint64_t h, const TensorType& t) {
+  h = mix(h, static_cast<uint64_t>(t.dtype) + 1);
+  for (int64_t d : t.shape) h = mix(h, static_cast<uint64_t>(d));
+  return mix(h, t.shape.size());
+}
+uint64_t mix_value(uint64_t h, ir::Value v) {
+  return mix(h, (uint64_t(uint32_t(v.def)) << 32) | uint32_t(v.index));
+}
+
 Cut cut(std::span<TensorImpl* const> targets) {
   Cut c;
+  uint64_t h = 0x6c617a79ULL;
   std::unordered_map<const LazyNode*, int> ids;
   std::unordered_map<const rt::Buffer*, int> param_of;
   auto param = [&](const rt::BufferPtr& b, const TensorType& t) {
     auto [it, fresh] = param_of.try_emplace(b.get(), static_cast<int>(c.params.size()));
     if (fresh) {
       c.params.push_back(b);
-      c.graph.add_param(t);
+      c.param_types.push_back(&t);
     }
     return ir::Value::param(it->second);
   };
@@ -117,39 +137,58 @@ Cut cut(std::span<TensorImpl* const> targets) {
       }
       std::vector<ir::Value> ins;
       ins.reserve(n->inputs.size());
-      for (const LazyInput& in : n->inputs) ins.push_back(value_of(in));
-      ids[n] = static_cast<int>(c.graph.add_typed(n->op, std::move(ins), n->attrs, n->types, n->loc).def);
+      h = mix(h, static_cast<uint64_t>(n->op) + 0x1000);
+      h = mix(h, ir::attrs_hash(n->attrs));
+      for (const LazyInput& in : n->inputs) {
+        ins.push_back(value_of(in));
+        h = mix_value(h, ins.back());
+      }
+      for (const TensorType& t2 : n->types) h = mix_type(h, t2);
+      ids[n] = static_cast<int>(c.order.size());
+      c.order.push_back(n);
+      c.inputs.push_back(std::move(ins));
       stack.pop_back();
     }
   }
-  std::vector<ir::Value> results;
   std::unordered_map<uint64_t, int> seen;
   for (TensorImpl* t : targets) {
     const ir::Value v = ir::Value::node(ids.at(t->lazy.get()), t->lazy_index);
     const uint64_t key = (uint64_t(uint32_t(v.def)) << 32) | uint32_t(v.index);
-    if (seen.try_emplace(key, static_cast<int>(results.size())).second) {
-      results.push_back(v);
+    if (seen.try_emplace(key, static_cast<int>(c.result_values.size())).second) {
+      c.result_values.push_back(v);
       c.results.push_back({t->lazy.get(), t->lazy_index});
+      h = mix_value(h, v);
     }
   }
-  c.graph.set_results(std::move(results));
   // In-place updates: a target rebound from device data that this graph reads as a parameter
   // may take over that buffer (one result per parameter).
-  std::vector<bool> donated(c.params.size());
+  std::vector<bool> donated(c.params.size()), filled(c.result_values.size());
   for (TensorImpl* t : targets) {
     auto old = t->donor.lock();
     if (!old) continue;
     auto p = param_of.find(old.get());
     const int r = seen.at((uint64_t(uint32_t(ids.at(t->lazy.get()))) << 32) | uint32_t(t->lazy_index));
-    if (p == param_of.end() || donated[p->second]) continue;
+    if (p == param_of.end() || donated[p->second] || filled[r]) continue;
     if (c.params[p->second]->bytes() != t->type.bytes()) continue;
-    bool taken = false;
-    for (const ir::Donation& d : c.graph.donations()) taken |= d.result == r;
-    if (taken) continue;
-    donated[p->second] = true;
-    c.graph.add_donation({p->second, r});
+    donated[p->second] = filled[r] = true;
+    c.donations.push_back({p->second, r});
+    h = mix(h, (uint64_t(p->second) << 32) | uint32_t(r));
   }
+  for (const TensorType* t : c.param_types) h = mix_type(h, *t);
+  c.hash = mix(h, c.params.size());
   return c;
+}
+
+ir::Graph build_graph(const Cut& c) {
+  ir::Graph g("step");
+  for (const TensorType* t : c.param_types) g.add_param(*t);
+  for (size_t i = 0; i < c.order.size(); ++i) {
+    const LazyNode* n = c.order[i];
+    g.add_typed(n->op, c.inputs[i], n->attrs, n->types, location_str(n->loc));
+  }
+  g.set_results(c.result_values);
+  for (const ir::Donation& d : c.donations) g.add_donation(d);
+  return g;
 }
 
 /// Runs the pending graph of `targets` and turns each into device data.
@@ -162,30 +201,32 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
     t->donor.reset();
     return true;
   });
+  if (int64_t n = g_nodes_traced.exchange(0)) metrics::count("nodes_traced", n);
   if (targets.empty()) return;
   const int64_t t0 = now_ns();
   Cut c = cut(targets);
-  const uint64_t key = lazy::cache_key(c.graph);
+  const uint64_t key = c.hash ^ lazy::kExecutorEnvironment;
   const int64_t t1 = now_ns();
   metrics::time_ns("build_and_hash", t1 - t0);
-  metrics::count("nodes_in_graphs", static_cast<int64_t>(c.graph.nodes().size()));
+  metrics::count("nodes_in_graphs", static_cast<int64_t>(c.order.size()));
   lazy::GraphCache& cache = lazy::graph_cache();
   std::shared_ptr<rt::InterpretedGraph> exe = cache.find(key);
   const bool hit = exe != nullptr;
-  const size_t nodes = c.graph.nodes().size();
+  const size_t nodes = c.order.size();
   if (hit) {
     metrics::count("cache_hit");
   } else {
     metrics::count("cache_miss");
     const int64_t seq = metrics::counter("cache_miss");
+    ir::Graph graph = build_graph(c);
     if (g_debug && cache.size() > 0)
       log_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
-                           lazy::explain_difference(c.graph, cache.graphs())));
-    dump_graph(c.graph, key, seq);
-    exe = cache.insert(key, std::move(c.graph), cause);
+                           lazy::explain_difference(graph, cache.graphs())));
+    dump_graph(graph, key, seq);
+    exe = cache.insert(key, std::move(graph), cause);
   }
   const int64_t t2 = now_ns();
-  if (!hit) metrics::time_ns("compile", t2 - t1);
+  metrics::time_ns(hit ? "cache_lookup" : "compile", t2 - t1);
   const std::vector<rt::BufferPtr> out = exe->run(c.params);
   const int64_t t3 = now_ns();
   metrics::time_ns("execute", t3 - t2);
@@ -234,7 +275,7 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
   auto node = std::make_shared<LazyNode>();
   node->op = op;
   node->attrs = attrs;
-  node->loc = location_str(loc);
+  node->loc = loc;
   node->inputs.reserve(inputs.size());
   for (const Tensor& x : inputs) {
     TensorImpl* xi = x.impl();
@@ -252,7 +293,7 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
     track(impl);
     outs.emplace_back(std::move(impl));
   }
-  metrics::count("nodes_traced");
+  g_nodes_traced.fetch_add(1, std::memory_order_relaxed);
   Registry& r = registry();
   static const int64_t limit = env_int("LT_MAX_PENDING_NODES", 200000);
   if (++r.pending_nodes > limit && !r.warned) {
@@ -261,7 +302,7 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
                  "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
                  "the pending graph grows every step. Last op: %s at %s\n",
                  static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
-                 std::string(ir::mnemonic(op)).c_str(), node->loc.c_str());
+                 std::string(ir::mnemonic(op)).c_str(), location_str(loc).c_str());
   }
   return outs;
 }
@@ -308,7 +349,7 @@ std::string graph_text(std::span<const Tensor> tensors) {
   for (const Tensor& t : tensors)
     if (is_pending(t)) targets.push_back(t.impl());
   if (targets.empty()) return "";
-  return ir::print(cut(targets).graph);
+  return ir::print(build_graph(cut(targets)));
 }
 }  // namespace debug
 

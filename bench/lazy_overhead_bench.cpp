@@ -1,0 +1,61 @@
+// Lazy-mode overhead: tracing cost per op, cutting + hashing a pending graph per node, and the
+// cache lookup of a hit, on a 1000-op graph over tiny tensors (so execution is negligible next
+// to what is measured). Targets (issue 3): trace + build + hash <= 1 us/op, lookup <= 50 us.
+#include <benchmark/benchmark.h>
+
+#include "lt/lazy.h"
+#include "lt/lt.h"
+#include "lt/metrics.h"
+
+namespace {
+
+constexpr int kOps = 1000;
+
+/// 1000 elementwise ops over a [4] tensor and a few parameters, as a training step would trace.
+lt::Tensor trace_chain(const lt::Tensor& x, const lt::Tensor& w) {
+  lt::Tensor h = x;
+  for (int i = 0; i < kOps / 4; ++i) h = lt::tanh(h * w + x) - w;
+  return h;
+}
+
+void BM_Trace(benchmark::State& state) {
+  const lt::Tensor x = lt::ones({4}), w = lt::full({4}, 0.5);
+  lt::ModeGuard lazy(lt::Mode::Lazy);
+  for (auto _ : state) {
+    lt::Tensor y = trace_chain(x, w);
+    benchmark::DoNotOptimize(y);
+  }
+  state.counters["ns/op"] = benchmark::Counter(static_cast<double>(state.iterations()) * kOps,
+                                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/op"] = state.counters["ns/op"] * 1e9;
+}
+
+/// Trace + cut + hash + cache hit + run (tiny), and the metrics' split of the step.
+void BM_TraceBuildHashRun(benchmark::State& state) {
+  const lt::Tensor x = lt::ones({4}), w = lt::full({4}, 0.5);
+  lt::ModeGuard lazy(lt::Mode::Lazy);
+  { lt::Tensor warm = trace_chain(x, w); lt::mark_step(); }
+  lt::metrics::reset();
+  for (auto _ : state) {
+    lt::Tensor y = trace_chain(x, w);
+    lt::mark_step();
+    benchmark::DoNotOptimize(y);
+  }
+  const double steps = static_cast<double>(state.iterations());
+  state.counters["us/step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us/step"] = state.counters["us/step"] * 1e6;
+  state.counters["hits"] = static_cast<double>(lt::metrics::counter("cache_hit"));
+}
+
+}  // namespace
+
+BENCHMARK(BM_Trace)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TraceBuildHashRun)->Unit(benchmark::kMicrosecond);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  // The split of a step, from the runtime's own timers (p50 over every step above).
+  std::printf("%s", lt::metrics::report().c_str());
+  return 0;
+}

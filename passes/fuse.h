@@ -1,0 +1,21 @@
+// Fusion: partitions a graph's nodes into loop kernels and library calls (ir/fusion_plan.h).
+#pragma once
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+
+namespace lt::passes {
+
+struct FuseOptions {
+  bool enabled = true;            // false: ir::unfused_plan, every node its own library kernel
+  int max_nodes_per_kernel = 64;  // a loop kernel never grows past this many nodes
+};
+
+/// Groups elementwise and `expand` nodes of one iteration shape into Loop kernels; every other
+/// node (reductions, matmul, conv, views but expand, nn ops, creation ops including `full`) is a
+/// Library kernel of its own. Producer-consumer fusion in node order, never duplicating a node
+/// and never creating a cycle between kernels; then sibling loop kernels that read the same
+/// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in an
+/// execution order; the plan passes ir::verify_fusion_plan. Near-linear in the graph size.
+ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o = {});
+
+}  // namespace lt::passes
