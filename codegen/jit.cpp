@@ -245,13 +245,15 @@ void Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llv
                                     mod.getDataLayout().getStringRepresentation(),
                                     dl.getStringRepresentation()));
   if (mod.getTargetTriple().empty()) mod.setTargetTriple(I.jit->getTargetTriple().str());
+  opt_level(options.opt_level);  // validates it before a cache lookup keyed on it
   const int width = options.prefer_vector_width ? options.prefer_vector_width : kDefaultVectorWidth;
+  LT_CHECK(width == 128 || width == 256 || width == 512, "prefer_vector_width {}", width);
   for (llvm::Function& f : mod)
     if (!f.isDeclaration() && !f.hasFnAttribute("prefer-vector-width"))
       f.addFnAttr("prefer-vector-width", std::to_string(width));
   std::string err;
   llvm::raw_string_ostream es(err);
-  if (llvm::verifyModule(mod, &es)) throw InternalError("jit: invalid module: " + err);
+  if (llvm::verifyModule(mod, &es)) throw InternalError("jit: invalid module: " + es.str());
   const std::vector<std::string> names = defined_symbols(mod);
 
   // The key carries what changes the code besides the IR and the compiler (see compiler_id).

@@ -1,5 +1,7 @@
 #include "passes/pipeline.h"
 
+#include <utility>
+
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
@@ -18,7 +20,9 @@ void run_pipeline(ir::Graph& g, const PipelineOptions& opt, PassLog& log) {
 }
 
 bool run_default_pipeline(ir::Graph& g) {
-  PassLog log({.verify = true});
+  PassLogOptions opt;
+  opt.verify = true;
+  PassLog log(std::move(opt));
   run_pipeline(g, {}, log);
   return log.changed();
 }
