@@ -35,7 +35,8 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     if (grp.kind == ir::KernelKind::Loop && can_emit_loop(g, grp)) {
       const std::string name = fmt::format("lt_kernel_{}", gi);
       const LoopShape shape = emit_loop_kernel(*module, g, grp, name);
-      rt::Launch l{rt::Launch::Kind::Loop};
+      rt::Launch l;
+      l.kind = rt::Launch::Kind::Loop;
       l.rows = shape.rows;
       l.row_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, shape.inner));
       for (ir::Value v : grp.inputs) l.in_slots.push_back(slot(v));
@@ -47,7 +48,8 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     }
     for (int id : grp.nodes) {  // one eager-kernel call per node
       const ir::Node& n = g.node(id);
-      rt::Launch l{rt::Launch::Kind::Library};
+      rt::Launch l;
+      l.kind = rt::Launch::Kind::Library;
       l.op = n.op;
       l.attrs = n.attrs;
       for (ir::Value v : n.inputs) l.in_slots.push_back(slot(v));

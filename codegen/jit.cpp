@@ -53,10 +53,14 @@ T take(llvm::Expected<T> v, const char* what) {
 
 llvm::OptimizationLevel opt_level(int level) {
   switch (level) {
-    case 0: return llvm::OptimizationLevel::O0;
-    case 1: return llvm::OptimizationLevel::O1;
-    case 2: return llvm::OptimizationLevel::O2;
-    case 3: return llvm::OptimizationLevel::O3;
+    case 0:
+      return llvm::OptimizationLevel::O0;
+    case 1:
+      return llvm::OptimizationLevel::O1;
+    case 2:
+      return llvm::OptimizationLevel::O2;
+    case 3:
+      return llvm::OptimizationLevel::O3;
   }
   throw InternalError(fmt::format("jit: opt_level {} is not 0-3", level));
 }
@@ -127,7 +131,7 @@ std::vector<std::string> defined_symbols(const llvm::Module& m) {
 struct Jit::Impl {
   // Declared first so that it outlives the session, which reports into it until its end.
   std::vector<std::string> session_errors;
-  std::unique_ptr<llvm::TargetMachine> tm;  // optimization, object and assembly emission
+  std::unique_ptr<llvm::TargetMachine> tm;   // optimization, object and assembly emission
   std::unique_ptr<llvm::ObjectCache> cache;  // null: disk cache off
   std::unique_ptr<llvm::orc::LLJIT> jit;
 
@@ -219,7 +223,8 @@ void Jit::Impl::link(std::unique_ptr<llvm::MemoryBuffer> obj,
     if (llvm::Error r = rt->remove()) what += "; " + message(std::move(r));
     throw InternalError("jit: " + what);
   };
-  if (llvm::Error e = jit->addObjectFile(rt, std::move(obj))) fail("adding the object", std::move(e));
+  if (llvm::Error e = jit->addObjectFile(rt, std::move(obj)))
+    fail("adding the object", std::move(e));
   if (names.empty()) return;
   llvm::orc::SymbolLookupSet set;
   for (const std::string& n : names) set.add(jit->mangleAndIntern(n));
@@ -275,8 +280,8 @@ void Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llv
 void* Jit::lookup(std::string_view name) {
   auto addr = impl_->jit->lookup(llvm::StringRef(name.data(), name.size()));
   if (!addr)
-    throw InternalError(fmt::format("jit: no function '{}': {}{}", name,
-                                    message(addr.takeError()), impl_->drain_session_errors()));
+    throw InternalError(fmt::format("jit: no function '{}': {}{}", name, message(addr.takeError()),
+                                    impl_->drain_session_errors()));
   return addr->toPtr<void*>();
 }
 

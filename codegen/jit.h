@@ -15,10 +15,10 @@ class Module;
 namespace lt::codegen {
 
 struct JitOptions {
-  int opt_level = 3;          // LLVM optimization level for the module pipeline (0-3)
-  std::string dump_dir;       // non-empty: write <dump_prefix>.{ll,opt.ll,s} per module
-  std::string dump_prefix;    // file stem inside dump_dir
-  std::string cache_key;      // non-empty: the on-disk object cache entry for this module
+  int opt_level = 3;            // LLVM optimization level for the module pipeline (0-3)
+  std::string dump_dir;         // non-empty: write <dump_prefix>.{ll,opt.ll,s} per module
+  std::string dump_prefix;      // file stem inside dump_dir
+  std::string cache_key;        // non-empty: the on-disk object cache entry for this module
   int prefer_vector_width = 0;  // 0: the JIT's default (kDefaultVectorWidth); else 128/256/512
 };
 

@@ -112,8 +112,8 @@ bool write_all(int fd, const char* p, size_t n) {
 class DiskObjectCache final : public llvm::ObjectCache {
  public:
   DiskObjectCache(std::string dir, std::string_view compiler_id) : dir_(std::move(dir)) {
-    const std::string id = std::string(compiler_id) + "|lt-object-format=" +
-                           std::to_string(kFormatVersion);
+    const std::string id =
+        std::string(compiler_id) + "|lt-object-format=" + std::to_string(kFormatVersion);
     compiler_hash_ = fnv1a64(id.data(), id.size());
   }
 
@@ -164,7 +164,7 @@ class DiskObjectCache final : public llvm::ObjectCache {
   // What is wrong with the entry, or "" with the payload in *out.
   std::string read_entry(int fd, llvm::StringRef name,
                          std::unique_ptr<llvm::MemoryBuffer>* out) const {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) return std::strerror(errno);
     const auto size = static_cast<uint64_t>(st.st_size);
     Header h{};
@@ -221,8 +221,7 @@ class DiskObjectCache final : public llvm::ObjectCache {
 }  // namespace
 
 ObjectCacheStats object_cache_stats() {
-  return {g_hits.load(), g_misses.load(), g_writes.load(), g_corrupt.load(),
-          g_write_errors.load()};
+  return {g_hits.load(), g_misses.load(), g_writes.load(), g_corrupt.load(), g_write_errors.load()};
 }
 
 std::string object_cache_dir_from_env() {

@@ -157,9 +157,9 @@ void check_io(const Graph& g, const FusionPlan& plan, std::span<const int> kerne
 void verify_fusion_plan(const Graph& g, const FusionPlan& plan) {
   const std::vector<int> kernel = kernel_of_nodes(g, plan);
   check_order(g, plan, kernel);
-  check_io(g, plan, kernel);
   for (size_t k = 0; k < plan.groups.size(); ++k)
     if (plan.groups[k].kind == KernelKind::Loop) check_loop(g, plan.groups[k], k);
+  check_io(g, plan, kernel);
 }
 
 std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
@@ -189,7 +189,9 @@ FusionPlan unfused_plan(const Graph& g) {
   std::vector<int> kernel(n);
   for (int id = 0; id < n; ++id) {
     kernel[id] = id;
-    plan.groups.push_back(FusionGroup{.kind = KernelKind::Library, .nodes = {id}});
+    FusionGroup& grp = plan.groups.emplace_back();
+    grp.kind = KernelKind::Library;
+    grp.nodes = {id};
   }
   fill_io(g, kernel, plan.groups);
   return plan;

@@ -118,6 +118,10 @@ void Fuser::place(int id) {
 // It would exactly when some group outside `set` is reachable from `set` and leads back into
 // `set` or is one of `ext`.
 bool Fuser::acyclic(std::span<const int> set, std::span<const int> ext) {
+  // The common case: one group and operands from no higher level, which nothing in it can reach.
+  if (set.size() == 1 &&
+      std::all_of(ext.begin(), ext.end(), [&](int e) { return level_[e] <= level_[set[0]]; }))
+    return true;
   int top = 0;
   for (int r : set) top = std::max(top, level_[r]);
   for (int r : ext) top = std::max(top, level_[r]);

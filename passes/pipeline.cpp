@@ -14,6 +14,9 @@ void run_pipeline(ir::Graph& g, const PipelineOptions& opt, PassLog& log) {
   if (opt.simplify) {
     log.run(g, canonicalize);
     log.run(g, fold);
+    // fold makes new 0s and 1s (x * (2 * 0.5)); canonicalize never makes new all-constant nodes,
+    // so this second run reaches the fixed point of both rule sets.
+    log.run(g, canonicalize);
     log.run(g, cse);
   }
   log.run(g, dce);

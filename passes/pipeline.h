@@ -10,7 +10,7 @@ struct PipelineOptions {
   bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (for bisecting)
 };
 
-/// Runs verify -> canonicalize -> fold -> cse -> dce on g through `log`, which times, verifies
+/// Runs verify -> canonicalize -> fold -> canonicalize -> cse -> dce on g through `log`, which times, verifies
 /// and dumps each pass. Throws lt::Error when g is malformed on entry.
 void run_pipeline(ir::Graph& g, const PipelineOptions& opt, PassLog& log);
 

@@ -1,6 +1,7 @@
 #include "passes/rewrite.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "ir/error.h"
 #include "ir/type_rules.h"
@@ -23,15 +24,18 @@ RuleIndex index_rules(std::span<const RewriteRule> rules) {
   return idx;
 }
 
-std::vector<bool> live_nodes(const ir::Graph& g) {
+// Per node: 1 when live, 2 when its output 0 is used too. Rules only see nodes whose output 0 is
+// used: a multi-output node kept alive by another output would otherwise fire every sweep.
+std::vector<uint8_t> live_nodes(const ir::Graph& g) {
   const int n = static_cast<int>(g.nodes().size());
-  std::vector<bool> live(n, false);
-  for (ir::Value v : g.results())
-    if (!v.is_param()) live[v.def] = true;
+  std::vector<uint8_t> live(n, 0);
+  auto use = [&](ir::Value v) {
+    if (!v.is_param()) live[v.def] |= v.index == 0 ? 3 : 1;
+  };
+  for (ir::Value v : g.results()) use(v);
   for (int id = n - 1; id >= 0; --id)  // users come after producers
     if (live[id])
-      for (ir::Value v : g.node(id).inputs)
-        if (!v.is_param()) live[v.def] = true;
+      for (ir::Value v : g.node(id).inputs) use(v);
   return live;
 }
 
@@ -70,7 +74,7 @@ ir::Value rewrite_node(ir::Graph& out, int id, const RuleIndex& rules, bool& fir
 bool sweep(const ir::Graph& g, const RuleIndex& rules, ir::Graph& out) {
   for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
   const int n = static_cast<int>(g.nodes().size());
-  const std::vector<bool> live = live_nodes(g);
+  const std::vector<uint8_t> live = live_nodes(g);
   std::vector<int> new_id(n, -1);
   std::vector<ir::Value> out0(n);  // what stands for output 0 of each old node
   auto remap = [&](ir::Value v) {
@@ -85,9 +89,9 @@ bool sweep(const ir::Graph& g, const RuleIndex& rules, ir::Graph& out) {
     ins.reserve(node.inputs.size());
     for (ir::Value v : node.inputs) ins.push_back(remap(v));
     new_id[id] = out.add_typed(node.op, std::move(ins), node.attrs, node.types, node.loc).def;
-    out0[id] = rules[static_cast<size_t>(node.op)].empty()
-                   ? ir::Value::node(new_id[id])
-                   : rewrite_node(out, new_id[id], rules, fired);
+    out0[id] = (live[id] & 2) && !rules[static_cast<size_t>(node.op)].empty()
+                   ? rewrite_node(out, new_id[id], rules, fired)
+                   : ir::Value::node(new_id[id]);
   }
   std::vector<ir::Value> results;
   results.reserve(g.results().size());

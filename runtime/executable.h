@@ -22,7 +22,7 @@ using BufferPtr = std::shared_ptr<Buffer>;
 using LoopKernelFn = void (*)(void* const* buffers, int64_t row_begin, int64_t row_end);
 
 struct Launch {
-  enum class Kind : uint8_t { Loop, Library } kind;
+  enum class Kind : uint8_t { Loop, Library } kind = Kind::Library;
   // Loop: a compiled kernel split across the thread pool by rows.
   LoopKernelFn fn = nullptr;
   int64_t rows = 0;        // iteration-space rows

@@ -1,23 +1,49 @@
-// lt-opt: reads IR text, runs the named passes in order, prints IR text. Used by the golden tests
-// under tests/ir/ and by users who want to see what a pass does.
+// lt-opt: reads IR text, runs the named passes in order, prints IR text (and, with --print-fusion,
+// the fusion plan). Used by the golden tests under tests/ir/ and by users who want to see what a
+// pass does.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "ir/error.h"
+#include "ir/fusion_plan.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
+#include "passes/fuse.h"
 #include "passes/registry.h"
+
+namespace {
+
+// The plan after a header line, verified first so a golden test never checks a broken plan.
+void print_fusion(const lt::ir::Graph& g, const lt::passes::FuseOptions& o) {
+  lt::ir::verify(g);
+  const lt::ir::FusionPlan plan = lt::passes::fuse(g, o);
+  lt::ir::verify_fusion_plan(g, plan);
+  int loops = 0;
+  for (const auto& grp : plan.groups) loops += grp.kind == lt::ir::KernelKind::Loop;
+  std::cout << "fusion plan @" << g.name() << ": " << plan.groups.size() << " kernels (" << loops
+            << " loop, " << plan.groups.size() - loops << " library)\n"
+            << lt::ir::print_fusion_plan(g, plan);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"lt-opt: run lazytrain IR passes"};
   std::string input = "-";
   std::string pass_list;
   bool list = false;
+  bool fusion = false;
+  lt::passes::FuseOptions fuse_options;
   app.add_option("input", input, "IR file ('-' for stdin)");
   app.add_option("--passes", pass_list, "comma-separated passes, run in order");
   app.add_flag("--list-passes", list, "print the pass names and exit");
+  app.add_flag("--print-fusion", fusion, "after the passes, print the graph and its fusion plan");
+  app.add_option("--fusion-max-nodes", fuse_options.max_nodes_per_kernel,
+                 "largest loop kernel --print-fusion forms")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("!--no-fusion", fuse_options.enabled, "--print-fusion prints the unfused plan");
   CLI11_PARSE(app, argc, argv);
 
   if (list) {
@@ -48,9 +74,13 @@ int main(int argc, char** argv) {
       p->run(g);
     }
     std::cout << lt::ir::print(g);
+    if (fusion) print_fusion(g, fuse_options);
   } catch (const lt::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
+  } catch (const lt::InternalError& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 2;
   }
   return 0;
 }

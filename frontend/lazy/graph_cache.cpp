@@ -6,33 +6,30 @@
 
 namespace lt::lazy {
 
-std::shared_ptr<rt::InterpretedGraph> GraphCache::find(uint64_t key) {
+std::shared_ptr<PreparedStep> GraphCache::find(uint64_t key) {
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
-  return it->second.exe;
+  return it->second.step;
 }
 
-std::shared_ptr<rt::InterpretedGraph> GraphCache::insert(uint64_t key, ir::Graph g,
-                                                         const std::string&) {
-  auto exe = std::make_shared<rt::InterpretedGraph>(std::move(g));
+void GraphCache::insert(uint64_t key, std::shared_ptr<PreparedStep> step) {
   if (auto it = map_.find(key); it != map_.end()) {
-    it->second.exe = exe;
-    return exe;
+    it->second.step = std::move(step);
+    return;
   }
   lru_.push_front(key);
-  map_[key] = {exe, lru_.begin()};
+  map_[key] = {std::move(step), lru_.begin()};
   while (map_.size() > capacity_) {
     map_.erase(lru_.back());
     lru_.pop_back();
     metrics::count("cache_evictions");
   }
-  return exe;
 }
 
 std::vector<const ir::Graph*> GraphCache::graphs() const {
   std::vector<const ir::Graph*> out;
-  for (uint64_t k : lru_) out.push_back(&map_.at(k).exe->graph());
+  for (uint64_t k : lru_) out.push_back(&map_.at(k).step->traced());
   return out;
 }
 

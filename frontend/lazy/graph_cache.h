@@ -1,4 +1,6 @@
-// Prepared graphs by cache key, least recently used evicted first (LT_CACHE_SIZE entries).
+// Prepared graphs by cache key (structural hash of the traced graph, its parameter order and
+// donations, mixed with the compile environment), least recently used evicted first
+// (LT_CACHE_SIZE entries).
 #pragma once
 #include <cstdint>
 #include <list>
@@ -8,21 +10,16 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "runtime/interpreter.h"
+#include "frontend/lazy/prepared_step.h"
 
 namespace lt::lazy {
-
-/// Mixed into every cache key: what prepares and runs graphs (the reference interpreter, v1).
-/// The compiler adds its options (opt level, fusion flags, CPU) here.
-inline constexpr uint64_t kExecutorEnvironment = 0x696e7465727031ULL;
 
 class GraphCache {
  public:
   explicit GraphCache(size_t capacity) : capacity_(capacity) {}
   /// The prepared graph for `key`, or null (and the entry becomes most recent).
-  std::shared_ptr<rt::InterpretedGraph> find(uint64_t key);
-  /// Prepares (verifies) and stores a graph; `cause` is what triggered it, for reports.
-  std::shared_ptr<rt::InterpretedGraph> insert(uint64_t key, ir::Graph g, const std::string& cause);
+  std::shared_ptr<PreparedStep> find(uint64_t key);
+  void insert(uint64_t key, std::shared_ptr<PreparedStep> step);
   size_t size() const { return map_.size(); }
   /// The cached graphs, for recompile explanations.
   std::vector<const ir::Graph*> graphs() const;
@@ -30,7 +27,7 @@ class GraphCache {
 
  private:
   struct Entry {
-    std::shared_ptr<rt::InterpretedGraph> exe;
+    std::shared_ptr<PreparedStep> step;
     std::list<uint64_t>::iterator lru;
   };
   size_t capacity_;

@@ -15,6 +15,7 @@
 
 #include "frontend/dispatch.h"
 #include "frontend/lazy/graph_cache.h"
+#include "frontend/lazy/prepared_step.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/recompile_report.h"
 #include "ir/dot.h"
@@ -205,12 +206,13 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
   if (targets.empty()) return;
   const int64_t t0 = now_ns();
   Cut c = cut(targets);
-  const uint64_t key = c.hash ^ lazy::kExecutorEnvironment;
+  const CompileOptions options = compile_options();
+  const uint64_t key = c.hash ^ lazy::environment_key(options);
   const int64_t t1 = now_ns();
   metrics::time_ns("build_and_hash", t1 - t0);
   metrics::count("nodes_in_graphs", static_cast<int64_t>(c.order.size()));
   lazy::GraphCache& cache = lazy::graph_cache();
-  std::shared_ptr<rt::InterpretedGraph> exe = cache.find(key);
+  std::shared_ptr<lazy::PreparedStep> exe = cache.find(key);
   const bool hit = exe != nullptr;
   const size_t nodes = c.order.size();
   if (hit) {
@@ -223,7 +225,8 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
       log_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
                            lazy::explain_difference(graph, cache.graphs())));
     dump_graph(graph, key, seq);
-    exe = cache.insert(key, std::move(graph), cause);
+    exe = lazy::PreparedStep::prepare(std::move(graph), options, key);
+    cache.insert(key, exe);
   }
   const int64_t t2 = now_ns();
   metrics::time_ns(hit ? "cache_lookup" : "compile", t2 - t1);
@@ -249,7 +252,20 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
                          hit ? "lookup" : "prepare", (t2 - t1) / 1e6, (t3 - t2) / 1e6));
 }
 
+CompileOptions& options_storage() {
+  static CompileOptions o = [] {
+    CompileOptions d;
+    d.opt_level = static_cast<int>(env_int("LT_OPT_LEVEL", 2));
+    d.verify = env_int("LT_VERIFY", 0) != 0;
+    return d;
+  }();
+  return o;
+}
+
 }  // namespace
+
+CompileOptions compile_options() { return options_storage(); }
+void set_compile_options(const CompileOptions& o) { options_storage() = o; }
 
 Mode mode() { return g_mode.load(); }
 void set_mode(Mode m) { g_mode.store(m); }

@@ -31,6 +31,18 @@ class ModeGuard {
   Mode prev_;
 };
 
+/// How lazy graphs are prepared. Defaults come from LT_OPT_LEVEL, LT_VERIFY and LT_CACHE_DIR.
+struct CompileOptions {
+  /// 0: the reference interpreter; 1: passes, then every op its own kernel call; 2: passes,
+  /// fusion and JIT-compiled loop kernels (the default).
+  int opt_level = 2;
+  bool verify = false;     ///< re-verify the graph after every pass (tests turn it on)
+  bool disk_cache = true;  ///< compiled objects in LT_CACHE_DIR (empty or "off" disables)
+};
+CompileOptions compile_options();
+/// Changes how later graphs are prepared (part of the cache key: no stale code is reused).
+void set_compile_options(const CompileOptions& o);
+
 /// Materializes every live tensor with pending work, as one graph.
 void mark_step(Loc loc = Loc::current());
 

@@ -33,5 +33,20 @@ TEST(Dce, KeepsEverythingLive) {
   EXPECT_EQ(ir::print(g), before);
 }
 
+TEST(Dce, KeepsDonations) {
+  ir::Graph g = ir::parse(R"(
+    graph @f(%w: f32[4], %x: f32[4]) donate(%w: 1) {
+      %0 = exp(%x) : f32[4]
+      %1 = neg(%w) : f32[4]
+      return %x, %1
+    })");
+  EXPECT_TRUE(dce(g));
+  ASSERT_EQ(g.donations().size(), 1u);
+  EXPECT_EQ(g.donations()[0], (ir::Donation{0, 1}));
+  EXPECT_EQ(g.results().size(), 2u);
+  EXPECT_NO_THROW(ir::verify(g));
+  EXPECT_FALSE(dce(g));
+}
+
 }  // namespace
 }  // namespace lt::passes

@@ -1,0 +1,64 @@
+#include "frontend/lazy/prepared_step.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+
+#include "codegen/compile.h"
+#include "codegen/jit.h"
+#include "lt/metrics.h"
+#include "passes/fuse.h"
+#include "passes/pipeline.h"
+
+namespace lt::lazy {
+
+std::vector<rt::BufferPtr> PreparedStep::run(std::span<const rt::BufferPtr> params) const {
+  return executable_ ? executable_->run(params) : interpreted_->run(params);
+}
+
+std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const CompileOptions& o,
+                                                    uint64_t key) {
+  auto step = std::make_shared<PreparedStep>();
+  if (o.opt_level <= 0) {
+    step->interpreted_ = std::make_unique<rt::InterpretedGraph>(traced);
+    step->traced_ = std::move(traced);
+    return step;
+  }
+  const char* dump = std::getenv("LT_DUMP_DIR");
+  const std::string dump_dir = dump ? dump : "";
+  const std::string prefix = fmt::format("{:016x}", key);
+  ir::Graph g = traced;
+  passes::PassLog log({o.verify, dump_dir, prefix});
+  passes::run_pipeline(g, {}, log);
+  for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ir::FusionPlan plan = passes::fuse(g, {.enabled = o.opt_level >= 2});
+  metrics::time_ns("pass fuse", std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now() - t0)
+                                    .count());
+  if (!dump_dir.empty()) {
+    std::FILE* f = std::fopen(fmt::format("{}/{}.fusion.txt", dump_dir, prefix).c_str(), "w");
+    if (f) {
+      std::fputs(ir::print_fusion_plan(g, plan).c_str(), f);
+      std::fclose(f);
+    }
+  }
+  codegen::CompileStats stats;
+  step->executable_ = codegen::compile(
+      g, plan, {dump_dir, prefix, o.disk_cache ? prefix : std::string()}, &stats);
+  metrics::count("loop_kernels", stats.loop_kernels);
+  metrics::time_ns("codegen", static_cast<int64_t>(stats.llvm_ms * 1e6));
+  step->traced_ = std::move(traced);
+  return step;
+}
+
+uint64_t environment_key(const CompileOptions& o) {
+  if (o.opt_level <= 0) return 0x696e7465727031ULL;  // the reference interpreter, v1
+  static const uint64_t host = std::hash<std::string>{}(codegen::Jit::host_cpu() + "|" +
+                                                        codegen::Jit::host_features());
+  return host ^ (0x636f6d70696c6531ULL + static_cast<uint64_t>(o.opt_level) * 0x9e3779b97f4a7c15ULL);
+}
+
+}  // namespace lt::lazy

@@ -1,0 +1,36 @@
+// A graph ready to run: the reference interpreter's form (opt level 0) or a compiled Executable
+// (1: passes without fusion, 2: passes + fusion + LLVM loop kernels). The traced graph is kept
+// for recompile explanations.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "lt/lazy.h"
+#include "runtime/executable.h"
+#include "runtime/interpreter.h"
+
+namespace lt::lazy {
+
+class PreparedStep {
+ public:
+  const ir::Graph& traced() const { return traced_; }
+  std::vector<rt::BufferPtr> run(std::span<const rt::BufferPtr> params) const;
+
+  /// Prepares `traced` (verified first) at the given options; `key` names dumps and the on-disk
+  /// object cache entry.
+  static std::shared_ptr<PreparedStep> prepare(ir::Graph traced, const CompileOptions& o,
+                                               uint64_t key);
+
+ private:
+  ir::Graph traced_;
+  std::unique_ptr<rt::InterpretedGraph> interpreted_;
+  std::shared_ptr<rt::Executable> executable_;
+};
+
+/// The compile environment mixed into cache keys: options that change the code, the host CPU.
+uint64_t environment_key(const CompileOptions& o);
+
+}  // namespace lt::lazy

@@ -1,0 +1,496 @@
+#include "passes/fuse.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+#include "ir/parser.h"
+
+namespace lt::passes {
+namespace {
+
+using ::testing::HasSubstr;
+using ir::KernelKind;
+using ir::Value;
+
+// Parses, verifies, fuses, checks the plan against the contract and returns it as text.
+std::string plan_of(std::string_view text, FuseOptions o = {}) {
+  const ir::Graph g = ir::parse(text);
+  ir::verify(g);
+  const ir::FusionPlan plan = fuse(g, o);
+  ir::verify_fusion_plan(g, plan);
+  return ir::print_fusion_plan(g, plan);
+}
+
+// The message verify_fusion_plan throws, or "" when it accepts the plan.
+std::string rejection(const ir::Graph& g, const ir::FusionPlan& plan) {
+  try {
+    ir::verify_fusion_plan(g, plan);
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Fuse, ChainBecomesOneLoopKernel) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8], %y: f32[4,8]) {
+      %0 = add(%x, %y) : f32[4,8]
+      %1 = exp(%0) : f32[4,8]
+      %2 = mul(%1, %x) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[4,8]: %0 %1 %2 (in: %x, %y; out: %2)\n");
+}
+
+TEST(Fuse, MatMulBreaksAChain) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = exp(%x) : f32[4,4]
+      %1 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %2 = relu(%1) : f32[4,4]
+      %3 = neg(%2) : f32[4,4]
+      return %3
+    })"),
+            "kernel 0 loop f32[4,4]: %0 (in: %x; out: %0)\n"
+            "kernel 1 library matmul: %1 (in: %0, %w; out: %1)\n"
+            "kernel 2 loop f32[4,4]: %2 %3 (in: %1; out: %3)\n");
+}
+
+// %2 reads %0 directly and through the reduction: joining %0's kernel would make that kernel
+// both feed and wait for the sum.
+TEST(Fuse, NoCycleThroughALibraryKernel) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8]) {
+      %0 = exp(%x) : f32[4,8]
+      %1 = sum(%0) {axes=[1], keepdim=true} : f32[4,1]
+      %2 = sub(%0, %1) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[4,8]: %0 (in: %x; out: %0)\n"
+            "kernel 1 library sum: %1 (in: %0; out: %1)\n"
+            "kernel 2 loop f32[4,8]: %2 (in: %0, %1; out: %2)\n");
+}
+
+// The cycle is between kernels, not nodes: %0 -> matmul -> %3 (kernel B), and %5 reads %4, also
+// in kernel B, though %4 does not depend on %3. With B full, %5 may not join %0's kernel either.
+TEST(Fuse, NoCycleBetweenKernelsThatNodesAloneDoNotShow) {
+  const char* text = R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = exp(%x) : f32[4,4]
+      %1 = neg(%w) : f32[4,4]
+      %2 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %3 = add(%1, %2) : f32[4,4]
+      %4 = sin(%1) : f32[4,4]
+      %5 = mul(%0, %4) : f32[4,4]
+      return %3, %5
+    })";
+  EXPECT_EQ(plan_of(text, {.max_nodes_per_kernel = 3}),
+            "kernel 0 loop f32[4,4]: %0 (in: %x; out: %0)\n"
+            "kernel 1 library matmul: %2 (in: %0, %w; out: %2)\n"
+            "kernel 2 loop f32[4,4]: %1 %3 %4 (in: %w, %2; out: %3, %4)\n"
+            "kernel 3 loop f32[4,4]: %5 (in: %0, %4; out: %5)\n");
+  // With room, %5 joins kernel B (the legal side) instead.
+  EXPECT_THAT(plan_of(text), HasSubstr("loop f32[4,4]: %1 %3 %4 %5 (in: %w, %2, %0; out: %3, %5)"));
+}
+
+TEST(Fuse, DifferentShapesMakeSeparateKernels) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[8], %y: f32[4,8]) {
+      %0 = exp(%x) : f32[8]
+      %1 = add(%0, %y) : f32[4,8]
+      %2 = neg(%1) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[8]: %0 (in: %x; out: %0)\n"
+            "kernel 1 loop f32[4,8]: %1 %2 (in: %0, %y; out: %2)\n");
+}
+
+TEST(Fuse, BroadcastInputsJoinTheLoop) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8], %lr: f32[], %b: f32[8], %c: f32[4,1]) {
+      %0 = mul(%x, %lr) : f32[4,8]
+      %1 = add(%0, %b) : f32[4,8]
+      %2 = sub(%1, %c) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[4,8]: %0 %1 %2 (in: %x, %lr, %b, %c; out: %2)\n");
+}
+
+TEST(Fuse, ExpandIsAbsorbed) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8], %b: f32[8]) {
+      %0 = expand(%b) {shape=[4,8]} : f32[4,8]
+      %1 = add(%x, %0) : f32[4,8]
+      %2 = relu(%1) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[4,8]: %0 %1 %2 (in: %b, %x; out: %2)\n");
+  // The expand's operand comes from a smaller kernel: it starts the bigger one.
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8], %b: f32[8]) {
+      %0 = neg(%b) : f32[8]
+      %1 = expand(%0) {shape=[4,8]} : f32[4,8]
+      %2 = add(%x, %1) : f32[4,8]
+      return %2
+    })"),
+            "kernel 0 loop f32[8]: %0 (in: %b; out: %0)\n"
+            "kernel 1 loop f32[4,8]: %1 %2 (in: %0, %x; out: %2)\n");
+}
+
+TEST(Fuse, ResultsAndValuesReadElsewhereAreOutputs) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = exp(%x) : f32[4,4]
+      %1 = neg(%0) : f32[4,4]
+      %2 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %3 = add(%1, %x) : f32[4,4]
+      return %3, %1, %3, %x, %2
+    })"),
+            "kernel 0 loop f32[4,4]: %0 %1 %3 (in: %x; out: %0, %1, %3)\n"
+            "kernel 1 library matmul: %2 (in: %0, %w; out: %2)\n");
+}
+
+TEST(Fuse, JoinsEveryProducerKernelItCan) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4], %y: f32[4], %c: bool[4]) {
+      %0 = exp(%x) : f32[4]
+      %1 = log(%y) : f32[4]
+      %2 = where(%c, %0, %1) : f32[4]
+      return %2
+    })"),
+            "kernel 0 loop f32[4]: %0 %1 %2 (in: %x, %y, %c; out: %2)\n");
+}
+
+TEST(Fuse, SiblingsReadingTheSameTensorMerge) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8]) {
+      %0 = exp(%x) : f32[4,8]
+      %1 = neg(%x) : f32[4,8]
+      return %0, %1
+    })"),
+            "kernel 0 loop f32[4,8]: %0 %1 (in: %x; out: %0, %1)\n");
+  // Sharing a scalar is no reason to merge.
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,8], %y: f32[4,8], %lr: f32[]) {
+      %0 = mul(%x, %lr) : f32[4,8]
+      %1 = mul(%y, %lr) : f32[4,8]
+      return %0, %1
+    })"),
+            "kernel 0 loop f32[4,8]: %0 (in: %x, %lr; out: %0)\n"
+            "kernel 1 loop f32[4,8]: %1 (in: %y, %lr; out: %1)\n");
+}
+
+// relu forward and its backward mask both read %h, but the backward needs the forward's matmul:
+// merging them would be a cycle, and the mask stays fused into its where.
+TEST(Fuse, SiblingsJoinedThroughAnotherKernelStayApart) {
+  EXPECT_EQ(plan_of(R"(graph @f(%h: f32[4,4], %w: f32[4,4]) {
+      %0 = relu(%h) : f32[4,4]
+      %1 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %2 = full() {shape=[], dtype=f32, value=0} : f32[]
+      %3 = gt(%h, %2) : bool[4,4]
+      %4 = where(%3, %1, %2) : f32[4,4]
+      return %4
+    })"),
+            "kernel 0 loop f32[4,4]: %0 (in: %h; out: %0)\n"
+            "kernel 1 library matmul: %1 (in: %0, %w; out: %1)\n"
+            "kernel 2 library full: %2 (in: -; out: %2)\n"
+            "kernel 3 loop f32[4,4]: %3 %4 (in: %h, %2, %1; out: %4)\n");
+}
+
+TEST(Fuse, MaxNodesPerKernelSplitsLongChains) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4]) {
+      %0 = exp(%x) : f32[4]
+      %1 = neg(%0) : f32[4]
+      %2 = sin(%1) : f32[4]
+      %3 = cos(%2) : f32[4]
+      %4 = abs(%3) : f32[4]
+      return %4
+    })",
+                    {.max_nodes_per_kernel = 2}),
+            "kernel 0 loop f32[4]: %0 %1 (in: %x; out: %1)\n"
+            "kernel 1 loop f32[4]: %2 %3 (in: %1; out: %3)\n"
+            "kernel 2 loop f32[4]: %4 (in: %3; out: %4)\n");
+}
+
+TEST(Fuse, EverythingLibrary) {
+  const char* text = R"(graph @f(%x: f32[4,8], %w: f32[8,8]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,8]
+      %1 = sum(%0) {axes=[0], keepdim=false} : f32[8]
+      %2 = reshape(%1) {shape=[2,4]} : f32[2,4]
+      %3 = full() {shape=[], dtype=f32, value=1} : f32[]
+      %4:3 = layer_norm(%0, %1, %1) {eps=1e-05} : (f32[4,8], f32[4], f32[4])
+      return %2, %3, %4#0, %4#2
+    })";
+  EXPECT_EQ(plan_of(text),
+            "kernel 0 library matmul: %0 (in: %x, %w; out: %0)\n"
+            "kernel 1 library sum: %1 (in: %0; out: %1)\n"
+            "kernel 2 library reshape: %2 (in: %1; out: %2)\n"
+            "kernel 3 library full: %3 (in: -; out: %3)\n"
+            "kernel 4 library layer_norm: %4 (in: %0, %1; out: %4#0, %4#2)\n");
+  const ir::Graph g = ir::parse(text);
+  EXPECT_EQ(ir::print_fusion_plan(g, fuse(g)), ir::print_fusion_plan(g, ir::unfused_plan(g)));
+}
+
+TEST(Fuse, DisabledGivesTheUnfusedPlan) {
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[4]) {
+      %0 = exp(%x) : f32[4]
+      %1 = neg(%0) : f32[4]
+      return %1
+    })");
+  const ir::FusionPlan plan = fuse(g, {.enabled = false});
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan),
+            "kernel 0 library exp: %0 (in: %x; out: %0)\n"
+            "kernel 1 library neg: %1 (in: %0; out: %1)\n");
+  EXPECT_EQ(ir::print_fusion_plan(g, plan), ir::print_fusion_plan(g, ir::unfused_plan(g)));
+}
+
+TEST(Fuse, EmptyGraph) {
+  EXPECT_EQ(plan_of("graph @f(%x: f32[4]) { return %x }"), "");
+}
+
+class VerifyFusionPlan : public ::testing::Test {
+ protected:
+  const ir::Graph g_ = ir::parse(R"(graph @f(%x: f32[4,8], %y: f32[8]) {
+      %0 = add(%x, %y) : f32[4,8]
+      %1 = sum(%0) {axes=[0], keepdim=false} : f32[8]
+      %2 = mul(%1, %y) : f32[8]
+      return %2
+    })");
+  // kernel 0 loop f32[4,8]: %0 (in: %x, %y; out: %0)
+  // kernel 1 library sum: %1 (in: %0; out: %1)
+  // kernel 2 loop f32[8]: %2 (in: %1, %y; out: %2)
+  ir::FusionPlan good() const {
+    ir::FusionPlan p;
+    p.groups = {{KernelKind::Loop, {0}, {Value::param(0), Value::param(1)}, {Value::node(0)}, {4, 8}},
+                {KernelKind::Library, {1}, {Value::node(0)}, {Value::node(1)}, {}},
+                {KernelKind::Loop, {2}, {Value::node(1), Value::param(1)}, {Value::node(2)}, {8}}};
+    return p;
+  }
+};
+
+TEST_F(VerifyFusionPlan, AcceptsAGoodPlanAndTheUnfusedOne) {
+  EXPECT_EQ(rejection(g_, good()), "");
+  EXPECT_EQ(rejection(g_, ir::unfused_plan(g_)), "");
+  EXPECT_EQ(ir::print_fusion_plan(g_, fuse(g_)), ir::print_fusion_plan(g_, good()));
+}
+
+TEST_F(VerifyFusionPlan, NodeInNoKernel) {
+  ir::FusionPlan p = good();
+  p.groups.pop_back();
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: node %2 = mul(%1, %y) : f32[8] is in no kernel");
+}
+
+TEST_F(VerifyFusionPlan, NodeInTwoKernels) {
+  ir::FusionPlan p = good();
+  p.groups[2].nodes = {1, 2};
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: node %1 is in kernels 1 and 2");
+}
+
+TEST_F(VerifyFusionPlan, BadNodeIdsAndEmptyKernels) {
+  ir::FusionPlan p = good();
+  p.groups[2].nodes = {7};
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: kernel 2 names node %7, which does not exist");
+  p.groups[2].nodes = {};
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: kernel 2 has no nodes");
+}
+
+TEST_F(VerifyFusionPlan, KernelsOutOfOrder) {
+  ir::FusionPlan p = good();
+  std::swap(p.groups[0], p.groups[1]);
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: kernel 0 reads %0 from kernel 1, which runs later");
+}
+
+TEST_F(VerifyFusionPlan, NodesOutOfOrderInsideAKernel) {
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[4]) {
+      %0 = exp(%x) : f32[4]
+      %1 = neg(%0) : f32[4]
+      return %1
+    })");
+  ir::FusionPlan p;
+  p.groups = {{KernelKind::Loop, {1, 0}, {Value::param(0)}, {Value::node(1)}, {4}}};
+  EXPECT_EQ(rejection(g, p), "invalid fusion plan: kernel 0 lists %1 before its operand %0");
+}
+
+TEST_F(VerifyFusionPlan, WrongInputsOrOutputs) {
+  ir::FusionPlan p = good();
+  p.groups[0].inputs = {Value::param(0)};
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: kernel 0 inputs are (%x) but should be (%x, %y)");
+  p = good();
+  p.groups[2].inputs = {Value::param(1), Value::node(1)};  // order is first use
+  EXPECT_THAT(rejection(g_, p), HasSubstr("kernel 2 inputs are (%y, %1) but should be (%1, %y)"));
+  p = good();
+  p.groups[1].outputs = {};
+  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: kernel 1 outputs are (-) but should be (%1)");
+}
+
+TEST_F(VerifyFusionPlan, LoopKernelRules) {
+  ir::FusionPlan p = good();
+  p.groups[1].kind = KernelKind::Loop;
+  p.groups[1].shape = {8};
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: loop kernel 1 ([8]) holds %1 = sum(%0) {axes=[0], keepdim=false} : "
+            "f32[8], which is neither elementwise nor expand");
+  p = good();
+  p.groups[0].shape = {8};
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: loop kernel 0 ([8]) holds %0 = add(%x, %y) : f32[4,8], whose shape "
+            "is not the iteration shape");
+}
+
+TEST_F(VerifyFusionPlan, LoopInputMustBroadcast) {
+  // No operand of a loop node can fail to broadcast (the op's type rule), so a plan claiming a
+  // wrong extra input reaches the check, which runs before inputs are compared.
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[4], %z: f32[3]) {
+      %0 = exp(%x) : f32[4]
+      return %0, %z
+    })");
+  ir::FusionPlan p;
+  p.groups = {{KernelKind::Loop, {0}, {Value::param(0), Value::param(1)}, {Value::node(0)}, {4}}};
+  EXPECT_EQ(rejection(g, p),
+            "invalid fusion plan: loop kernel 0 ([4]) reads %z of shape [3], which does not "
+            "broadcast to the iteration shape");
+}
+
+TEST_F(VerifyFusionPlan, LibraryKernelRunsOneNode) {
+  ir::FusionPlan p = good();
+  p.groups[1].nodes = {1, 2};
+  p.groups.pop_back();
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: library kernel 1 holds 2 nodes; a library kernel runs exactly one");
+}
+
+TEST(PrintFusionPlan, Format) {
+  const ir::Graph g = ir::parse(R"(graph @f(%p0: f32[128,512], %p2: f32[512,512]) {
+      %0 = full() {shape=[], dtype=f32, value=0} : f32[]
+      %1 = maximum(%p0, %0) : f32[128,512]
+      %2 = exp(%1) : f32[128,512]
+      %3 = neg(%2) : f32[128,512]
+      %4 = sqrt(%3) : f32[128,512]
+      %5 = matmul(%4, %p2) {transpose_a=false, transpose_b=false} : f32[128,512]
+      return %5
+    })");
+  ir::FusionPlan p;
+  p.groups = {
+      {KernelKind::Library, {0}, {}, {Value::node(0)}, {}},
+      {KernelKind::Loop, {1}, {Value::param(0), Value::node(0)}, {Value::node(1)}, {128, 512}},
+      {KernelKind::Loop, {2, 3, 4}, {Value::node(1)}, {Value::node(4)}, {128, 512}},
+      {KernelKind::Library, {5}, {Value::node(4), Value::param(1)}, {Value::node(5)}, {}}};
+  EXPECT_EQ(rejection(g, p), "");
+  EXPECT_EQ(ir::print_fusion_plan(g, p),
+            "kernel 0 library full: %0 (in: -; out: %0)\n"
+            "kernel 1 loop f32[128,512]: %1 (in: %p0, %0; out: %1)\n"
+            "kernel 2 loop f32[128,512]: %2 %3 %4 (in: %1; out: %4)\n"
+            "kernel 3 library matmul: %5 (in: %4, %p2; out: %5)\n");
+}
+
+// Random graphs over three shapes mixing loop and library ops: every plan must pass the verifier
+// (in particular, be acyclic and correctly ordered), with and without small kernels.
+ir::Graph random_graph(unsigned seed, int num_nodes) {
+  std::mt19937 rng(seed);
+  ir::Graph g;
+  std::vector<Value> sq{g.add_param({DType::F32, {4, 4}}), g.add_param({DType::F32, {4, 4}})};
+  std::vector<Value> col{g.add_param({DType::F32, {4, 1}})};
+  std::vector<Value> row{g.add_param({DType::F32, {4}})};
+  auto pick = [&](const std::vector<Value>& vs) {
+    // Favour recent values so that chains form, but reach back too.
+    const int n = static_cast<int>(vs.size());
+    const int back = std::min(n - 1, static_cast<int>(rng() % 8 == 0 ? rng() % n : rng() % 3));
+    return vs[n - 1 - back];
+  };
+  const ir::MatMulAttrs mm{};
+  for (int i = 0; i < num_nodes; ++i) {
+    switch (rng() % 10) {
+      case 0: sq.push_back(g.add(ir::Op::MatMul, {pick(sq), pick(sq)}, mm)); break;
+      case 1: col.push_back(g.add(ir::Op::Sum, {pick(sq)}, ir::ReduceAttrs{{1}, true})); break;
+      case 2: row.push_back(g.add(ir::Op::ReduceMax, {pick(sq)}, ir::ReduceAttrs{{0}, false})); break;
+      case 3: sq.push_back(g.add(ir::Op::Sub, {pick(sq), pick(col)}, ir::NoAttrs{})); break;
+      case 4: sq.push_back(g.add(ir::Op::Mul, {pick(row), pick(sq)}, ir::NoAttrs{})); break;
+      case 5: col.push_back(g.add(ir::Op::Exp, {pick(col)}, ir::NoAttrs{})); break;
+      case 6: sq.push_back(g.add(ir::Op::Expand, {pick(row)}, ir::ExpandAttrs{{4, 4}})); break;
+      case 7: sq.push_back(g.add(ir::Op::Permute, {pick(sq)}, ir::PermuteAttrs{{1, 0}})); break;
+      default: sq.push_back(g.add(ir::Op::Add, {pick(sq), pick(sq)}, ir::NoAttrs{})); break;
+    }
+  }
+  g.set_results({sq.back(), col.back(), row.back()});
+  return g;
+}
+
+// Greedy but not lazy: two loop kernels of one shape with a direct edge stay apart only when
+// another path joins them (merging would close a cycle). Checked by brute force on the kernel DAG.
+void expect_no_missed_vertical_fusion(const ir::Graph& g, const ir::FusionPlan& plan) {
+  const int k = static_cast<int>(plan.groups.size());
+  std::vector<int> kernel(g.nodes().size());
+  for (int i = 0; i < k; ++i)
+    for (int id : plan.groups[i].nodes) kernel[id] = i;
+  std::vector<std::set<int>> succ(k);
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
+    for (Value v : g.node(id).inputs)
+      if (!v.is_param() && kernel[v.def] != kernel[id]) succ[kernel[v.def]].insert(kernel[id]);
+  auto reaches = [&](int from, int to) {
+    std::vector<int> stack{from};
+    std::vector<char> seen(k, 0);
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (std::exchange(seen[x], 1)) continue;
+      stack.insert(stack.end(), succ[x].begin(), succ[x].end());
+    }
+    return false;
+  };
+  for (int p = 0; p < k; ++p) {
+    const ir::FusionGroup& a = plan.groups[p];
+    for (int c : succ[p]) {
+      const ir::FusionGroup& b = plan.groups[c];
+      if (a.kind != KernelKind::Loop || b.kind != KernelKind::Loop || a.shape != b.shape) continue;
+      bool other_path = false;
+      for (int x : succ[p]) other_path = other_path || (x != c && reaches(x, c));
+      EXPECT_TRUE(other_path) << "kernels " << p << " and " << c << " could have fused\n"
+                              << ir::print(g) << ir::print_fusion_plan(g, plan);
+    }
+  }
+}
+
+TEST(Fuse, RandomGraphsGivePlansThatVerify) {
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    const ir::Graph g = random_graph(seed, 60);
+    for (int max_nodes : {2, 5, 64}) {
+      const ir::FusionPlan plan = fuse(g, {.max_nodes_per_kernel = max_nodes});
+      ASSERT_EQ(rejection(g, plan), "") << "seed " << seed << ", max " << max_nodes << "\n"
+                                        << ir::print(g) << ir::print_fusion_plan(g, plan);
+      int loops = 0;
+      for (const ir::FusionGroup& grp : plan.groups) {
+        loops += grp.kind == KernelKind::Loop;
+        EXPECT_LE(static_cast<int>(grp.nodes.size()), max_nodes);
+      }
+      if (max_nodes == 64) {
+        EXPECT_LT(plan.groups.size(), g.nodes().size()) << "seed " << seed;
+        expect_no_missed_vertical_fusion(g, plan);
+      }
+    }
+  }
+}
+
+// A residual stack, 30k nodes: h = h + matmul(relu(h), w). Each relu joins the add before it;
+// each add must start a new kernel (joining would close a cycle through the matmul).
+TEST(Fuse, LargeResidualStack) {
+  ir::Graph g;
+  Value h = g.add_param({DType::F32, {8, 8}});
+  const Value w = g.add_param({DType::F32, {8, 8}});
+  const int layers = 10000;
+  for (int i = 0; i < layers; ++i) {
+    const Value a = g.add(ir::Op::Relu, {h}, ir::NoAttrs{});
+    const Value m = g.add(ir::Op::MatMul, {a, w}, ir::MatMulAttrs{});
+    h = g.add(ir::Op::Add, {h, m}, ir::NoAttrs{});
+  }
+  g.set_results({h});
+  const auto start = std::chrono::steady_clock::now();
+  const ir::FusionPlan plan = fuse(g);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(rejection(g, plan), "");
+  EXPECT_EQ(plan.groups.size(), 2u * layers + 1);  // relu0, then (matmul, add+relu) per layer
+  RecordProperty("fuse_ms", std::to_string(ms));
+}
+
+}  // namespace
+}  // namespace lt::passes
