@@ -171,8 +171,10 @@ std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
     const int last = grp.nodes.empty() ? -1 : grp.nodes.back();
     const bool known = last >= 0 && last < n;
     if (grp.kind == KernelKind::Loop) {
-      // The dtype shown is the last node's (the group's root, usually its only output).
-      const std::string_view dtype = known ? dtype_name(g.node(last).types[0].dtype) : "?";
+      // The dtype shown is the first output's (else the last node's): a kernel that also writes
+      // a bool mask still reads as the f32 kernel it mostly is.
+      std::string_view dtype = known ? dtype_name(g.node(last).types[0].dtype) : "?";
+      if (!grp.outputs.empty() && grp.outputs[0].def < n) dtype = dtype_name(g.type(grp.outputs[0]).dtype);
       s += fmt::format("kernel {} loop {}{}:", k, dtype, shape_str(grp.shape));
     } else {
       s += fmt::format("kernel {} library {}:", k, known ? mnemonic(g.node(last).op) : "?");

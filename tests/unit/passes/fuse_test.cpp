@@ -471,6 +471,38 @@ TEST(Fuse, RandomGraphsGivePlansThatVerify) {
   }
 }
 
+// An MLP with gelu written in primitives, forward and backward (the gelu derivative reads the
+// forward's pre-activation): 27k nodes. The derivative fuses into the forward kernel; the product
+// with the incoming gradient cannot (the gradient comes from later kernels).
+TEST(Fuse, LargeGeluMlp) {
+  ir::Graph g;
+  const Value x = g.add_param({DType::F32, {8, 8}});
+  const Value w = g.add_param({DType::F32, {8, 8}});
+  const Value b = g.add_param({DType::F32, {8}});
+  auto op = [&](ir::Op o, std::vector<Value> in) { return g.add(o, std::move(in), ir::NoAttrs{}); };
+  const int layers = 3000;
+  std::vector<Value> zs, as{x};
+  for (int i = 0; i < layers; ++i) {
+    zs.push_back(op(ir::Op::Add, {g.add(ir::Op::MatMul, {as.back(), w}, ir::MatMulAttrs{}), b}));
+    as.push_back(op(ir::Op::Gelu, {zs.back()}));
+  }
+  Value grad = as.back();
+  for (int i = layers - 1; i >= 0; --i) {
+    const Value t = op(ir::Op::Tanh, {zs[i]});
+    const Value d = op(ir::Op::Sub, {zs[i], op(ir::Op::Mul, {t, t})});
+    const Value gz = op(ir::Op::Mul, {grad, d});
+    g.add(ir::Op::MatMul, {as[i], gz}, ir::MatMulAttrs{true, false});
+    grad = g.add(ir::Op::MatMul, {gz, w}, ir::MatMulAttrs{false, true});
+  }
+  g.set_results({grad});
+  const ir::FusionPlan plan = fuse(g);
+  EXPECT_EQ(rejection(g, plan), "");
+  // Per layer: forward matmul, {add gelu tanh mul sub}, {mul}, two backward matmuls; the last
+  // layer's gradient product joins its forward kernel.
+  EXPECT_EQ(plan.groups.size(), 5u * layers - 1);
+  EXPECT_EQ(plan.groups[1].nodes.size(), 5u);
+}
+
 // A residual stack, 30k nodes: h = h + matmul(relu(h), w). Each relu joins the add before it;
 // each add must start a new kernel (joining would close a cycle through the matmul).
 TEST(Fuse, LargeResidualStack) {
