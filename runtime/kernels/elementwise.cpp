@@ -88,7 +88,13 @@ struct BinaryFns {
   static T add(T a, T b) { return a + b; }
   static T sub(T a, T b) { return a - b; }
   static T mul(T a, T b) { return a * b; }
-  static T div(T a, T b) { return a / b; }
+  static T div(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      // min / -1 overflows (x86 traps): it wraps to min, as two's complement negation does.
+      if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+    }
+    return a / b;
+  }
   static T pow(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
     else return a;  // unreachable: the type rule allows float only

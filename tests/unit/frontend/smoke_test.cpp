@@ -18,3 +18,17 @@ TEST(Smoke, AddBroadcastAndBackward) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST(Smoke, IntegerDivisionEdgeCases) {
+  Tensor a = from_vector<int32_t>({INT32_MIN, 7, -7}, {3});
+  Tensor b = from_vector<int32_t>({-1, 2, 2}, {3});
+  EXPECT_EQ(div(a, b).to_vector<int32_t>(), (std::vector<int32_t>{INT32_MIN, 3, -3}));
+  Tensor z = from_vector<int32_t>({1, 0, 1}, {3});
+  EXPECT_THROW(div(a, z), Error);
+}
+
+}  // namespace
+}  // namespace lt
