@@ -57,9 +57,9 @@ std::vector<int> kernel_of_nodes(const Graph& g, const FusionPlan& plan) {
       fail(fmt::format("library kernel {} holds {} nodes; a library kernel runs exactly one", k,
                        grp.nodes.size()));
     for (int id : grp.nodes) {
-      if (id < 0 || id >= n) fail(fmt::format("kernel {} names node %{}, which does not exist", k, id));
-      if (kernel[id] >= 0)
-        fail(fmt::format("node %{} is in kernels {} and {}", id, kernel[id], k));
+      if (id < 0 || id >= n)
+        fail(fmt::format("kernel {} names node %{}, which does not exist", k, id));
+      if (kernel[id] >= 0) fail(fmt::format("node %{} is in kernels {} and {}", id, kernel[id], k));
       kernel[id] = static_cast<int>(k);
     }
   }
@@ -174,7 +174,8 @@ std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
       // The dtype shown is the first output's (else the last node's): a kernel that also writes
       // a bool mask still reads as the f32 kernel it mostly is.
       std::string_view dtype = known ? dtype_name(g.node(last).types[0].dtype) : "?";
-      if (!grp.outputs.empty() && grp.outputs[0].def < n) dtype = dtype_name(g.type(grp.outputs[0]).dtype);
+      if (!grp.outputs.empty() && grp.outputs[0].def < n)
+        dtype = dtype_name(g.type(grp.outputs[0]).dtype);
       s += fmt::format("kernel {} loop {}{}:", k, dtype, shape_str(grp.shape));
     } else {
       s += fmt::format("kernel {} library {}:", k, known ? mnemonic(g.node(last).op) : "?");

@@ -16,7 +16,9 @@ using ir::Value;
 
 bool loop_fusible(ir::Op op) { return ir::as_elementwise(op).has_value() || op == ir::Op::Expand; }
 
-bool contains(std::span<const int> xs, int x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
+bool contains(std::span<const int> xs, int x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
 
 // Values as dense indices: parameters first, then every output of every node in id order.
 class ValueIndex {
@@ -44,8 +46,15 @@ class ValueIndex {
 class Fuser {
  public:
   Fuser(const ir::Graph& g, const FuseOptions& o)
-      : g_(g), o_(o), n_(static_cast<int>(g.nodes().size())), parent_(n_), size_(n_, 1),
-        level_(n_, 0), visited_(n_, 0), loop_(n_, 0), consumers_(n_) {
+      : g_(g),
+        o_(o),
+        n_(static_cast<int>(g.nodes().size())),
+        parent_(n_),
+        size_(n_, 1),
+        level_(n_, 0),
+        visited_(n_, 0),
+        loop_(n_, 0),
+        consumers_(n_) {
     for (int id = 0; id < n_; ++id) parent_[id] = id;
   }
 

@@ -18,9 +18,9 @@
 namespace lt::passes {
 namespace {
 
-using ::testing::HasSubstr;
 using ir::KernelKind;
 using ir::Value;
+using ::testing::HasSubstr;
 
 // Parses, verifies, fuses, checks the plan against the contract and returns it as text.
 std::string plan_of(std::string_view text, FuseOptions o = {}) {
@@ -243,9 +243,7 @@ TEST(Fuse, DisabledGivesTheUnfusedPlan) {
   EXPECT_EQ(ir::print_fusion_plan(g, plan), ir::print_fusion_plan(g, ir::unfused_plan(g)));
 }
 
-TEST(Fuse, EmptyGraph) {
-  EXPECT_EQ(plan_of("graph @f(%x: f32[4]) { return %x }"), "");
-}
+TEST(Fuse, EmptyGraph) { EXPECT_EQ(plan_of("graph @f(%x: f32[4]) { return %x }"), ""); }
 
 class VerifyFusionPlan : public ::testing::Test {
  protected:
@@ -260,9 +258,10 @@ class VerifyFusionPlan : public ::testing::Test {
   // kernel 2 loop f32[8]: %2 (in: %1, %y; out: %2)
   ir::FusionPlan good() const {
     ir::FusionPlan p;
-    p.groups = {{KernelKind::Loop, {0}, {Value::param(0), Value::param(1)}, {Value::node(0)}, {4, 8}},
-                {KernelKind::Library, {1}, {Value::node(0)}, {Value::node(1)}, {}},
-                {KernelKind::Loop, {2}, {Value::node(1), Value::param(1)}, {Value::node(2)}, {8}}};
+    p.groups = {
+        {KernelKind::Loop, {0}, {Value::param(0), Value::param(1)}, {Value::node(0)}, {4, 8}},
+        {KernelKind::Library, {1}, {Value::node(0)}, {Value::node(1)}, {}},
+        {KernelKind::Loop, {2}, {Value::node(1), Value::param(1)}, {Value::node(2)}, {8}}};
     return p;
   }
 };
@@ -276,7 +275,8 @@ TEST_F(VerifyFusionPlan, AcceptsAGoodPlanAndTheUnfusedOne) {
 TEST_F(VerifyFusionPlan, NodeInNoKernel) {
   ir::FusionPlan p = good();
   p.groups.pop_back();
-  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: node %2 = mul(%1, %y) : f32[8] is in no kernel");
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: node %2 = mul(%1, %y) : f32[8] is in no kernel");
 }
 
 TEST_F(VerifyFusionPlan, NodeInTwoKernels) {
@@ -296,7 +296,8 @@ TEST_F(VerifyFusionPlan, BadNodeIdsAndEmptyKernels) {
 TEST_F(VerifyFusionPlan, KernelsOutOfOrder) {
   ir::FusionPlan p = good();
   std::swap(p.groups[0], p.groups[1]);
-  EXPECT_EQ(rejection(g_, p), "invalid fusion plan: kernel 0 reads %0 from kernel 1, which runs later");
+  EXPECT_EQ(rejection(g_, p),
+            "invalid fusion plan: kernel 0 reads %0 from kernel 1, which runs later");
 }
 
 TEST_F(VerifyFusionPlan, NodesOutOfOrderInsideAKernel) {
@@ -327,14 +328,16 @@ TEST_F(VerifyFusionPlan, LoopKernelRules) {
   ir::FusionPlan p = good();
   p.groups[1].kind = KernelKind::Loop;
   p.groups[1].shape = {8};
-  EXPECT_EQ(rejection(g_, p),
-            "invalid fusion plan: loop kernel 1 ([8]) holds %1 = sum(%0) {axes=[0], keepdim=false} : "
-            "f32[8], which is neither elementwise nor expand");
+  EXPECT_EQ(
+      rejection(g_, p),
+      "invalid fusion plan: loop kernel 1 ([8]) holds %1 = sum(%0) {axes=[0], keepdim=false} : "
+      "f32[8], which is neither elementwise nor expand");
   p = good();
   p.groups[0].shape = {8};
-  EXPECT_EQ(rejection(g_, p),
-            "invalid fusion plan: loop kernel 0 ([8]) holds %0 = add(%x, %y) : f32[4,8], whose shape "
-            "is not the iteration shape");
+  EXPECT_EQ(
+      rejection(g_, p),
+      "invalid fusion plan: loop kernel 0 ([8]) holds %0 = add(%x, %y) : f32[4,8], whose shape "
+      "is not the iteration shape");
 }
 
 TEST_F(VerifyFusionPlan, LoopInputMustBroadcast) {
@@ -355,8 +358,9 @@ TEST_F(VerifyFusionPlan, LibraryKernelRunsOneNode) {
   ir::FusionPlan p = good();
   p.groups[1].nodes = {1, 2};
   p.groups.pop_back();
-  EXPECT_EQ(rejection(g_, p),
-            "invalid fusion plan: library kernel 1 holds 2 nodes; a library kernel runs exactly one");
+  EXPECT_EQ(
+      rejection(g_, p),
+      "invalid fusion plan: library kernel 1 holds 2 nodes; a library kernel runs exactly one");
 }
 
 TEST(PrintFusionPlan, Format) {
@@ -400,15 +404,33 @@ ir::Graph random_graph(unsigned seed, int num_nodes) {
   const ir::MatMulAttrs mm{};
   for (int i = 0; i < num_nodes; ++i) {
     switch (rng() % 10) {
-      case 0: sq.push_back(g.add(ir::Op::MatMul, {pick(sq), pick(sq)}, mm)); break;
-      case 1: col.push_back(g.add(ir::Op::Sum, {pick(sq)}, ir::ReduceAttrs{{1}, true})); break;
-      case 2: row.push_back(g.add(ir::Op::ReduceMax, {pick(sq)}, ir::ReduceAttrs{{0}, false})); break;
-      case 3: sq.push_back(g.add(ir::Op::Sub, {pick(sq), pick(col)}, ir::NoAttrs{})); break;
-      case 4: sq.push_back(g.add(ir::Op::Mul, {pick(row), pick(sq)}, ir::NoAttrs{})); break;
-      case 5: col.push_back(g.add(ir::Op::Exp, {pick(col)}, ir::NoAttrs{})); break;
-      case 6: sq.push_back(g.add(ir::Op::Expand, {pick(row)}, ir::ExpandAttrs{{4, 4}})); break;
-      case 7: sq.push_back(g.add(ir::Op::Permute, {pick(sq)}, ir::PermuteAttrs{{1, 0}})); break;
-      default: sq.push_back(g.add(ir::Op::Add, {pick(sq), pick(sq)}, ir::NoAttrs{})); break;
+      case 0:
+        sq.push_back(g.add(ir::Op::MatMul, {pick(sq), pick(sq)}, mm));
+        break;
+      case 1:
+        col.push_back(g.add(ir::Op::Sum, {pick(sq)}, ir::ReduceAttrs{{1}, true}));
+        break;
+      case 2:
+        row.push_back(g.add(ir::Op::ReduceMax, {pick(sq)}, ir::ReduceAttrs{{0}, false}));
+        break;
+      case 3:
+        sq.push_back(g.add(ir::Op::Sub, {pick(sq), pick(col)}, ir::NoAttrs{}));
+        break;
+      case 4:
+        sq.push_back(g.add(ir::Op::Mul, {pick(row), pick(sq)}, ir::NoAttrs{}));
+        break;
+      case 5:
+        col.push_back(g.add(ir::Op::Exp, {pick(col)}, ir::NoAttrs{}));
+        break;
+      case 6:
+        sq.push_back(g.add(ir::Op::Expand, {pick(row)}, ir::ExpandAttrs{{4, 4}}));
+        break;
+      case 7:
+        sq.push_back(g.add(ir::Op::Permute, {pick(sq)}, ir::PermuteAttrs{{1, 0}}));
+        break;
+      default:
+        sq.push_back(g.add(ir::Op::Add, {pick(sq), pick(sq)}, ir::NoAttrs{}));
+        break;
     }
   }
   g.set_results({sq.back(), col.back(), row.back()});
@@ -518,7 +540,8 @@ TEST(Fuse, LargeResidualStack) {
   g.set_results({h});
   const auto start = std::chrono::steady_clock::now();
   const ir::FusionPlan plan = fuse(g);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(rejection(g, plan), "");
   EXPECT_EQ(plan.groups.size(), 2u * layers + 1);  // relu0, then (matmul, add+relu) per layer
   RecordProperty("fuse_ms", std::to_string(ms));
