@@ -7,7 +7,6 @@
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/ObjectCache.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
@@ -165,21 +164,16 @@ std::unique_ptr<Jit> Jit::create() {
   jtmb.setCodeModel(llvm::CodeModel::Small);
   impl->tm = take(jtmb.createTargetMachine(), "creating the target machine");
   const llvm::DataLayout dl = impl->tm->createDataLayout();
-  const char prefix = dl.getGlobalPrefix();
   impl->jit = take(
       llvm::orc::LLJITBuilder()
           .setJITTargetMachineBuilder(std::move(jtmb))
           .setDataLayout(dl)
           // Objects only: no IR-level initializer support needed.
           .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
-          .setProcessSymbolsJITDylibSetup(
-              [prefix](llvm::orc::LLJIT& j) -> llvm::Expected<llvm::orc::JITDylibSP> {
-                auto& jd = j.getExecutionSession().createBareJITDylib("<Process Symbols>");
-                auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
-                if (!gen) return gen.takeError();
-                jd.addGenerator(std::move(*gen));
-                return &jd;
-              })
+          // The process's symbols (libm, the runtime's exported extern "C" functions), found
+          // with dlsym: LLJIT's default "<Process Symbols>" dylib, a DynamicLibrarySearchGenerator
+          // for the current process behind its executor-process-control interface.
+          .setLinkProcessSymbolsByDefault(true)
           .create(),
       "creating the JIT");
   Impl* raw = impl.get();

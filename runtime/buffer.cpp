@@ -29,5 +29,6 @@ Buffer::~Buffer() {
 
 int64_t Buffer::live_bytes() { return g_live.load(); }
 int64_t Buffer::peak_bytes() { return g_peak.load(); }
+void Buffer::reset_peak() { g_peak.store(g_live.load()); }
 
 }  // namespace lt::rt

@@ -19,6 +19,8 @@ class Buffer {
   /// Bytes currently held by live buffers, and the most ever held at once (for metrics).
   static int64_t live_bytes();
   static int64_t peak_bytes();
+  /// Restarts peak tracking from the bytes live now (benchmarks measure one phase at a time).
+  static void reset_peak();
 
  private:
   Buffer(void* data, size_t bytes) : data_(data), bytes_(bytes) {}
