@@ -6,7 +6,7 @@
 # used more than 3% of the machine's CPU time while it ran ("foreign" below, measured from
 # /proc/stat minus the benchmark's own user+system time).
 # Writes <out-dir>/eager.txt (one line per benchmark with its foreign-CPU fraction) and
-# <out-dir>/torch.txt.
+# <out-dir>/torch.txt (LT_BENCH_TORCH=0 skips the PyTorch side).
 set -uo pipefail
 build=${1:-build-bench}
 out=${2:-$build/bench-results}
@@ -62,5 +62,6 @@ for name in $("$bin" --benchmark_list_tests --benchmark_filter="$filter"); do
   echo "$line   [foreign CPU: $foreign]" | tee -a "$out/eager.txt"
 done
 
+[ "${LT_BENCH_TORCH:-1}" = 1 ] || exit 0  # LT_BENCH_TORCH=0 skips the PyTorch side
 foreign=$(run_quiet "$out/torch_run.txt" /usr/bin/python3 bench/torch_compare.py)
 { cat "$out/torch_run.txt"; echo "[foreign CPU: $foreign]"; } | tee "$out/torch.txt"

@@ -9,6 +9,10 @@
 
 namespace lt::codegen {
 
+/// Bumped whenever the emitted code for the same graph changes (emitters, lowering): on-disk
+/// objects of an older codegen are then never reused.
+inline constexpr int kCodegenVersion = 1;
+
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
   std::string dump_prefix;  // file stem for the dumps

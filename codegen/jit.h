@@ -20,6 +20,7 @@ struct JitOptions {
   std::string dump_prefix;      // file stem inside dump_dir
   std::string cache_key;        // non-empty: the on-disk object cache entry for this module
   int prefer_vector_width = 0;  // 0: the JIT's default (kDefaultVectorWidth); else 128/256/512
+  bool vector_math = true;      // loops calling exp/log/sin/... use glibc's libmvec (a few ulp)
 };
 
 /// The vector width loops are vectorized for unless a module asks otherwise (jit.cpp says why).

@@ -8,6 +8,7 @@
 
 #include "codegen/compile.h"
 #include "codegen/jit.h"
+#include "codegen/object_cache.h"
 #include "lt/metrics.h"
 #include "passes/fuse.h"
 #include "passes/pipeline.h"
@@ -46,9 +47,16 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
     }
   }
   codegen::CompileStats stats;
-  step->executable_ = codegen::compile(
-      g, plan, {dump_dir, prefix, o.disk_cache ? prefix : std::string()}, &stats);
+  const codegen::ObjectCacheStats before = codegen::object_cache_stats();
+  const std::string cache_key =
+      o.disk_cache ? fmt::format("{}-cg{}", prefix, codegen::kCodegenVersion) : std::string();
+  step->executable_ = codegen::compile(g, plan, {dump_dir, prefix, cache_key}, &stats);
+  const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);
+  metrics::count("disk_cache_hit", static_cast<int64_t>(after.hits - before.hits));
+  metrics::count("llvm_compile", static_cast<int64_t>(after.misses - before.misses));
+  if (after.corrupt != before.corrupt) metrics::count("disk_cache_corrupt", static_cast<int64_t>(after.corrupt - before.corrupt));
+  step->disk_hit_ = after.hits > before.hits && after.misses == before.misses;
   metrics::time_ns("codegen", static_cast<int64_t>(stats.llvm_ms * 1e6));
   step->traced_ = std::move(traced);
   return step;

@@ -17,6 +17,8 @@ namespace lt::lazy {
 class PreparedStep {
  public:
   const ir::Graph& traced() const { return traced_; }
+  /// Whether its code came from the on-disk cache (no LLVM compile).
+  bool disk_hit() const { return disk_hit_; }
   std::vector<rt::BufferPtr> run(std::span<const rt::BufferPtr> params) const;
 
   /// Prepares `traced` (verified first) at the given options; `key` names dumps and the on-disk
@@ -28,6 +30,7 @@ class PreparedStep {
   ir::Graph traced_;
   std::unique_ptr<rt::InterpretedGraph> interpreted_;
   std::shared_ptr<rt::Executable> executable_;
+  bool disk_hit_ = false;
 };
 
 /// The compile environment mixed into cache keys: options that change the code, the host CPU.

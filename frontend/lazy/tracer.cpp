@@ -248,7 +248,8 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
   if (g_debug)
     log_line(fmt::format("lt: {} graph={:016x} nodes={} params={} cache={} build+hash={:.1f}us "
                          "{}={:.3f}ms exec={:.3f}ms",
-                         cause, key, nodes, c.params.size(), hit ? "hit" : "miss", (t1 - t0) / 1e3,
+                         cause, key, nodes, c.params.size(),
+                         hit ? "hit" : exe->disk_hit() ? "miss (disk hit)" : "miss", (t1 - t0) / 1e3,
                          hit ? "lookup" : "prepare", (t2 - t1) / 1e6, (t3 - t2) / 1e6));
 }
 

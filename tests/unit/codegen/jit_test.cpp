@@ -23,7 +23,9 @@ namespace lt::codegen {
 namespace {
 
 using testing::add_caller;
+using testing::add_exp_loop;
 using testing::add_saxpy;
+using testing::MapFn;
 using testing::SaxpyFn;
 using testing::TestModule;
 using testing::UnaryFn;
@@ -160,6 +162,38 @@ TEST(Jit, WritesDumps) {
   EXPECT_NE(s.find("saxpy:"), std::string::npos);
   if (Jit::host_features().find("+avx512f") != std::string::npos) {
     EXPECT_NE(s.find("%zmm"), std::string::npos) << "expected 512-bit vectors";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// With libmvec the loop calls its 8-wide expf (a few ulp from glibc's scalar expf); without, the
+// scalar expf, exactly.
+TEST(Jit, VectorMathLibrary) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lt_codegen_mvec_" + std::to_string(::getpid()));
+  std::vector<float> x(1003), y(1003);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -20 + 0.04f * static_cast<float>(i);
+  for (bool vector_math : {true, false}) {
+    SCOPED_TRACE(vector_math);
+    auto jit = Jit::create();
+    TestModule tm(*jit);
+    add_exp_loop(*tm.m);
+    JitOptions o;
+    o.vector_math = vector_math;
+    o.dump_dir = dir.string();
+    o.dump_prefix = vector_math ? "on" : "off";
+    tm.add_to(*jit, o);
+    reinterpret_cast<MapFn>(jit->lookup("exp_loop"))(x.data(), y.data(), 1003);
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (vector_math) {
+        ASSERT_NEAR(y[i], std::exp(x[i]), 4e-7 * std::exp(x[i])) << x[i];
+      } else {
+        ASSERT_EQ(y[i], std::exp(x[i])) << x[i];
+      }
+    }
+    const std::string opt = read_file(dir / (o.dump_prefix + ".opt.ll"));
+    const bool mvec = opt.find("_ZGV") != std::string::npos;
+    EXPECT_EQ(mvec, vector_math && std::filesystem::exists("/lib/x86_64-linux-gnu/libmvec.so.1"));
   }
   std::filesystem::remove_all(dir);
 }

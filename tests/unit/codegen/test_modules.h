@@ -60,6 +60,34 @@ inline void add_saxpy(llvm::Module& m, const std::string& name = "saxpy") {
   b.CreateRetVoid();
 }
 
+/// void exp_loop(float* x, float* y, int64_t n): y[i] = llvm.exp(x[i]).
+inline void add_exp_loop(llvm::Module& m) {
+  llvm::LLVMContext& c = m.getContext();
+  llvm::IRBuilder<> b(c);
+  auto* f32 = b.getFloatTy();
+  auto* i64 = b.getInt64Ty();
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), i64}, false);
+  auto* f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "exp_loop", m);
+  f->addParamAttr(0, llvm::Attribute::NoAlias);
+  f->addParamAttr(1, llvm::Attribute::NoAlias);
+  auto* entry = llvm::BasicBlock::Create(c, "entry", f);
+  auto* loop = llvm::BasicBlock::Create(c, "loop", f);
+  auto* exit = llvm::BasicBlock::Create(c, "exit", f);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(f->getArg(2), b.getInt64(0)), loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
+  i->addIncoming(b.getInt64(0), entry);
+  llvm::Value* v = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, f->getArg(0), i));
+  b.CreateStore(b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v),
+                b.CreateInBoundsGEP(f32, f->getArg(1), i));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, f->getArg(2)), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+}
+
 /// double <name>(double v) { return <callee>(v) + 1; } with callee declared, defined elsewhere.
 inline void add_caller(llvm::Module& m, const std::string& name, const std::string& callee) {
   llvm::IRBuilder<> b(m.getContext());
@@ -73,5 +101,6 @@ inline void add_caller(llvm::Module& m, const std::string& name, const std::stri
 
 using SaxpyFn = void (*)(float*, float*, float, int64_t);
 using UnaryFn = double (*)(double);
+using MapFn = void (*)(const float*, float*, int64_t);
 
 }  // namespace lt::codegen::testing

@@ -1,0 +1,182 @@
+// Buffer plan: the launch model shared by the planner and codegen, the in-place rule, the checker
+// and the text form. verify_buffer_plan recomputes liveness on its own, so a planner bug is caught
+// here, naming the value, rather than as wrong numbers from a kernel.
+#include "ir/buffer_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "ir/error.h"
+
+namespace lt::ir {
+namespace {
+
+[[noreturn]] void fail(const Graph& g, Value v, const std::string& what) {
+  throw InternalError(fmt::format("invalid buffer plan: {}: {}", value_name(g, v), what));
+}
+
+const char* storage_name(Storage s) {
+  switch (s) {
+    case Storage::Param: return "param";
+    case Storage::Arena: return "arena";
+    case Storage::Result: return "result";
+    case Storage::Donated: return "donated";
+  }
+  return "?";
+}
+
+int64_t aligned(int64_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
+
+// Every launch's reads and writes have slots, a write's slot names that launch as its first, and
+// first/last match the launches; returns the last launch reading each slot (-1: none).
+std::vector<int> check_slots(const Graph& g, std::span<const PlannedLaunch> launches,
+                             const BufferPlan& plan) {
+  std::vector<int> last(plan.slots.size(), -1);
+  for (int li = 0; li < static_cast<int>(launches.size()); ++li) {
+    for (Value v : launches[li].reads) {
+      const int s = plan.slot_of(v);
+      if (s < 0 || s >= static_cast<int>(plan.slots.size())) fail(g, v, "read without a slot");
+      if (plan.slots[s].first >= li) fail(g, v, fmt::format("read by launch {} before written", li));
+      last[s] = li;
+    }
+    for (Value v : launches[li].writes) {
+      const int s = plan.slot_of(v);
+      if (s < 0 || s >= static_cast<int>(plan.slots.size())) fail(g, v, "written without a slot");
+      if (plan.slots[s].value != v || plan.slots[s].first != li)
+        fail(g, v, fmt::format("slot {} does not record launch {} writing it", s, li));
+    }
+  }
+  for (size_t s = 0; s < plan.slots.size(); ++s)
+    if (last[s] != plan.slots[s].last)
+      fail(g, plan.slots[s].value, fmt::format("last read at launch {}, plan says {}", last[s],
+                                               plan.slots[s].last));
+  return last;
+}
+
+// Arena slots whose live ranges meet must not share a byte.
+void check_arena(const Graph& g, const BufferPlan& plan) {
+  std::vector<int> arena;
+  for (size_t s = 0; s < plan.slots.size(); ++s) {
+    const BufferSlot& b = plan.slots[s];
+    if (b.storage != Storage::Arena) continue;
+    if (b.offset % kBufferAlign || b.offset < 0 || b.offset + b.bytes() > plan.arena_bytes)
+      fail(g, b.value, fmt::format("arena range @{} +{} is misaligned or outside the arena of {}",
+                                   b.offset, b.bytes(), plan.arena_bytes));
+    arena.push_back(static_cast<int>(s));
+  }
+  for (size_t i = 0; i < arena.size(); ++i)
+    for (size_t j = i + 1; j < arena.size(); ++j) {
+      const BufferSlot &a = plan.slots[arena[i]], &b = plan.slots[arena[j]];
+      const bool live_together =
+          std::max(a.first, b.first) <= std::min(a.live_until(), b.live_until());
+      const bool overlap = a.offset < b.offset + b.bytes() && b.offset < a.offset + a.bytes();
+      if (live_together && overlap && a.bytes() > 0 && b.bytes() > 0)
+        fail(g, a.value, fmt::format("shares arena bytes with {}, live at the same launch",
+                                     value_name(g, b.value)));
+    }
+}
+
+void check_results_and_donations(const Graph& g, const FusionPlan& fusion,
+                                 std::span<const PlannedLaunch> launches, const BufferPlan& plan,
+                                 std::span<const int> last) {
+  std::set<int> result_slots(plan.results.begin(), plan.results.end());
+  for (size_t r = 0; r < g.results().size(); ++r)
+    if (plan.results.at(r) != plan.slot_of(g.results()[r]))
+      fail(g, g.results()[r], fmt::format("result {} is not in its slot", r));
+  for (size_t s = plan.num_params; s < plan.slots.size(); ++s) {
+    const BufferSlot& b = plan.slots[s];
+    const bool is_result = result_slots.count(static_cast<int>(s)) > 0;
+    if (is_result == (b.storage == Storage::Arena))
+      fail(g, b.value, fmt::format("{} in {} storage", is_result ? "a result" : "an intermediate",
+                                   storage_name(b.storage)));
+    if (b.storage != Storage::Donated) continue;
+    const int p = b.donor;
+    if (p < 0 || p >= plan.num_params || g.params()[p].type.bytes() != b.type.bytes())
+      fail(g, b.value, fmt::format("cannot take over parameter {}", p));
+    if (result_slots.count(p)) fail(g, b.value, "its donor is itself a result");
+    if (last[p] > b.first) fail(g, b.value, "its donor is read after it is written");
+    if (last[p] == b.first) {
+      const PlannedLaunch& l = launches[b.first];
+      if (!b.in_place || l.node >= 0 || !can_write_in_place(g, fusion.groups[l.group], b.value, p))
+        fail(g, b.value, "written over its donor by a launch that reads the donor");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan) {
+  std::vector<PlannedLaunch> out;
+  for (int gi = 0; gi < static_cast<int>(plan.groups.size()); ++gi) {
+    const FusionGroup& grp = plan.groups[gi];
+    if (grp.kind == KernelKind::Loop) {
+      out.push_back({gi, -1, grp.inputs, grp.outputs});
+      continue;
+    }
+    for (int id : grp.nodes) {
+      PlannedLaunch l{gi, id, g.node(id).inputs, {}};
+      for (int k = 0; k < g.num_outputs(id); ++k) l.writes.push_back(Value::node(id, k));
+      out.push_back(std::move(l));
+    }
+  }
+  return out;
+}
+
+bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int param) {
+  if (grp.kind != KernelKind::Loop || out.is_param()) return false;
+  if (g.params()[param].type.shape != grp.shape) return false;
+  const Value p = Value::param(param);
+  std::set<int> in_group(grp.nodes.begin(), grp.nodes.end());
+  for (int id : grp.nodes) {
+    const Node& n = g.node(id);
+    if (n.op == Op::Expand && n.inputs[0] == p) return false;
+  }
+  // Does `out` read `param`, directly or through nodes of the group?
+  std::vector<int> stack{out.def};
+  std::set<int> seen{out.def};
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    for (Value v : g.node(id).inputs) {
+      if (v == p) return true;
+      if (!v.is_param() && in_group.count(v.def) && seen.insert(v.def).second) stack.push_back(v.def);
+    }
+  }
+  return false;
+}
+
+void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan) {
+  const std::vector<PlannedLaunch> launches = launch_sequence(g, fusion);
+  if (plan.num_params != static_cast<int>(g.params().size()) ||
+      plan.num_launches != static_cast<int>(launches.size()))
+    throw InternalError(fmt::format("invalid buffer plan: {} parameters and {} launches, graph has "
+                                    "{} and {}", plan.num_params, plan.num_launches,
+                                    g.params().size(), launches.size()));
+  for (int p = 0; p < plan.num_params; ++p)
+    if (plan.slots.at(p).storage != Storage::Param || plan.slots[p].value != Value::param(p))
+      fail(g, Value::param(p), "parameter slot out of place");
+  const std::vector<int> last = check_slots(g, launches, plan);
+  check_arena(g, plan);
+  check_results_and_donations(g, fusion, launches, plan, last);
+}
+
+std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
+  std::string s = fmt::format(
+      "buffers: {} launches, arena {} bytes (live peak {}), results {}, donated {}, naive {}\n",
+      plan.num_launches, plan.arena_bytes, plan.live_peak_bytes, plan.result_bytes,
+      plan.donated_bytes, plan.naive_bytes);
+  for (size_t i = plan.num_params; i < plan.slots.size(); ++i) {
+    const BufferSlot& b = plan.slots[i];
+    s += fmt::format("{} {} {}", value_name(g, b.value), type_str(b.type), storage_name(b.storage));
+    if (b.storage == Storage::Arena) s += fmt::format(" @{} +{}", b.offset, aligned(b.bytes()));
+    if (b.storage == Storage::Donated)
+      s += fmt::format(" {}{}", value_name(g, Value::param(b.donor)), b.in_place ? " in place" : "");
+    if (b.last > b.first) s += fmt::format(" launches {}..{}\n", b.first, b.last);
+    else s += fmt::format(" launch {}\n", b.first);
+  }
+  return s;
+}
+
+}  // namespace lt::ir

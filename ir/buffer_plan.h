@@ -1,0 +1,95 @@
+// The buffer plan: where each value a compiled step writes lives. Intermediates share one arena
+// (offsets reused once a value is dead), results get buffers of their own or take over a donated
+// parameter's buffer. Plain data made by passes/buffer_plan and consumed by codegen.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+
+namespace lt::ir {
+
+/// Alignment of every arena offset (a cache line; also what rt::Buffer gives).
+inline constexpr int64_t kBufferAlign = 64;
+
+/// One launch as the runtime runs a fusion plan: a Loop group is one launch (its inputs and
+/// outputs); a Library group is one launch per node, in node order (the node's inputs, all its
+/// outputs). Liveness is counted in these launches.
+struct PlannedLaunch {
+  int group = 0;
+  int node = -1;  // Library: the node; Loop: -1
+  std::vector<Value> reads, writes;
+};
+
+/// The launches of `plan`, in execution order.
+std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan);
+
+/// Whether Loop group `grp` may write its output `out` over parameter `param`'s buffer while it
+/// reads `param`: `param` has the iteration shape and only elementwise nodes (no `expand`) read
+/// it, so each element is read at the very index it is written; and `out` depends on `param`, so
+/// an element's load precedes its store even with the kernel's pointers declared noalias.
+bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int param);
+
+enum class Storage : uint8_t {
+  Param,    // the caller's parameter buffer
+  Arena,    // [offset, offset + bytes) of the step's arena; dead after the step
+  Result,   // a buffer of its own per run, handed to the caller
+  Donated,  // a result written into parameter `donor`'s buffer (run time may still refuse)
+};
+
+struct BufferSlot {
+  Value value;
+  TensorType type;
+  Storage storage = Storage::Arena;
+  int64_t offset = 0;     // Arena: byte offset, a multiple of kBufferAlign
+  int donor = -1;         // Donated: the parameter whose buffer it takes over
+  bool in_place = false;  // Donated: its (Loop) launch also reads the donor, element by element
+  int first = -1;         // the launch that writes it; -1 for a parameter
+  int last = -1;          // the last launch that reads it; -1 when none does
+
+  int64_t bytes() const { return static_cast<int64_t>(type.bytes()); }
+  /// The last launch it must survive: the last read, or the write for a value nobody reads.
+  int live_until() const { return std::max(first, last); }
+};
+
+struct BufferPlan {
+  int num_params = 0;
+  int num_launches = 0;
+  /// [0, num_params): the parameters (slot p is parameter p); then every value a launch writes,
+  /// in the order the launches write them.
+  std::vector<BufferSlot> slots;
+  /// Per node, per output: its slot, or -1 for a value that stays inside a loop kernel.
+  std::vector<std::vector<int>> node_slots;
+  std::vector<int> results;  // the slot of each graph result
+
+  int64_t arena_bytes = 0;      // one arena per run holds every intermediate
+  int64_t live_peak_bytes = 0;  // most intermediate bytes live at one launch (arena lower bound)
+  int64_t result_bytes = 0;     // fresh result buffers per run
+  int64_t donated_bytes = 0;    // results written into donated parameter buffers
+  int64_t naive_bytes = 0;      // one buffer per written value: no reuse, no donation
+
+  /// The slot holding `v`, or -1 when no launch writes it.
+  int slot_of(Value v) const {
+    if (v.is_param()) return v.param_index();
+    if (v.def >= static_cast<int>(node_slots.size())) return -1;
+    const std::vector<int>& s = node_slots[v.def];
+    return v.index < static_cast<int>(s.size()) ? s[v.index] : -1;
+  }
+};
+
+/// Checks the plan's promises against the graph: every launch's values have slots; two arena
+/// slots live at the same launch never overlap (so no launch writes over its own inputs); results
+/// are never in the arena; a donated parameter is not a result and is read by no launch after the
+/// one that writes over it, nor by that launch unless it is an in-place Loop launch. Throws
+/// lt::InternalError naming the first violation.
+void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan);
+
+/// The plan as text: a summary line, then one line per written value, for dumps and tests:
+///   buffers: 9 launches, arena 1024 bytes (live peak 1024), results 64, donated 128, naive 2048
+///   %3 f32[4,8] arena @0 launches 2..4
+std::string print_buffer_plan(const Graph& g, const BufferPlan& plan);
+
+}  // namespace lt::ir

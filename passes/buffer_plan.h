@@ -1,0 +1,32 @@
+// Buffer planning: liveness over the launches of a fusion plan, one arena for intermediates with
+// space reused once a value is dead, and donated parameter buffers for results (ir/buffer_plan.h).
+#pragma once
+#include "ir/buffer_plan.h"
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+
+namespace lt::passes {
+
+struct BufferPlanOptions {
+  bool donate = true;  // false: every result gets a fresh buffer
+  /// Lets a Loop kernel write a result over a donated parameter it reads itself, element by
+  /// element (ir::can_write_in_place): the usual optimizer update `w - lr * v`, fused into the
+  /// kernel that reads `w`. false: a donated parameter must be dead before the writing launch.
+  bool in_place_loops = true;
+};
+
+/// Plans where every value a launch writes lives (launches as ir::launch_sequence counts them):
+/// - intermediates (values no result names) get 64-byte-aligned ranges of one arena. A value is
+///   live from the launch that writes it to the last launch that reads it, and values live at a
+///   common launch never share a byte, so no launch writes over its own inputs. Offsets are
+///   assigned greedily by size, largest first, each in the best-fitting gap among the values it
+///   is live with;
+/// - a result named by a donation (parameter p -> result r) takes over p's buffer when p is not a
+///   result itself and no launch after the one writing r reads p, nor that launch, unless it is
+///   an in-place Loop kernel (options); any other result gets a fresh buffer. A result that is a
+///   parameter, or appears twice, shares that slot.
+/// The plan passes ir::verify_buffer_plan. O(n^2) in the number of intermediates at worst.
+ir::BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
+                            const BufferPlanOptions& options = {});
+
+}  // namespace lt::passes
