@@ -2,18 +2,61 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 namespace lt::rt {
 namespace {
 std::atomic<int64_t> g_live{0};
 std::atomic<int64_t> g_peak{0};
 constexpr size_t kAlign = 64;
+
+// Freed blocks are kept by exact size for reuse: a training step allocates the same sizes every
+// step, and large blocks would otherwise go back to the kernel (munmap) and page-fault again.
+// Bounded by LT_BUFFER_CACHE_MB (default 1024; 0 disables).
+class BlockCache {
+ public:
+  void* take(size_t rounded) {
+    std::lock_guard<std::mutex> lk(m_);
+    auto it = free_.find(rounded);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_ -= rounded;
+    return p;
+  }
+  bool give(void* p, size_t rounded) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (cached_ + rounded > cap_) return false;
+    free_[rounded].push_back(p);
+    cached_ += rounded;
+    return true;
+  }
+
+ private:
+  std::mutex m_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+  size_t cap_ = [] {
+    const char* s = std::getenv("LT_BUFFER_CACHE_MB");
+    return (s && *s ? static_cast<size_t>(std::atoll(s)) : size_t{1024}) << 20;
+  }();
+};
+
+BlockCache& block_cache() {
+  static BlockCache* c = new BlockCache;  // never destroyed: buffers may die during static exit
+  return *c;
+}
+
+size_t rounded_size(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t bytes) {
-  const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* p = rounded ? std::aligned_alloc(kAlign, rounded) : nullptr;
+  const size_t rounded = rounded_size(bytes);
+  void* p = rounded ? block_cache().take(rounded) : nullptr;
+  if (rounded && !p) p = std::aligned_alloc(kAlign, rounded);
   if (rounded && !p) throw std::bad_alloc();
   const int64_t now = g_live += static_cast<int64_t>(bytes);
   int64_t peak = g_peak.load();
@@ -24,7 +67,8 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t bytes) {
 
 Buffer::~Buffer() {
   g_live -= static_cast<int64_t>(bytes_);
-  std::free(data_);
+  const size_t rounded = rounded_size(bytes_);
+  if (data_ && !block_cache().give(data_, rounded)) std::free(data_);
 }
 
 int64_t Buffer::live_bytes() { return g_live.load(); }
