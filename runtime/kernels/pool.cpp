@@ -85,8 +85,47 @@ int64_t argmax_window(const PoolGeom& g, const T* x, int64_t y, int64_t xo) {
 
 // Every window holds at least one input pixel (the shape rule keeps padding <= kernel / 2), so
 // starting from -inf and skipping padded taps is "padding counts as -inf".
+/// The common 2x2/stride-2/no-padding window: windows tile the plane, so forward and backward
+/// are one pass of four taps per output with no scatter (and the loops vectorize).
+bool is_2x2_tiling(const PoolGeom& g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0;
+}
+
+/// Index (0..3, row-major) of the max of four taps with the general rule: first maximum wins, the
+/// first NaN wins over numbers.
+template <class T>
+int tap_argmax(T a, T b, T c, T d) {
+  int k = 0;
+  T m = a;
+  const T v[3] = {b, c, d};
+  for (int t = 0; t < 3; ++t)
+    if (v[t] > m || (std::isnan(v[t]) && !std::isnan(m))) {
+      m = v[t];
+      k = t + 1;
+    }
+  return k;
+}
+
+template <class T>
+T max_nan(T m, T v) {
+  return (v > m || (std::isnan(v) && !std::isnan(m))) ? v : m;
+}
+
 template <class T>
 void max_forward(const PoolGeom& g, const T* x, T* y) {
+  if (is_2x2_tiling(g)) {
+    over_planes(g, [&](int64_t p) {
+      const T* xp = x + p * g.h * g.w;
+      for (int64_t i = 0; i < g.oh; ++i) {
+        const T* r0 = xp + 2 * i * g.w;
+        const T* r1 = r0 + g.w;
+        T* yr = y + (p * g.oh + i) * g.ow;
+        for (int64_t q = 0; q < g.ow; ++q)
+          yr[q] = max_nan(max_nan(max_nan(r0[2 * q], r0[2 * q + 1]), r1[2 * q]), r1[2 * q + 1]);
+      }
+    });
+    return;
+  }
   over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w;
     for (int64_t i = 0; i < g.oh; ++i) {
@@ -104,6 +143,22 @@ void max_forward(const PoolGeom& g, const T* x, T* y) {
 
 template <class T>
 void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
+  if (is_2x2_tiling(g)) {
+    over_planes(g, [&](int64_t p) {
+      const T* xp = x + p * g.h * g.w;
+      const T* gyp = gy + p * g.oh * g.ow;
+      T* gxp = gx + p * g.h * g.w;
+      std::fill(gxp, gxp + g.h * g.w, T(0));  // odd trailing rows/columns are in no window
+      for (int64_t i = 0; i < g.oh; ++i) {
+        const int64_t r0 = 2 * i * g.w, r1 = r0 + g.w;
+        for (int64_t q = 0; q < g.ow; ++q) {
+          const int k = tap_argmax(xp[r0 + 2 * q], xp[r0 + 2 * q + 1], xp[r1 + 2 * q], xp[r1 + 2 * q + 1]);
+          gxp[(k < 2 ? r0 : r1) + 2 * q + (k & 1)] = gyp[i * g.ow + q];
+        }
+      }
+    });
+    return;
+  }
   over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w;
     const T* gyp = gy + p * g.oh * g.ow;
