@@ -9,21 +9,58 @@
 
 #include "codegen/jit.h"
 #include "codegen/loop_emitter.h"
+#include "ir/error.h"
 
 namespace lt::codegen {
 
+namespace {
+
+rt::Slot slot_from_plan(const ir::BufferSlot& b) {
+  rt::Slot s;
+  s.type = b.type;
+  switch (b.storage) {
+    case ir::Storage::Param:
+      s.kind = rt::Slot::Kind::Param;
+      break;
+    case ir::Storage::Arena:
+      s.kind = rt::Slot::Kind::Arena;
+      s.offset = b.offset;
+      break;
+    case ir::Storage::Result:
+      s.kind = rt::Slot::Kind::Owned;
+      break;
+    case ir::Storage::Donated:
+      s.kind = rt::Slot::Kind::Owned;
+      s.donor = b.donor;
+      break;
+  }
+  return s;
+}
+
+}  // namespace
+
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
+                                        const ir::BufferPlan& buffers,
                                         const CompileOptions& options, CompileStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
-  // Slots: parameters first, then every value a launch writes, made on first use.
-  std::vector<TensorType> slot_types;
-  for (const ir::Param& p : g.params()) slot_types.push_back(p.type);
-  std::map<ir::Value, int> slot_of;
+  LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
+               buffers.node_slots.size() == g.nodes().size(),
+           "the buffer plan is not for this graph");
+  // Slots where the buffer plan puts them; values inside a Loop group that runs node by node get
+  // temporaries of their own, made on first use.
+  std::vector<rt::Slot> slots;
+  for (const ir::BufferSlot& b : buffers.slots) slots.push_back(slot_from_plan(b));
+  std::map<ir::Value, int> temporary;
   auto slot = [&](ir::Value v) {
-    if (v.is_param()) return v.param_index();
-    auto [it, fresh] = slot_of.try_emplace(v, static_cast<int>(slot_types.size()));
-    if (fresh) slot_types.push_back(g.type(v));
+    if (const int s = buffers.slot_of(v); s >= 0) return s;
+    auto [it, fresh] = temporary.try_emplace(v, static_cast<int>(slots.size()));
+    if (fresh) slots.push_back({rt::Slot::Kind::Owned, g.type(v)});
     return it->second;
+  };
+  auto planned_slot = [&](ir::Value v) {
+    const int s = buffers.slot_of(v);
+    LT_CHECK(s >= 0, "the buffer plan has no slot for {}", ir::value_name(g, v));
+    return s;
   };
 
   std::vector<rt::Launch> launches;
@@ -39,14 +76,18 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       l.kind = rt::Launch::Kind::Loop;
       l.rows = shape.rows;
       l.row_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, shape.inner));
-      for (ir::Value v : grp.inputs) l.in_slots.push_back(slot(v));
-      for (ir::Value v : grp.outputs) l.out_slots.push_back(slot(v));
+      for (ir::Value v : grp.inputs) l.in_slots.push_back(planned_slot(v));
+      for (ir::Value v : grp.outputs) l.out_slots.push_back(planned_slot(v));
       l.name = name;
       loop_launches.push_back({launches.size(), name});
       launches.push_back(std::move(l));
       continue;
     }
-    for (int id : grp.nodes) {  // one eager-kernel call per node
+    // One eager-kernel call per node. A Loop group run this way writes its outputs node by node,
+    // so none may write over a donor that a later node of the group still reads.
+    for (ir::Value v : grp.outputs)
+      if (const int s = planned_slot(v); buffers.slots[s].in_place) slots[s].donor = -1;
+    for (int id : grp.nodes) {
       const ir::Node& n = g.node(id);
       rt::Launch l;
       l.kind = rt::Launch::Kind::Library;
@@ -60,7 +101,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     }
   }
   std::vector<int> results;
-  for (ir::Value v : g.results()) results.push_back(slot(v));
+  for (ir::Value v : g.results()) results.push_back(planned_slot(v));
 
   std::shared_ptr<Jit> jit;
   if (!loop_launches.empty()) {
@@ -78,10 +119,13 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
   if (stats) {
     stats->loop_kernels = static_cast<int>(loop_launches.size());
     stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
-    stats->llvm_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->llvm_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  return std::make_shared<rt::Executable>(static_cast<int>(g.params().size()), std::move(slot_types),
-                                          std::move(launches), std::move(results), std::move(jit));
+  const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
+                              buffers.donated_bytes, buffers.naive_bytes};
+  return std::make_shared<rt::Executable>(std::move(slots), std::move(launches), std::move(results),
+                                          memory, std::move(jit));
 }
 
 }  // namespace lt::codegen

@@ -1,9 +1,11 @@
-// Graph + fusion plan -> Executable: Loop groups become JIT-compiled kernels, everything else
-// calls the eager kernels. The public face of codegen (no LLVM here).
+// Graph + fusion plan + buffer plan -> Executable: Loop groups become JIT-compiled kernels,
+// everything else calls the eager kernels, slots live where the buffer plan says. The public face
+// of codegen (no LLVM here).
 #pragma once
 #include <memory>
 #include <string>
 
+#include "ir/buffer_plan.h"
 #include "ir/fusion_plan.h"
 #include "runtime/executable.h"
 
@@ -25,7 +27,12 @@ struct CompileStats {
   double llvm_ms = 0;         // emit + optimize + codegen time
 };
 
+/// `buffers` must be passes::plan_buffers(g, plan) (or another plan that passes
+/// ir::verify_buffer_plan for them). A Loop group that cannot be emitted runs node by node; its
+/// inner values then get temporaries of their own, and no output of it writes over a donor that
+/// the group reads (ir::BufferSlot::in_place).
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
+                                        const ir::BufferPlan& buffers,
                                         const CompileOptions& options, CompileStats* stats = nullptr);
 
 }  // namespace lt::codegen

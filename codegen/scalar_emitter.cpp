@@ -28,7 +28,9 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
   llvm::Value* a = x[0];
   switch (op) {
     case Neg: return b.CreateFNeg(a);
-    case Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+    // x < 0 ? -x : x, as the eager kernel and fold compute it: abs(-0.0) stays -0.0 (fabs would
+    // give +0.0, and 1/abs(x) then +inf where the reference gives -inf).
+    case Abs: return b.CreateSelect(b.CreateFCmpOLT(a, fconst(a, 0)), b.CreateFNeg(a), a);
     case Exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a);
     case Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
     case Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);

@@ -19,10 +19,14 @@ namespace {
 
 const char* storage_name(Storage s) {
   switch (s) {
-    case Storage::Param: return "param";
-    case Storage::Arena: return "arena";
-    case Storage::Result: return "result";
-    case Storage::Donated: return "donated";
+    case Storage::Param:
+      return "param";
+    case Storage::Arena:
+      return "arena";
+    case Storage::Result:
+      return "result";
+    case Storage::Donated:
+      return "donated";
   }
   return "?";
 }
@@ -38,7 +42,8 @@ std::vector<int> check_slots(const Graph& g, std::span<const PlannedLaunch> laun
     for (Value v : launches[li].reads) {
       const int s = plan.slot_of(v);
       if (s < 0 || s >= static_cast<int>(plan.slots.size())) fail(g, v, "read without a slot");
-      if (plan.slots[s].first >= li) fail(g, v, fmt::format("read by launch {} before written", li));
+      if (plan.slots[s].first >= li)
+        fail(g, v, fmt::format("read by launch {} before written", li));
       last[s] = li;
     }
     for (Value v : launches[li].writes) {
@@ -50,8 +55,8 @@ std::vector<int> check_slots(const Graph& g, std::span<const PlannedLaunch> laun
   }
   for (size_t s = 0; s < plan.slots.size(); ++s)
     if (last[s] != plan.slots[s].last)
-      fail(g, plan.slots[s].value, fmt::format("last read at launch {}, plan says {}", last[s],
-                                               plan.slots[s].last));
+      fail(g, plan.slots[s].value,
+           fmt::format("last read at launch {}, plan says {}", last[s], plan.slots[s].last));
   return last;
 }
 
@@ -62,8 +67,9 @@ void check_arena(const Graph& g, const BufferPlan& plan) {
     const BufferSlot& b = plan.slots[s];
     if (b.storage != Storage::Arena) continue;
     if (b.offset % kBufferAlign || b.offset < 0 || b.offset + b.bytes() > plan.arena_bytes)
-      fail(g, b.value, fmt::format("arena range @{} +{} is misaligned or outside the arena of {}",
-                                   b.offset, b.bytes(), plan.arena_bytes));
+      fail(g, b.value,
+           fmt::format("arena range @{} +{} is misaligned or outside the arena of {}", b.offset,
+                       b.bytes(), plan.arena_bytes));
     arena.push_back(static_cast<int>(s));
   }
   for (size_t i = 0; i < arena.size(); ++i)
@@ -73,8 +79,9 @@ void check_arena(const Graph& g, const BufferPlan& plan) {
           std::max(a.first, b.first) <= std::min(a.live_until(), b.live_until());
       const bool overlap = a.offset < b.offset + b.bytes() && b.offset < a.offset + a.bytes();
       if (live_together && overlap && a.bytes() > 0 && b.bytes() > 0)
-        fail(g, a.value, fmt::format("shares arena bytes with {}, live at the same launch",
-                                     value_name(g, b.value)));
+        fail(g, a.value,
+             fmt::format("shares arena bytes with {}, live at the same launch",
+                         value_name(g, b.value)));
     }
 }
 
@@ -89,8 +96,9 @@ void check_results_and_donations(const Graph& g, const FusionPlan& fusion,
     const BufferSlot& b = plan.slots[s];
     const bool is_result = result_slots.count(static_cast<int>(s)) > 0;
     if (is_result == (b.storage == Storage::Arena))
-      fail(g, b.value, fmt::format("{} in {} storage", is_result ? "a result" : "an intermediate",
-                                   storage_name(b.storage)));
+      fail(g, b.value,
+           fmt::format("{} in {} storage", is_result ? "a result" : "an intermediate",
+                       storage_name(b.storage)));
     if (b.storage != Storage::Donated) continue;
     const int p = b.donor;
     if (p < 0 || p >= plan.num_params || g.params()[p].type.bytes() != b.type.bytes())
@@ -141,7 +149,8 @@ bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int p
     stack.pop_back();
     for (Value v : g.node(id).inputs) {
       if (v == p) return true;
-      if (!v.is_param() && in_group.count(v.def) && seen.insert(v.def).second) stack.push_back(v.def);
+      if (!v.is_param() && in_group.count(v.def) && seen.insert(v.def).second)
+        stack.push_back(v.def);
     }
   }
   return false;
@@ -151,9 +160,10 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
   const std::vector<PlannedLaunch> launches = launch_sequence(g, fusion);
   if (plan.num_params != static_cast<int>(g.params().size()) ||
       plan.num_launches != static_cast<int>(launches.size()))
-    throw InternalError(fmt::format("invalid buffer plan: {} parameters and {} launches, graph has "
-                                    "{} and {}", plan.num_params, plan.num_launches,
-                                    g.params().size(), launches.size()));
+    throw InternalError(
+        fmt::format("invalid buffer plan: {} parameters and {} launches, graph has "
+                    "{} and {}",
+                    plan.num_params, plan.num_launches, g.params().size(), launches.size()));
   for (int p = 0; p < plan.num_params; ++p)
     if (plan.slots.at(p).storage != Storage::Param || plan.slots[p].value != Value::param(p))
       fail(g, Value::param(p), "parameter slot out of place");
@@ -172,9 +182,12 @@ std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
     s += fmt::format("{} {} {}", value_name(g, b.value), type_str(b.type), storage_name(b.storage));
     if (b.storage == Storage::Arena) s += fmt::format(" @{} +{}", b.offset, aligned(b.bytes()));
     if (b.storage == Storage::Donated)
-      s += fmt::format(" {}{}", value_name(g, Value::param(b.donor)), b.in_place ? " in place" : "");
-    if (b.last > b.first) s += fmt::format(" launches {}..{}\n", b.first, b.last);
-    else s += fmt::format(" launch {}\n", b.first);
+      s +=
+          fmt::format(" {}{}", value_name(g, Value::param(b.donor)), b.in_place ? " in place" : "");
+    if (b.last > b.first)
+      s += fmt::format(" launches {}..{}\n", b.first, b.last);
+    else
+      s += fmt::format(" launch {}\n", b.first);
   }
   return s;
 }

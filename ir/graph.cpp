@@ -55,6 +55,17 @@ const TensorType& Graph::type(Value v) const {
   return nodes_[v.def].types[v.index];
 }
 
+bool checks_data_at_run_time(const Node& n) {
+  switch (n.op) {
+    case Op::Embedding:
+    case Op::EmbeddingGrad:
+    case Op::OneHot:
+    case Op::CrossEntropy: return true;
+    case Op::Div: return is_integer(n.types[0].dtype);
+    default: return false;
+  }
+}
+
 void verify(const Graph& g) {
   const int np = static_cast<int>(g.params().size());
   auto check_value = [&](Value v, int before, const std::string& where) {

@@ -33,6 +33,11 @@ struct Node {
   std::string loc;                // "file:line" of the user call that traced it; not hashed
 };
 
+/// Whether running `n` checks its data and may throw (an id or label out of range, an integer
+/// division by zero). Schedules run these before any in-place write, so a failed step leaves
+/// every parameter as it was.
+bool checks_data_at_run_time(const Node& n);
+
 struct Param {
   std::string name;  // printed as %name; unique within the graph
   TensorType type;

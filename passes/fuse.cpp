@@ -1,6 +1,7 @@
 #include "passes/fuse.h"
 
 #include <algorithm>
+#include <set>
 #include <functional>
 #include <queue>
 #include <span>
@@ -288,11 +289,51 @@ ir::FusionPlan Fuser::emit() {
   return plan;
 }
 
+/// Re-orders the groups (Kahn's algorithm): among ready groups, those that check data at run time
+/// first, then the original order. Dependencies stay satisfied, so inputs/outputs are unchanged.
+void hoist_checking_groups(const ir::Graph& g, ir::FusionPlan& plan) {
+  const int n = static_cast<int>(plan.groups.size());
+  std::vector<int> group_of(g.nodes().size(), -1);
+  std::vector<bool> checks(n, false);
+  for (int k = 0; k < n; ++k)
+    for (int id : plan.groups[k].nodes) {
+      group_of[id] = k;
+      checks[k] = checks[k] || ir::checks_data_at_run_time(g.node(id));
+    }
+  if (std::find(checks.begin(), checks.end(), true) == checks.end()) return;
+  std::vector<std::vector<int>> users(n);
+  std::vector<int> pending(n, 0);
+  for (int k = 0; k < n; ++k) {
+    std::vector<int> deps;
+    for (ir::Value v : plan.groups[k].inputs)
+      if (!v.is_param()) deps.push_back(group_of[v.def]);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (int d : deps) users[d].push_back(k);
+    pending[k] = static_cast<int>(deps.size());
+  }
+  // Ready groups by (does not check, original position): checking ones come out first.
+  std::set<std::pair<bool, int>> ready;
+  for (int k = 0; k < n; ++k)
+    if (pending[k] == 0) ready.insert({!checks[k], k});
+  std::vector<ir::FusionGroup> out;
+  out.reserve(n);
+  while (!ready.empty()) {
+    const int k = ready.begin()->second;
+    ready.erase(ready.begin());
+    out.push_back(std::move(plan.groups[k]));
+    for (int u : users[k])
+      if (--pending[u] == 0) ready.insert({!checks[u], u});
+  }
+  plan.groups = std::move(out);
+}
+
 }  // namespace
 
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o) {
-  if (!o.enabled) return ir::unfused_plan(g);
-  return Fuser(g, o).run();
+  ir::FusionPlan plan = o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
+  hoist_checking_groups(g, plan);
+  return plan;
 }
 
 }  // namespace lt::passes

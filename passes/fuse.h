@@ -16,6 +16,8 @@ struct FuseOptions {
 /// and never creating a cycle between kernels; then sibling loop kernels that read the same
 /// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in an
 /// execution order; the plan passes ir::verify_fusion_plan. Near-linear in the graph size.
+/// Kernels whose nodes check data at run time (ir::checks_data_at_run_time) are scheduled as
+/// early as their inputs allow, so that they run before in-place (donated) writes.
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o = {});
 
 }  // namespace lt::passes

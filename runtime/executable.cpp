@@ -6,60 +6,115 @@
 
 namespace lt::rt {
 
-Executable::Executable(int num_params, std::vector<TensorType> slot_types,
-                       std::vector<Launch> launches, std::vector<int> result_slots,
+Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
+                       std::vector<int> result_slots, MemoryPlan memory,
                        std::shared_ptr<void> keep_alive)
-    : num_params_(num_params),
-      slot_types_(std::move(slot_types)),
+    : slots_(std::move(slots)),
       launches_(std::move(launches)),
       result_slots_(std::move(result_slots)),
+      memory_(memory),
       keep_alive_(std::move(keep_alive)) {
-  // A slot dies after the last launch that reads it; results live to the end.
+  while (num_params_ < static_cast<int>(slots_.size()) &&
+         slots_[num_params_].kind == Slot::Kind::Param)
+    ++num_params_;
+  std::vector<bool> is_result(slots_.size());
+  for (int s : result_slots_) is_result.at(s) = true;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const Slot& slot = slots_[s];
+    LT_CHECK(slot.kind != Slot::Kind::Param || static_cast<int>(s) < num_params_,
+             "slot {}: parameter slots come first", s);
+    LT_CHECK(slot.kind != Slot::Kind::Arena ||
+                 (!is_result[s] && slot.offset % 64 == 0 &&
+                  slot.offset + static_cast<int64_t>(slot.type.bytes()) <= memory_.arena_bytes),
+             "slot {}: arena range @{} of {} (result: {})", s, slot.offset, type_str(slot.type),
+             bool(is_result[s]));
+    LT_CHECK(slot.donor < num_params_ &&
+                 (slot.donor < 0 || (slot.kind == Slot::Kind::Owned && is_result[s])),
+             "slot {}: bad donor {}", s, slot.donor);
+    if (slot.kind == Slot::Kind::Arena) arena_slots_.push_back(static_cast<int>(s));
+    if (slot.donor >= 0) donated_slots_.push_back(static_cast<int>(s));
+  }
+  // A temporary dies after the last launch that reads it; results live to the end.
   const int n = static_cast<int>(launches_.size());
-  std::vector<int> last(slot_types_.size(), -1);
+  std::vector<int> last(slots_.size(), -1);
   for (int i = 0; i < n; ++i)
     for (int s : launches_[i].in_slots) last[s] = i;
-  for (int s : result_slots_) last[s] = n;
+  for (int i = 0; i < n; ++i)
+    for (const std::vector<int>* v : {&launches_[i].in_slots, &launches_[i].out_slots})
+      for (int s : *v)
+        if (slots_[s].kind == Slot::Kind::Arena) arena_done_after_ = i;
   free_after_.resize(n);
-  for (size_t s = num_params_; s < last.size(); ++s)
-    if (last[s] >= 0 && last[s] < n) free_after_[last[s]].push_back(static_cast<int>(s));
+  for (size_t s = 0; s < slots_.size(); ++s)
+    if (slots_[s].kind == Slot::Kind::Owned && !is_result[s] && last[s] >= 0)
+      free_after_[last[s]].push_back(static_cast<int>(s));
 }
 
-std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params) const {
+void Executable::take_donations(std::span<const BufferPtr> params, std::span<const long> owned_refs,
+                                std::vector<BufferPtr>& owned) const {
+  for (int s : donated_slots_) {
+    const int p = slots_[s].donor;
+    bool ok = p < static_cast<int>(owned_refs.size()) && owned_refs[p] > 0 &&
+              params[p].use_count() <= owned_refs[p];
+    for (int q = 0; ok && q < num_params_; ++q) ok = q == p || params[q] != params[p];
+    if (ok) owned[s] = params[p];
+    (ok ? donations_taken_ : donations_refused_).fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
+                                       std::span<const long> owned_refs) const {
   LT_CHECK(static_cast<int>(params.size()) == num_params_, "executable takes {} parameters, got {}",
            num_params_, params.size());
-  std::vector<BufferPtr> slots(slot_types_.size());
+  runs_.fetch_add(1, std::memory_order_relaxed);
+  std::vector<void*> data(slots_.size(), nullptr);
   for (int i = 0; i < num_params_; ++i) {
-    LT_CHECK(params[i] && params[i]->bytes() == slot_types_[i].bytes(),
-             "parameter {}: buffer does not match {}", i, type_str(slot_types_[i]));
-    slots[i] = params[i];
+    LT_CHECK(params[i] && params[i]->bytes() == slots_[i].type.bytes(),
+             "parameter {}: buffer does not match {}", i, type_str(slots_[i].type));
+    data[i] = params[i]->data();
   }
+  // Owned slots' buffers; donations first, before this run copies any parameter's reference.
+  std::vector<BufferPtr> owned(slots_.size());
+  take_donations(params, owned_refs, owned);
+  BufferPtr arena = memory_.arena_bytes > 0
+                        ? Buffer::allocate(static_cast<size_t>(memory_.arena_bytes))
+                        : nullptr;
+  char* base = arena ? static_cast<char*>(arena->data()) : nullptr;  // null: only empty values
+  for (int s : arena_slots_) data[s] = base + slots_[s].offset;
+
   std::vector<void*> ptrs;
   std::vector<TensorRef> ins, outs;
   for (size_t li = 0; li < launches_.size(); ++li) {
     const Launch& l = launches_[li];
-    for (int s : l.out_slots)
-      if (!slots[s]) slots[s] = Buffer::allocate(slot_types_[s].bytes());
+    for (int s : l.out_slots) {
+      if (slots_[s].kind != Slot::Kind::Owned) continue;
+      if (!owned[s]) owned[s] = Buffer::allocate(slots_[s].type.bytes());
+      data[s] = owned[s]->data();
+    }
     if (l.kind == Launch::Kind::Loop) {
       ptrs.clear();
-      for (int s : l.in_slots) ptrs.push_back(slots[s]->data());
-      for (int s : l.out_slots) ptrs.push_back(slots[s]->data());
+      for (int s : l.in_slots) ptrs.push_back(data[s]);
+      for (int s : l.out_slots) ptrs.push_back(data[s]);
       void* const* p = ptrs.data();
       LoopKernelFn fn = l.fn;
       parallel_for(l.rows, l.row_grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
     } else {
       ins.clear();
       outs.clear();
-      for (int s : l.in_slots) ins.push_back({slots[s]->data(), &slot_types_[s]});
-      for (int s : l.out_slots) outs.push_back({slots[s]->data(), &slot_types_[s]});
+      for (int s : l.in_slots) ins.push_back({data[s], &slots_[s].type});
+      for (int s : l.out_slots) outs.push_back({data[s], &slots_[s].type});
       run_kernel(l.op, l.attrs, ins, outs);
     }
-    for (int s : free_after_[li]) slots[s].reset();
+    for (int s : free_after_[li]) owned[s].reset();
+    if (static_cast<int>(li) == arena_done_after_) arena.reset();
   }
   std::vector<BufferPtr> results;
   results.reserve(result_slots_.size());
-  for (int s : result_slots_) results.push_back(slots[s]);
+  for (int s : result_slots_) results.push_back(s < num_params_ ? params[s] : owned[s]);
   return results;
+}
+
+RunStats Executable::run_stats() const {
+  return {runs_.load(), donations_taken_.load(), donations_refused_.load()};
 }
 
 }  // namespace lt::rt

@@ -10,13 +10,15 @@
 #include "codegen/jit.h"
 #include "codegen/object_cache.h"
 #include "lt/metrics.h"
+#include "passes/buffer_plan.h"
 #include "passes/fuse.h"
 #include "passes/pipeline.h"
 
 namespace lt::lazy {
 
-std::vector<rt::BufferPtr> PreparedStep::run(std::span<const rt::BufferPtr> params) const {
-  return executable_ ? executable_->run(params) : interpreted_->run(params);
+std::vector<rt::BufferPtr> PreparedStep::run(std::span<const rt::BufferPtr> params,
+                                             std::span<const long> owned_refs) const {
+  return executable_ ? executable_->run(params, owned_refs) : interpreted_->run(params);
 }
 
 std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const CompileOptions& o,
@@ -46,11 +48,29 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
       std::fclose(f);
     }
   }
+  const auto t1 = std::chrono::steady_clock::now();
+  const ir::BufferPlan buffers = passes::plan_buffers(g, plan);
+  if (o.verify) ir::verify_buffer_plan(g, plan, buffers);
+  metrics::time_ns("pass buffer_plan", std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - t1)
+                                           .count());
+  if (!dump_dir.empty()) {
+    std::FILE* f = std::fopen(fmt::format("{}/{}.buffers.txt", dump_dir, prefix).c_str(), "w");
+    if (f) {
+      std::fputs(ir::print_buffer_plan(g, buffers).c_str(), f);
+      std::fclose(f);
+    }
+  }
   codegen::CompileStats stats;
   const codegen::ObjectCacheStats before = codegen::object_cache_stats();
+  // The object depends on the graph (prefix), the codegen version and the plans; hashing the
+  // plans' text keeps a changed fusion or schedule from loading stale kernels.
+  const uint64_t plans = std::hash<std::string>{}(ir::print_fusion_plan(g, plan) +
+                                                  ir::print_buffer_plan(g, buffers));
   const std::string cache_key =
-      o.disk_cache ? fmt::format("{}-cg{}", prefix, codegen::kCodegenVersion) : std::string();
-  step->executable_ = codegen::compile(g, plan, {dump_dir, prefix, cache_key}, &stats);
+      o.disk_cache ? fmt::format("{}-cg{}-{:016x}", prefix, codegen::kCodegenVersion, plans)
+                   : std::string();
+  step->executable_ = codegen::compile(g, plan, buffers, {dump_dir, prefix, cache_key}, &stats);
   const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);
   metrics::count("disk_cache_hit", static_cast<int64_t>(after.hits - before.hits));

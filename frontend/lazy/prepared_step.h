@@ -19,7 +19,11 @@ class PreparedStep {
   const ir::Graph& traced() const { return traced_; }
   /// Whether its code came from the on-disk cache (no LLVM compile).
   bool disk_hit() const { return disk_hit_; }
-  std::vector<rt::BufferPtr> run(std::span<const rt::BufferPtr> params) const;
+  /// `owned_refs`: see rt::Executable::run (donation); the interpreter never donates.
+  std::vector<rt::BufferPtr> run(std::span<const rt::BufferPtr> params,
+                                 std::span<const long> owned_refs = {}) const;
+  /// The compiled step (null at opt level 0): its memory plan and run counters.
+  const rt::Executable* executable() const { return executable_.get(); }
 
   /// Prepares `traced` (verified first) at the given options; `key` names dumps and the on-disk
   /// object cache entry.

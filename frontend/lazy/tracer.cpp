@@ -192,8 +192,39 @@ ir::Graph build_graph(const Cut& c) {
   return g;
 }
 
-/// Runs the pending graph of `targets` and turns each into device data.
-void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
+/// Executable::run's `owned_refs` for the donated parameters: the references to each donated
+/// buffer that die with this step, namely the cut's own entry, the inputs of the graph's nodes
+/// that read it as device data and the results of materialized nodes they read it from. Any
+/// other reference (a tensor, a detached alias, a node outside this graph) makes run() refuse the
+/// donation. Only at mark_step: every pending tensor is then a target, so no node of this graph
+/// is traced into a later graph; after a sync of some tensors, a node still pending elsewhere may
+/// run again later and read the old data.
+std::vector<long> owned_refs(const Cut& c) {
+  if (c.donations.empty()) return {};
+  std::vector<long> refs(c.params.size(), 0);
+  std::unordered_map<const rt::Buffer*, int> donated;
+  for (const ir::Donation& d : c.donations) {
+    donated[c.params[d.param].get()] = d.param;
+    refs[d.param] = 1;
+  }
+  std::unordered_map<const LazyNode*, bool> counted;  // materialized producers, counted once
+  for (const LazyNode* n : c.order)
+    for (const LazyInput& in : n->inputs) {
+      if (!in.node) {
+        if (auto it = donated.find(in.data.get()); it != donated.end()) ++refs[it->second];
+        continue;
+      }
+      if (!materialized(in.node.get(), in.index) || !counted.try_emplace(in.node.get(), true).second)
+        continue;
+      for (const rt::BufferPtr& b : in.node->results)
+        if (auto it = donated.find(b.get()); it != donated.end()) ++refs[it->second];
+    }
+  return refs;
+}
+
+/// Runs the pending graph of `targets` and turns each into device data. `all_pending`: the
+/// targets are every pending tensor (mark_step), so donated buffers may be written over.
+void materialize(std::vector<TensorImpl*> targets, const std::string& cause, bool all_pending) {
   // Outputs already computed by an earlier graph need no new run.
   std::erase_if(targets, [](TensorImpl* t) {
     if (!materialized(t->lazy.get(), t->lazy_index)) return false;
@@ -230,10 +261,17 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause) {
   }
   const int64_t t2 = now_ns();
   metrics::time_ns(hit ? "cache_lookup" : "compile", t2 - t1);
-  const std::vector<rt::BufferPtr> out = exe->run(c.params);
+  const std::vector<long> refs = all_pending ? owned_refs(c) : std::vector<long>{};
+  const std::vector<rt::BufferPtr> out = exe->run(c.params, refs);
   const int64_t t3 = now_ns();
   metrics::time_ns("execute", t3 - t2);
   metrics::count("graphs_run");
+  if (!c.donations.empty()) {
+    int64_t taken = 0;
+    for (const ir::Donation& d : c.donations) taken += out[d.result] == c.params[d.param];
+    metrics::count("donations_taken", taken);
+    metrics::count("donations_refused", static_cast<int64_t>(c.donations.size()) - taken);
+  }
   for (size_t k = 0; k < out.size(); ++k) {
     auto [node, index] = c.results[k];
     node->results.resize(node->types.size());
@@ -329,7 +367,7 @@ void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
   const std::string where = fmt::format("{} at {}", reason, location_str(loc));
   metrics::count("sync");
   metrics::count("sync: " + where);
-  materialize({t.impl()}, where);
+  materialize({t.impl()}, where, false);
 }
 
 }  // namespace lazy
@@ -347,7 +385,24 @@ void mark_step(Loc loc) {
     }
   r.live.clear();
   r.sweep_at = 1024;
-  materialize(std::move(targets), "mark_step at " + location_str(loc));
+  try {
+    materialize(targets, "mark_step at " + location_str(loc), true);
+  } catch (...) {
+    // A step that failed (a label out of range...) wrote nothing in place: kernels that check
+    // data run before any donated write. Tensors updated in place get their old values back, so
+    // parameters and optimizer state are as they were before the step; the rest stay pending.
+    for (const auto& t : keep) {
+      if (!t->pending()) continue;
+      if (auto old = t->donor.lock()) {
+        t->buffer = std::move(old);
+        t->lazy.reset();
+        t->donor.reset();
+      } else {
+        r.live.push_back(t);
+      }
+    }
+    throw;
+  }
 }
 
 void clear_graph_cache() { lazy::graph_cache().clear(); }

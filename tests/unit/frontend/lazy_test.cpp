@@ -191,3 +191,30 @@ TEST_F(Lazy, RecompileExplanationNamesTheChangedShapeAndItsLine) {
 
 }  // namespace
 }  // namespace lt
+
+namespace lt {
+namespace {
+
+TEST_F(Lazy, AFailedStepLeavesParametersAsTheyWere) {
+  Tensor w = from_vector<float>({0.5f, -0.25f, 1.0f, 2.0f, 0.1f, -0.3f}, {2, 3}).requires_grad_();
+  const Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const std::vector<float> before = w.to_vector<float>();
+  ModeGuard lazy(Mode::Lazy);
+  auto step = [&](const Tensor& labels) {
+    w.zero_grad();
+    Tensor loss = cross_entropy(matmul(x, w, false, true), labels);
+    loss.backward();
+    NoGradGuard no_grad;
+    w.sub_(w.grad() * 0.1);
+  };
+  step(from_vector<int64_t>({1, 7}, {2}));  // label 7 is out of range for 2 classes
+  EXPECT_THROW(mark_step(), Error);
+  EXPECT_FALSE(is_pending(w));
+  EXPECT_EQ(w.to_vector<float>(), before);
+  step(from_vector<int64_t>({1, 0}, {2}));  // a good step still works afterwards
+  mark_step();
+  EXPECT_NE(w.to_vector<float>(), before);
+}
+
+}  // namespace
+}  // namespace lt

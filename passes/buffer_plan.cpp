@@ -1,0 +1,166 @@
+#include "passes/buffer_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "ir/error.h"
+
+namespace lt::passes {
+namespace {
+
+using ir::BufferPlan;
+using ir::BufferSlot;
+using ir::PlannedLaunch;
+using ir::Storage;
+using ir::Value;
+
+int64_t aligned(int64_t bytes) {
+  return (bytes + ir::kBufferAlign - 1) / ir::kBufferAlign * ir::kBufferAlign;
+}
+
+// Slots for the parameters and every value a launch writes (all in the arena for now), with the
+// launch writing each and the last launch reading it.
+BufferPlan collect_slots(const ir::Graph& g, std::span<const PlannedLaunch> launches) {
+  BufferPlan plan;
+  plan.num_params = static_cast<int>(g.params().size());
+  plan.num_launches = static_cast<int>(launches.size());
+  for (int p = 0; p < plan.num_params; ++p)
+    plan.slots.push_back({Value::param(p), g.params()[p].type, Storage::Param});
+  plan.node_slots.resize(g.nodes().size());
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
+    plan.node_slots[id].assign(g.num_outputs(id), -1);
+  for (int li = 0; li < plan.num_launches; ++li) {
+    for (Value v : launches[li].reads) {
+      const int s = plan.slot_of(v);
+      LT_CHECK(s >= 0, "launch {} reads {} before any launch writes it", li, ir::value_name(g, v));
+      plan.slots[s].last = li;
+    }
+    for (Value v : launches[li].writes) {
+      LT_CHECK(!v.is_param() && plan.slot_of(v) < 0, "{} is written twice", ir::value_name(g, v));
+      plan.node_slots[v.def][v.index] = static_cast<int>(plan.slots.size());
+      BufferSlot b{v, g.type(v), Storage::Arena};
+      b.first = li;
+      plan.slots.push_back(std::move(b));
+    }
+  }
+  return plan;
+}
+
+void place_results(const ir::Graph& g, BufferPlan& plan) {
+  for (Value v : g.results()) {
+    const int s = plan.slot_of(v);
+    LT_CHECK(s >= 0, "result {} is never written", ir::value_name(g, v));
+    if (plan.slots[s].storage == Storage::Arena) plan.slots[s].storage = Storage::Result;
+    plan.results.push_back(s);
+  }
+}
+
+// A donated parameter's old value must be dead when its buffer is written: no later launch reads
+// it, nor the writing launch unless that is an in-place Loop kernel; and it is not a result.
+void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
+                     std::span<const PlannedLaunch> launches, const BufferPlanOptions& o,
+                     BufferPlan& plan) {
+  std::set<int> returned_params;
+  for (Value v : g.results())
+    if (v.is_param()) returned_params.insert(v.param_index());
+  // No in-place write may come before a launch that can still fail: a failed step must leave
+  // every parameter as it was (fuse() schedules checking kernels early for this).
+  int last_check = -1;
+  for (int i = 0; i < static_cast<int>(launches.size()); ++i) {
+    const ir::FusionGroup& grp = fusion.groups[launches[i].group];
+    const bool checks =
+        launches[i].node >= 0
+            ? ir::checks_data_at_run_time(g.node(launches[i].node))
+            : std::any_of(grp.nodes.begin(), grp.nodes.end(),
+                          [&](int id) { return ir::checks_data_at_run_time(g.node(id)); });
+    if (checks) last_check = i;
+  }
+  for (const ir::Donation& d : g.donations()) {
+    const Value v = g.results()[d.result];
+    if (v.is_param() || returned_params.count(d.param)) continue;
+    BufferSlot& b = plan.slots[plan.results[d.result]];
+    if (b.storage != Storage::Result || b.type.bytes() != g.params()[d.param].type.bytes())
+      continue;
+    if (b.first <= last_check) continue;
+    const int read = plan.slots[d.param].last;
+    bool in_place = false;
+    if (read >= b.first) {
+      const PlannedLaunch& l = launches[b.first];
+      in_place = read == b.first && o.in_place_loops && l.node < 0 &&
+                 ir::can_write_in_place(g, fusion.groups[l.group], v, d.param);
+      if (!in_place) continue;
+    }
+    b.storage = Storage::Donated;
+    b.donor = d.param;
+    b.in_place = in_place;
+  }
+}
+
+// Greedy by size: largest first, each into the smallest gap that fits among the ranges of the
+// values already placed that are live at a common launch, else after the last of them.
+void place_arena(BufferPlan& plan) {
+  std::vector<int> order;
+  for (int s = plan.num_params; s < static_cast<int>(plan.slots.size()); ++s)
+    if (plan.slots[s].storage == Storage::Arena) order.push_back(s);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const int64_t sa = aligned(plan.slots[a].bytes()), sb = aligned(plan.slots[b].bytes());
+    return sa != sb ? sa > sb : plan.slots[a].first < plan.slots[b].first;
+  });
+  std::vector<int> placed;
+  std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of placed values live with s
+  for (int s : order) {
+    BufferSlot& b = plan.slots[s];
+    const int64_t size = aligned(b.bytes());
+    if (size == 0) continue;  // offset 0, never dereferenced
+    busy.clear();
+    for (int t : placed) {
+      const BufferSlot& c = plan.slots[t];
+      if (std::max(b.first, c.first) <= std::min(b.live_until(), c.live_until()))
+        busy.push_back({c.offset, c.offset + aligned(c.bytes())});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t end = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+    for (auto [begin, stop] : busy) {
+      if (begin - end >= size && begin - end < best_gap) {
+        best = end;
+        best_gap = begin - end;
+      }
+      end = std::max(end, stop);
+    }
+    b.offset = best >= 0 ? best : end;
+    plan.arena_bytes = std::max(plan.arena_bytes, b.offset + size);
+    placed.push_back(s);
+  }
+}
+
+void tally(BufferPlan& plan) {
+  std::vector<int64_t> delta(plan.num_launches + 1);
+  for (int s = plan.num_params; s < static_cast<int>(plan.slots.size()); ++s) {
+    const BufferSlot& b = plan.slots[s];
+    plan.naive_bytes += b.bytes();
+    if (b.storage == Storage::Result) plan.result_bytes += b.bytes();
+    if (b.storage == Storage::Donated) plan.donated_bytes += b.bytes();
+    if (b.storage != Storage::Arena) continue;
+    delta[b.first] += aligned(b.bytes());
+    delta[b.live_until() + 1] -= aligned(b.bytes());
+  }
+  int64_t live = 0;
+  for (int64_t d : delta) plan.live_peak_bytes = std::max(plan.live_peak_bytes, live += d);
+}
+
+}  // namespace
+
+BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
+                        const BufferPlanOptions& options) {
+  const std::vector<PlannedLaunch> launches = ir::launch_sequence(g, fusion);
+  BufferPlan plan = collect_slots(g, launches);
+  place_results(g, plan);
+  if (options.donate) place_donations(g, fusion, launches, options, plan);
+  place_arena(plan);
+  tally(plan);
+  return plan;
+}
+
+}  // namespace lt::passes
