@@ -26,26 +26,6 @@ std::string value_list(const Graph& g, std::span<const Value> vs) {
   return s;
 }
 
-// Values as dense indices: parameters first, then every output of every node in id order.
-class ValueIndex {
- public:
-  explicit ValueIndex(const Graph& g) : num_params_(static_cast<int>(g.params().size())) {
-    first_.reserve(g.nodes().size() + 1);
-    int next = num_params_;
-    for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
-      first_.push_back(next);
-      next += g.num_outputs(id);
-    }
-    first_.push_back(next);
-  }
-  int operator()(Value v) const { return v.is_param() ? v.param_index() : first_[v.def] + v.index; }
-  int size() const { return first_.back(); }
-
- private:
-  int num_params_;
-  std::vector<int> first_;
-};
-
 // Which kernel holds each node; checks "every node in exactly one group" and group sizes.
 std::vector<int> kernel_of_nodes(const Graph& g, const FusionPlan& plan) {
   const int n = static_cast<int>(g.nodes().size());
@@ -110,9 +90,9 @@ void check_loop(const Graph& g, const FusionGroup& grp, size_t k) {
   }
 }
 
-// The exact inputs and outputs of every group (fusion_plan.h): inputs in first-use order, outputs
-// in node order, both without duplicates.
-void fill_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGroup>& groups) {
+}  // namespace
+
+void fill_group_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGroup>& groups) {
   const ValueIndex index(g);
   std::vector<bool> escapes(index.size(), false);  // read by another kernel or returned
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
@@ -138,9 +118,11 @@ void fill_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGrou
   }
 }
 
+namespace {
+
 void check_io(const Graph& g, const FusionPlan& plan, std::span<const int> kernel) {
   std::vector<FusionGroup> want = plan.groups;
-  fill_io(g, kernel, want);
+  fill_group_io(g, kernel, want);
   for (size_t k = 0; k < want.size(); ++k) {
     const FusionGroup& have = plan.groups[k];
     if (have.inputs != want[k].inputs)
@@ -196,7 +178,7 @@ FusionPlan unfused_plan(const Graph& g) {
     grp.kind = KernelKind::Library;
     grp.nodes = {id};
   }
-  fill_io(g, kernel, plan.groups);
+  fill_group_io(g, kernel, plan.groups);
   return plan;
 }
 

@@ -1,6 +1,7 @@
 // The fusion plan: a partition of a graph's nodes into kernels, in execution order. Plain data
 // produced by passes/fuse and consumed by codegen (which never includes passes/).
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct FusionGroup {
 struct FusionPlan {
   std::vector<FusionGroup> groups;
 };
+
+/// Sets every group's inputs (values from outside it, first use first) and outputs (values read
+/// by another group or returned), both without duplicates; kernel[node] is the node's group.
+void fill_group_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGroup>& groups);
 
 /// Every node in exactly one group; groups in an order that respects data dependencies; inputs
 /// and outputs complete; Loop groups hold only elementwise/expand nodes of the group's shape.

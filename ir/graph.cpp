@@ -55,6 +55,16 @@ const TensorType& Graph::type(Value v) const {
   return nodes_[v.def].types[v.index];
 }
 
+ValueIndex::ValueIndex(const Graph& g) {
+  first_.reserve(g.nodes().size() + 1);
+  int next = static_cast<int>(g.params().size());
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
+    first_.push_back(next);
+    next += g.num_outputs(id);
+  }
+  first_.push_back(next);
+}
+
 bool checks_data_at_run_time(const Node& n) {
   switch (n.op) {
     case Op::Embedding:

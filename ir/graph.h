@@ -84,6 +84,18 @@ class Graph {
   std::vector<Donation> donations_;
 };
 
+/// Values as dense indices: parameters first, then every output of every node in id order (for
+/// per-value tables in passes).
+class ValueIndex {
+ public:
+  explicit ValueIndex(const Graph& g);
+  int operator()(Value v) const { return v.is_param() ? v.param_index() : first_[v.def] + v.index; }
+  int size() const { return first_.back(); }
+
+ private:
+  std::vector<int> first_;
+};
+
 /// Text form (docs/IR.md): stable, and parse(print(g)) == g.
 std::string print(const Graph& g);
 /// Name of a value in the text form: "%x", "%3", "%3#1".

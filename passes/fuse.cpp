@@ -21,25 +21,6 @@ bool contains(std::span<const int> xs, int x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
-// Values as dense indices: parameters first, then every output of every node in id order.
-class ValueIndex {
- public:
-  explicit ValueIndex(const ir::Graph& g) : num_params_(static_cast<int>(g.params().size())) {
-    int next = num_params_;
-    for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
-      first_.push_back(next);
-      next += g.num_outputs(id);
-    }
-    first_.push_back(next);
-  }
-  int operator()(Value v) const { return v.is_param() ? v.param_index() : first_[v.def] + v.index; }
-  int size() const { return first_.back(); }
-
- private:
-  int num_params_;
-  std::vector<int> first_;
-};
-
 // Groups under construction are the classes of a union-find over node ids, named by their root.
 // The kernel DAG stays acyclic because every merge is checked first (acyclic()); the check is a
 // forward search pruned by levels: each group's level exceeds the levels of the groups it reads,
@@ -187,7 +168,7 @@ void Fuser::raise_levels(int root) {
 // Horizontal fusion: loop groups that read the same full-size value merge when no path joins
 // them through another kernel, so the value is read once and one launch goes away.
 void Fuser::merge_siblings() {
-  const ValueIndex index(g_);
+  const ir::ValueIndex index(g_);
   std::vector<std::vector<int>> readers(index.size());
   for (int id = 0; id < n_; ++id)
     for (Value v : g_.node(id).inputs) readers[index(v)].push_back(id);
@@ -210,29 +191,6 @@ void Fuser::merge_siblings() {
   for (int p = 0; p < static_cast<int>(g_.params().size()); ++p) visit(Value::param(p));
   for (int id = 0; id < n_; ++id)
     for (int i = 0; i < g_.num_outputs(id); ++i) visit(Value::node(id, i));
-}
-
-// Every group's inputs (operands from outside it, first use first) and outputs (values read by
-// another kernel or returned), both without duplicates. ir::verify_fusion_plan recomputes them
-// independently.
-void fill_io(const ir::Graph& g, std::span<const int> kernel, ir::FusionPlan& plan) {
-  const ValueIndex index(g);
-  std::vector<char> escapes(index.size(), 0);
-  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
-    for (Value v : g.node(id).inputs)
-      if (!v.is_param() && kernel[v.def] != kernel[id]) escapes[index(v)] = 1;
-  for (Value v : g.results()) escapes[index(v)] = 1;
-  std::vector<int> listed_by(index.size(), -1);
-  for (int k = 0; k < static_cast<int>(plan.groups.size()); ++k) {
-    ir::FusionGroup& grp = plan.groups[k];
-    for (int id : grp.nodes)
-      for (Value v : g.node(id).inputs)
-        if ((v.is_param() || kernel[v.def] != k) && std::exchange(listed_by[index(v)], k) != k)
-          grp.inputs.push_back(v);
-    for (int id : grp.nodes)
-      for (int i = 0; i < g.num_outputs(id); ++i)
-        if (escapes[index(Value::node(id, i))]) grp.outputs.push_back(Value::node(id, i));
-  }
 }
 
 // A topological order of the kernel DAG (`kernel[node]` numbers kernels by first node), ties
@@ -285,7 +243,7 @@ ir::FusionPlan Fuser::emit() {
     grp.nodes = std::move(members[k]);
   }
   for (int& k : kernel) k = position[k];
-  fill_io(g_, kernel, plan);
+  ir::fill_group_io(g_, kernel, plan.groups);
   return plan;
 }
 
