@@ -10,28 +10,17 @@
 
 #include "ir/type_rules.h"
 #include "runtime/kernels/kernel.h"
+#include "tests/unit/runtime/host_tensor.h"
 #include "runtime/thread_pool.h"
 
 namespace lt {
 namespace {
 
 template <class T>
-struct Tensor {
-  TensorType type;
-  std::vector<T> data;
-  rt::TensorRef ref() { return {data.data(), &type}; }
-};
+using Tensor = testing::HostTensor<T>;
+using testing::dtype_of;
 
-template <class T>
-constexpr DType dtype_of = std::is_same_v<T, double> ? DType::F64 : DType::F32;
-
-template <class T>
-Tensor<T> random_tensor(const Shape& s, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  Tensor<T> t{{dtype_of<T>, s}, std::vector<T>(numel(s))};
-  for (T& x : t.data) x = static_cast<T>(u(rng));
-  return t;
-}
+using testing::random_tensor;
 
 template <class T>
 Tensor<T> run(ir::LibraryOp op, ir::Op gop, const ir::ConvAttrs& a, Tensor<T>& p, Tensor<T>& q) {

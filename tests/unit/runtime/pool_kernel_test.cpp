@@ -10,20 +10,15 @@
 
 #include "ir/type_rules.h"
 #include "runtime/kernels/kernel.h"
+#include "tests/unit/runtime/host_tensor.h"
 #include "runtime/thread_pool.h"
 
 namespace lt {
 namespace {
 
 template <class T>
-struct Tensor {
-  TensorType type;
-  std::vector<T> data;
-  rt::TensorRef ref() { return {data.data(), &type}; }
-};
-
-template <class T>
-constexpr DType dtype_of = std::is_same_v<T, double> ? DType::F64 : DType::F32;
+using Tensor = testing::HostTensor<T>;
+using testing::dtype_of;
 
 // Integers in [-3, 2]: all-negative windows check that padding never wins, and ties are common.
 template <class T>
