@@ -2,8 +2,8 @@
 # Runs the eager benchmarks one at a time on a quiet machine, then the PyTorch comparison.
 #   bench/run_benchmarks.sh [build-dir (build-bench)] [out-dir (<build-dir>/bench-results)] [filter]
 # On a 2-core box any other busy process halves the 2-thread figures, so each benchmark waits
-# (up to 2 minutes) until the CPUs are idle, runs (median of 5 repetitions), and is retried (up
-# to 4 runs, the quietest kept) when other processes used more than 3% of the machine's CPU time
+# (up to 1 minute) until the CPUs are idle, runs (median of 5 repetitions), and is retried (up
+# to 3 runs, the quietest kept) when other processes used more than 3% of the machine's CPU time
 # while it ran ("foreign" below: /proc/stat busy time minus the benchmark's own user+system).
 # Writes <out-dir>/eager.txt (one line per benchmark with its foreign-CPU fraction) and
 # <out-dir>/torch.txt (LT_BENCH_TORCH=0 skips the PyTorch side).
@@ -25,10 +25,10 @@ delta() {
   echo "$((total - idle)) $total"
 }
 
-# Waits (at most ~2 minutes) until the CPUs are at least 97% idle over 2 seconds.
+# Waits (at most ~1 minute) until the CPUs are at least 97% idle over 2 seconds.
 wait_idle() {
   local s0 s1 d
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 30); do
     s0=$(stat_line); sleep 2; s1=$(stat_line)
     d=($(delta "$s0" "$s1"))
     [ $((d[0] * 100)) -le $((d[1] * 3)) ] && return 0
@@ -37,11 +37,11 @@ wait_idle() {
 }
 
 # run_quiet <outfile> <command...>: runs the command until a run saw <= 3% foreign CPU time, at
-# most 4 tries, and keeps the run with the least foreign time. Prints that fraction.
+# most 3 tries, and keeps the run with the least foreign time. Prints that fraction.
 run_quiet() {
   local outfile=$1; shift
   local try s0 s1 own d foreign best=2
-  for try in 1 2 3 4; do
+  for try in 1 2 3; do
     wait_idle
     s0=$(stat_line)
     /usr/bin/time -f '%U %S' -o "$outfile.time" "$@" >"$outfile.try" 2>/dev/null

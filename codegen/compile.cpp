@@ -71,7 +71,11 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     const ir::FusionGroup& grp = plan.groups[gi];
     if (grp.kind == ir::KernelKind::Loop && can_emit_loop(g, grp)) {
       const std::string name = fmt::format("lt_kernel_{}", gi);
-      const LoopShape shape = emit_loop_kernel(*module, g, grp, name);
+      // A kernel that writes a result over a donated input it reads must not promise LLVM that
+      // its pointers never alias: LLVM may then reorder a load and a store of one element.
+      bool in_place = false;
+      for (ir::Value v : grp.outputs) in_place |= buffers.slots[planned_slot(v)].in_place;
+      const LoopShape shape = emit_loop_kernel(*module, g, grp, name, /*noalias=*/!in_place);
       rt::Launch l;
       l.kind = rt::Launch::Kind::Loop;
       l.rows = shape.rows;

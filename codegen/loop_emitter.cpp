@@ -115,7 +115,7 @@ bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
 }
 
 LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp,
-                           const std::string& name) {
+                           const std::string& name, bool noalias) {
   llvm::LLVMContext& c = m.getContext();
   Builder b(c);
   const Plan plan = make_plan(g, grp);
@@ -130,7 +130,7 @@ LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::Fusion
   auto* body = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name + ".body", m);
   body->addFnAttr(llvm::Attribute::AlwaysInline);
   for (size_t i = 0; i < nin + nout; ++i) {
-    body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    if (noalias) body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
     body->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::getWithAlignment(c, llvm::Align(64)));
   }
   b.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", body));

@@ -22,8 +22,9 @@ struct LoopShape {
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
 
 /// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of
-/// group.inputs then group.outputs, in order (rt::LoopKernelFn).
+/// group.inputs then group.outputs, in order (rt::LoopKernelFn). `noalias` promises that no two
+/// buffers overlap (false when an output is written over an input, element by element).
 LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& group,
-                           const std::string& name);
+                           const std::string& name, bool noalias = true);
 
 }  // namespace lt::codegen

@@ -189,7 +189,7 @@ Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc) {
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < values.size(); ++i) impl->as<bool>()[i] = values[i];
   } else {
-    std::memcpy(impl->data(), values.data(), values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(impl->data(), values.data(), values.size() * sizeof(T));
   }
   return Tensor(std::move(impl));
 }

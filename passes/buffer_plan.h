@@ -12,6 +12,7 @@ struct BufferPlanOptions {
   /// Lets a Loop kernel write a result over a donated parameter it reads itself, element by
   /// element (ir::can_write_in_place): the usual optimizer update `w - lr * v`, fused into the
   /// kernel that reads `w`. false: a donated parameter must be dead before the writing launch.
+  // Codegen drops noalias on such kernels, so LLVM keeps each element's load before its store.
   bool in_place_loops = true;
 };
 

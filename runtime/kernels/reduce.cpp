@@ -3,6 +3,7 @@
 // input rows (vectorizable either way).
 #include <Eigen/Core>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ir/error.h"
@@ -125,16 +126,14 @@ void fold(const Collapsed& c, const T* x, typename Op::A* out, int64_t nout, Map
   if (!inner_kept) {
     parallel_for(nout, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, reduced_count(c))),
                  [&](int64_t b, int64_t e) {
-                   std::vector<T> tmp;
                    for (int64_t o = b; o < e; ++o) {
                      typename Op::A acc = Op::init();
                      visit_reduced(c, kept_base(c, o, 0), [&](int64_t off, int64_t n) {
                        if constexpr (std::is_same_v<Map, std::nullptr_t>) {
                          acc = Op::merge_run(acc, x + off, n);
                        } else {
-                         tmp.resize(n);
-                         for (int64_t i = 0; i < n; ++i) tmp[i] = map(o, x[off + i]);
-                         acc = Op::merge_run(acc, tmp.data(), n);
+                         // Plain order: a temporary's alignment must not change the result.
+                         for (int64_t i = 0; i < n; ++i) acc = Op::step(acc, map(o, x[off + i]));
                        }
                      });
                      out[o] = acc;
@@ -186,8 +185,13 @@ void argmax(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
 }  // namespace
 
 void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& a, Ins in, Outs out) {
-  const Collapsed c = collapse(in[0].shape(), a);
   const int64_t nout = out[0].numel();
+  if (nout == 0) return;
+  if (in[0].numel() == 0) {  // a reduction over an empty axis: only sum is allowed (type rule)
+    std::memset(out[0].data, 0, out[0].type->bytes());
+    return;
+  }
+  const Collapsed c = collapse(in[0].shape(), a);
   dispatch_dtype(in[0].dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, bool>) {

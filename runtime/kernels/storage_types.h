@@ -19,7 +19,12 @@ decltype(auto) dispatch_storage(DType t, F&& f) {
 /// Value conversion between any two element types (bool: nonzero is true).
 template <class D, class S>
 D convert_value(S v) {
-  if constexpr (std::is_same_v<D, bool>) return static_cast<float>(v) != 0.0f;
+  if constexpr (std::is_same_v<D, bool>) {
+    if constexpr (std::is_same_v<S, Eigen::half> || std::is_same_v<S, Eigen::bfloat16>)
+      return static_cast<float>(v) != 0.0f;
+    else
+      return v != S(0);  // in the source type: 1e-310 is true
+  }
   else if constexpr (std::is_same_v<S, Eigen::half> || std::is_same_v<S, Eigen::bfloat16>)
     return static_cast<D>(static_cast<float>(v));
   else return static_cast<D>(v);

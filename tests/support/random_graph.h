@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
@@ -24,10 +25,15 @@ struct RandomResult {
   /// cast view ...), so both runs must agree bit for bit up to the sign of zero. NaN and inf sit
   /// at the same positions in both runs; integer and bool results always agree exactly.
   double max_error = 0;
+  /// A parameter donated to this result (ir::Donation), or -1.
+  int donor = -1;
 };
 
 struct RandomDagOptions {
   int min_ops = 5, max_ops = 60;  ///< nodes the DAG adds (domain guards and clamps count)
+  /// Steer around the known mismatches listed in tests/diff/README.md (eager kernels that
+  /// disagree with the compiled code on edge cases); false draws them too.
+  bool avoid_known_issues = true;
 };
 
 /// A graph holding one or more independently seeded random DAGs, with their parameter data.
@@ -44,11 +50,23 @@ class RandomGraph {
   std::span<const std::shared_ptr<rt::Buffer>> params() const { return params_; }
   /// One entry per graph result, in result order.
   std::span<const RandomResult> results() const { return results_; }
+  /// The seed of the DAG that drew each parameter.
+  std::span<const uint64_t> param_seeds() const { return param_seeds_; }
 
  private:
   ir::Graph graph_;
   std::vector<std::shared_ptr<rt::Buffer>> params_;
   std::vector<RandomResult> results_;
+  std::vector<uint64_t> param_seeds_;
 };
+
+/// Buffer contents as text, "[1.5, -0, inf, nan]", at most `limit` elements (then ", ...").
+/// Floats print in shortest round-trip form, so the text gives the same data back.
+std::string buffer_str(const TensorType& t, const rt::Buffer& b, int64_t limit = 64);
+/// The numbers of the line "// %name = [v, ...]" in `text` (strtod spellings: inf, -inf, nan,
+/// -0), or none: parameter data next to a graph's text in a repro file.
+std::vector<double> param_values(std::string_view text, std::string_view name);
+/// A buffer of type t holding `values`, cycled (none: a fixed pattern).
+std::shared_ptr<rt::Buffer> buffer_from(const TensorType& t, std::span<const double> values);
 
 }  // namespace lt::testing

@@ -1,0 +1,441 @@
+// The random-graph differential test (DESIGN.md section 9): seeded random DAGs, many per graph so
+// one compile covers many, each run by the reference interpreter on the original graph and
+// compiled (passes, fusion, LLVM loop kernels). Every result must agree within the error bound
+// the generator derived for it: bit for bit where every op on the way is exactly rounded, NaN and
+// inf at the same places, integers and bools exactly. tests/diff/README.md has the knobs:
+// LT_RANDOM_GRAPHS=<count> for a longer run, LT_RANDOM_GRAPH_SEED=<n> to rerun one DAG.
+#include "tests/support/random_graph.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "codegen/compile.h"
+#include "ir/error.h"
+#include "ir/parser.h"
+#include "passes/buffer_plan.h"
+#include "passes/fuse.h"
+#include "passes/pipeline.h"
+#include "runtime/interpreter.h"
+
+namespace lt {
+namespace {
+
+using testing::RandomGraph;
+using testing::RandomResult;
+
+constexpr int64_t kDefaultDags = 2000;
+constexpr int64_t kDagsPerGraph = 32;
+constexpr int kMaxReports = 8;  // failing DAGs printed in full; later ones are only counted
+// The generator's error bounds are first-order estimates; this covers the second-order terms.
+constexpr double kSafety = 4;
+
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  return s && *s ? std::strtoll(s, nullptr, 10) : fallback;
+}
+
+/// The generator's options: defaults, or LT_RANDOM_GRAPH_MIN_OPS / _MAX_OPS, and
+/// LT_RANDOM_GRAPH_STRICT=1 to draw the known issues too (tests/diff/README.md).
+testing::RandomDagOptions dag_options() {
+  testing::RandomDagOptions o;
+  o.min_ops = static_cast<int>(env_int("LT_RANDOM_GRAPH_MIN_OPS", o.min_ops));
+  o.max_ops = std::max(o.min_ops, static_cast<int>(env_int("LT_RANDOM_GRAPH_MAX_OPS", o.max_ops)));
+  o.avoid_known_issues = env_int("LT_RANDOM_GRAPH_STRICT", 0) == 0;
+  return o;
+}
+
+struct Stats {
+  std::map<std::string, int64_t> ops;  // nodes per op, for LT_RANDOM_GRAPH_VERBOSE
+  int64_t graphs = 0, nodes = 0, results = 0, exact = 0, elements = 0, loop_kernels = 0;
+  double llvm_ms = 0;
+  double worst_ratio = 0;  // largest |compiled - reference| / bound over inexact elements
+  int reported = 0, failed_dags = 0;
+};
+
+/// A graph compiled at one opt level, or what stopped it.
+struct Compiled {
+  std::shared_ptr<rt::Executable> exe;
+  std::string error;  // non-empty: the pipeline or the compiler threw this
+  int loop_kernels = 0;
+  double llvm_ms = 0;
+};
+
+/// Copy of g -> run_pipeline (verifying after every pass) -> fuse -> plan buffers -> compile.
+Compiled compile_graph(const ir::Graph& g, int level) {
+  Compiled out;
+  try {
+    ir::Graph c = g;
+    passes::PassLog log({/*verify=*/true, "", "x"});
+    passes::run_pipeline(c, {}, log);
+    LT_CHECK(c.results().size() == g.results().size(), "the pipeline changed the result count");
+    for (size_t i = 0; i < g.results().size(); ++i)
+      LT_CHECK(c.type(c.results()[i]) == g.type(g.results()[i]),
+               "the pipeline changed result {}'s type", i);
+    const ir::FusionPlan plan = passes::fuse(c, {.enabled = level >= 2});
+    ir::verify_fusion_plan(c, plan);
+    const ir::BufferPlan buffers = passes::plan_buffers(c, plan);
+    ir::verify_buffer_plan(c, plan, buffers);
+    codegen::CompileStats cs;
+    out.exe = codegen::compile(c, plan, buffers, {}, &cs);  // no cache key: nothing on disk
+    out.loop_kernels = cs.loop_kernels;
+    out.llvm_ms = cs.llvm_ms;
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+std::string index_str(const Shape& s, int64_t flat) {
+  std::vector<int64_t> idx(s.size());
+  for (size_t d = s.size(); d-- > 0;) {
+    idx[d] = flat % s[d];
+    flat /= s[d];
+  }
+  return fmt::format("[{}]", fmt::join(idx, ","));
+}
+
+/// Empty when `got` matches `ref` for a result of type t; else the first difference.
+std::string compare(const TensorType& t, const rt::Buffer& ref, const rt::Buffer& got,
+                    double max_error, Stats* st, const char* got_name = "compiled",
+                    const char* ref_name = "reference") {
+  if (ref.bytes() != got.bytes())
+    return fmt::format("{} bytes vs {} bytes for {}", got.bytes(), ref.bytes(), type_str(t));
+  const int64_t n = t.numel();
+  const double tol = kSafety * max_error;
+  int64_t bad = 0, first = -1;
+  std::string first_what;
+  for (int64_t i = 0; i < n; ++i) {
+    std::string what;
+    if (is_float(t.dtype)) {
+      const double a = t.dtype == DType::F32 ? static_cast<const float*>(ref.data())[i]
+                                             : static_cast<const double*>(ref.data())[i];
+      const double b = t.dtype == DType::F32 ? static_cast<const float*>(got.data())[i]
+                                             : static_cast<const double*>(got.data())[i];
+      bool ok;
+      if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
+        ok = (std::isnan(a) && std::isnan(b)) || a == b;
+      } else {
+        ok = std::abs(a - b) <= tol;
+        if (st && max_error > 0)
+          st->worst_ratio = std::max(st->worst_ratio, std::abs(a - b) / max_error);
+      }
+      if (!ok)
+        what = fmt::format("{} {:.17g} vs {} {:.17g} (|diff| {:.3g}, allowed {:.3g})", got_name, b,
+                           ref_name, a, std::abs(a - b), tol);
+    } else {
+      const size_t w = dtype_size(t.dtype);
+      int64_t a = 0, b = 0;  // little-endian: the low bytes hold the value
+      std::memcpy(&a, static_cast<const char*>(ref.data()) + i * w, w);
+      std::memcpy(&b, static_cast<const char*>(got.data()) + i * w, w);
+      if (t.dtype == DType::I32) a = static_cast<int32_t>(a), b = static_cast<int32_t>(b);
+      if (a != b) what = fmt::format("{} {} vs {} {}", got_name, b, ref_name, a);
+    }
+    if (!what.empty() && bad++ == 0) {
+      first = i;
+      first_what = what;
+    }
+  }
+  if (st) st->elements += n;
+  if (bad == 0) return "";
+  return fmt::format("{} at {} (of {} elements, {} differ): {}", type_str(t),
+                     index_str(t.shape, first), n, bad, first_what);
+}
+
+struct Difference {
+  uint64_t dag_seed;
+  std::string what;
+};
+
+rt::BufferPtr copy_of(const rt::Buffer& b) {
+  auto c = rt::Buffer::allocate(b.bytes());
+  std::memcpy(c->data(), b.data(), b.bytes());
+  return c;
+}
+
+/// Runs exe with copies of the donated parameters that it may take over (owned_refs 1).
+std::vector<rt::BufferPtr> run_donating(const rt::Executable& exe, const ir::Graph& g,
+                                        std::span<const rt::BufferPtr> params) {
+  std::vector<rt::BufferPtr> p(params.begin(), params.end());
+  std::vector<long> owned(p.size(), 0);
+  for (const ir::Donation& d : g.donations()) {
+    p[d.param] = copy_of(*p[d.param]);
+    owned[d.param] = 1;
+  }
+  return exe.run(p, owned);
+}
+
+/// Runs the graph twice with the interpreter and twice compiled (the second run reuses the
+/// executable's arena), with donated parameters handed over as copies the executable may take
+/// (owned_refs 1). Compiled results must match the reference within their bounds, each second
+/// run its first one exactly, and no parameter buffer may change. One Difference per mismatch.
+/// Throws what the interpreter or the compiled code throws, or what stopped the compile.
+std::vector<Difference> differences(const RandomGraph& rg, const Compiled& c, Stats* st) {
+  if (!c.error.empty()) throw std::runtime_error(c.error);
+  const ir::Graph& g = rg.graph();
+  std::vector<rt::BufferPtr> before;
+  for (const rt::BufferPtr& p : rg.params()) before.push_back(copy_of(*p));
+  const rt::InterpretedGraph interpreter(g);
+  const auto ref = interpreter.run(rg.params());
+  const auto ref2 = interpreter.run(rg.params());
+  const auto got = run_donating(*c.exe, g, rg.params());
+  const auto got2 = run_donating(*c.exe, g, rg.params());  // reuses the arena
+  std::vector<Difference> out;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const RandomResult& r = rg.results()[i];
+    const TensorType& t = g.type(r.value);
+    auto add = [&](const char* what, const std::string& d) {
+      if (!d.empty())
+        out.push_back(
+            {r.dag_seed,
+             fmt::format("result {} of the DAG ({}), error bound {:.3g}, {}: {}", r.index_in_dag,
+                         ir::value_name(g, r.value), r.max_error, what, d)});
+    };
+    add("compiled vs reference", compare(t, *ref[i], *got[i], r.max_error, st));
+    // Same inputs, same code: the same values (both runs hold NaN where either does).
+    add("run twice", compare(t, *ref[i], *ref2[i], 0, nullptr, "reference run 2", "run 1"));
+    add("run twice", compare(t, *got[i], *got2[i], 0, nullptr, "compiled run 2", "run 1"));
+    if (st) {
+      ++st->results;
+      st->exact += r.max_error == 0;
+    }
+  }
+  for (size_t p = 0; p < before.size(); ++p)
+    if (std::memcmp(before[p]->data(), rg.params()[p]->data(), before[p]->bytes()) != 0)
+      out.push_back(
+          {rg.param_seeds()[p], fmt::format("parameter %{} was written to", g.params()[p].name)});
+  return out;
+}
+
+std::vector<Difference> differences(const RandomGraph& rg, int level) {
+  return differences(rg, compile_graph(rg.graph(), level), nullptr);
+}
+
+/// The parameters as "// %name = [...]" lines: with the graph text, a file LT_RANDOM_GRAPH_IR runs.
+std::string params_str(const RandomGraph& rg) {
+  std::string s;
+  const ir::Graph& g = rg.graph();
+  for (size_t p = 0; p < g.params().size(); ++p)
+    s += fmt::format("// %{} = {}\n", g.params()[p].name,
+                     testing::buffer_str(g.params()[p].type, *rg.params()[p], INT64_MAX));
+  return s;
+}
+
+/// A failure of DAG `seed` (found inside `pack`): rerun alone to tell whether it reproduces there,
+/// and print the graph that shows it.
+void report(uint64_t seed, int level, const std::string& what, const RandomGraph& pack, Stats& st) {
+  ++st.failed_dags;
+  if (st.reported++ >= kMaxReports) return;
+  RandomGraph alone("seed" + std::to_string(seed));
+  alone.add_dag(seed, dag_options());
+  bool alone_fails = true;
+  try {
+    alone_fails = !differences(alone, level).empty();
+  } catch (const std::exception&) {
+  }
+  const RandomGraph& shown = alone_fails ? alone : pack;
+  ADD_FAILURE() << fmt::format(
+      "DAG seed {} at opt level {}: {}\nRerun: LT_RANDOM_GRAPH_SEED={} ({})\n{}{}", seed, level,
+      what, seed,
+      alone_fails ? "fails alone too; its graph follows"
+                  : "passes alone: it fails only next to the others; the whole graph follows",
+      ir::print(shown.graph()), params_str(shown));
+}
+
+/// Checks one graph of DAGs at one opt level; failures name the DAG seeds.
+void check(const RandomGraph& rg, const Compiled& c, int level, Stats& st) {
+  ++st.graphs;
+  st.nodes += static_cast<int64_t>(rg.graph().nodes().size());
+  for (const ir::Node& n : rg.graph().nodes()) ++st.ops[std::string(ir::mnemonic(n.op))];
+  st.loop_kernels += c.loop_kernels;
+  st.llvm_ms += c.llvm_ms;
+  std::vector<Difference> diffs;
+  try {
+    diffs = differences(rg, c, &st);
+  } catch (const std::exception& e) {
+    // Find the DAGs that throw on their own (or blame the whole graph).
+    std::vector<uint64_t> seeds;
+    for (const RandomResult& r : rg.results())
+      if (seeds.empty() || seeds.back() != r.dag_seed) seeds.push_back(r.dag_seed);
+    bool found = false;
+    for (uint64_t s : seeds) {
+      RandomGraph alone;
+      alone.add_dag(s, dag_options());
+      try {
+        if (differences(alone, level).empty()) continue;
+      } catch (const std::exception&) {
+      }
+      report(s, level, fmt::format("throws: {}", e.what()), alone, st);
+      found = true;
+    }
+    if (!found)
+      ADD_FAILURE() << "opt level " << level << ": " << e.what() << "\n" << ir::print(rg.graph());
+    return;
+  }
+  std::set<uint64_t> seen;  // one report per DAG
+  for (const Difference& d : diffs)
+    if (seen.insert(d.dag_seed).second) report(d.dag_seed, level, d.what, rg, st);
+}
+
+/// Checks LT_RANDOM_GRAPHS DAGs from seed LT_RANDOM_GRAPH_FIRST on at one opt level,
+/// LT_RANDOM_GRAPH_PACK to a graph. Graphs are drawn and compiled on worker threads (LLVM time
+/// dominates), and run and compared on this one.
+void run_many(int level) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t first_seed = env_int("LT_RANDOM_GRAPH_FIRST", 0);
+  const int64_t count = first_seed + env_int("LT_RANDOM_GRAPHS", kDefaultDags);
+  const int64_t per_graph = std::max<int64_t>(1, env_int("LT_RANDOM_GRAPH_PACK", kDagsPerGraph));
+  const auto workers = static_cast<size_t>(std::max<int64_t>(
+      1, env_int("LT_RANDOM_GRAPH_THREADS", std::max(1u, std::thread::hardware_concurrency()))));
+  struct Prepared {
+    std::unique_ptr<RandomGraph> rg;
+    Compiled compiled;
+    int64_t dags;
+  };
+  auto prepare = [level, count, per_graph](int64_t first) {
+    auto rg = std::make_unique<RandomGraph>(fmt::format("dags{}", first));
+    const int64_t last = std::min(count, first + per_graph);
+    for (int64_t s = first; s < last; ++s) rg->add_dag(static_cast<uint64_t>(s), dag_options());
+    Compiled c = compile_graph(rg->graph(), level);
+    return Prepared{std::move(rg), std::move(c), last - first};
+  };
+  std::deque<std::future<Prepared>> queue;
+  int64_t next = first_seed, dags = 0;
+  auto refill = [&] {
+    for (; queue.size() < workers && next < count; next += per_graph)
+      queue.push_back(std::async(std::launch::async, prepare, next));
+  };
+  const bool verbose = env_int("LT_RANDOM_GRAPH_VERBOSE", 0) != 0;
+  Stats st;
+  for (refill(); !queue.empty(); refill()) {
+    Prepared p = queue.front().get();
+    queue.pop_front();
+    refill();
+    dags += p.dags;
+    if (verbose)
+      std::printf("[ random  ] graph @%s (%lld DAGs)\n", p.rg->graph().name().c_str(),
+                  static_cast<long long>(p.dags));
+    std::fflush(stdout);
+    check(*p.rg, p.compiled, level, st);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "[ random  ] opt level %d: %lld DAGs in %lld graphs, %lld nodes, %lld loop kernels, %lld "
+      "results (%lld exact, %lld elements), worst error/bound %.3g, %d failing DAGs, %.1f s "
+      "(LLVM %.1f s on %zu threads)\n",
+      level, static_cast<long long>(dags), static_cast<long long>(st.graphs),
+      static_cast<long long>(st.nodes), static_cast<long long>(st.loop_kernels),
+      static_cast<long long>(st.results), static_cast<long long>(st.exact),
+      static_cast<long long>(st.elements), st.worst_ratio, st.failed_dags, secs, st.llvm_ms / 1000,
+      workers);
+  if (verbose) {
+    std::string ops;
+    for (const auto& [op, n] : st.ops) ops += fmt::format(" {} {}", op, n);
+    std::printf("[ random  ] nodes per op:%s\n", ops.c_str());
+  }
+  EXPECT_EQ(st.failed_dags, 0);
+}
+
+bool single_seed_mode() { return std::getenv("LT_RANDOM_GRAPH_SEED") != nullptr; }
+
+TEST(RandomGraph, SameSeedSameDag) {
+  RandomGraph a, b;
+  a.add_dag(12345);
+  b.add_dag(12345);
+  EXPECT_EQ(ir::print(a.graph()), ir::print(b.graph()));
+  ASSERT_EQ(a.params().size(), b.params().size());
+  for (size_t i = 0; i < a.params().size(); ++i)
+    EXPECT_EQ(std::memcmp(a.params()[i]->data(), b.params()[i]->data(), a.params()[i]->bytes()), 0);
+}
+
+TEST(RandomGraph, OneSeed) {
+  if (!single_seed_mode()) GTEST_SKIP() << "set LT_RANDOM_GRAPH_SEED=<n> to rerun one DAG";
+  const auto seed = static_cast<uint64_t>(env_int("LT_RANDOM_GRAPH_SEED", 0));
+  RandomGraph rg("seed" + std::to_string(seed));
+  rg.add_dag(seed, dag_options());
+  std::printf("%s%s", ir::print(rg.graph()).c_str(), params_str(rg).c_str());
+  for (const RandomResult& r : rg.results())
+    std::printf("result %d %s: error bound %.3g\n", r.index_in_dag,
+                ir::value_name(rg.graph(), r.value).c_str(), r.max_error);
+  ir::Graph c = rg.graph();
+  passes::PassLog log({/*verify=*/true, "", "x"});
+  passes::run_pipeline(c, {}, log);
+  std::printf("after the passes:\n%s\nfusion plan:\n%s\n", ir::print(c).c_str(),
+              ir::print_fusion_plan(c, passes::fuse(c)).c_str());
+  for (int level : {2, 1}) {
+    Stats st;
+    check(rg, compile_graph(rg.graph(), level), level, st);
+  }
+}
+
+// For minimizing a failure by hand: LT_RANDOM_GRAPH_IR=<file> runs the IR text in the file (with
+// parameter data from "// %name = [...]" lines) both ways and prints every result.
+TEST(RandomGraph, IrFile) {
+  const char* path = std::getenv("LT_RANDOM_GRAPH_IR");
+  if (!path) GTEST_SKIP() << "set LT_RANDOM_GRAPH_IR=<file> to run an IR file both ways";
+  std::FILE* f = std::fopen(path, "r");
+  ASSERT_TRUE(f) << path;
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  const ir::Graph g = ir::parse(text);
+  ir::verify(g);
+  std::vector<rt::BufferPtr> params;
+  for (const ir::Param& p : g.params()) {
+    params.push_back(testing::buffer_from(p.type, testing::param_values(text, p.name)));
+    std::printf("%%%s = %s\n", p.name.c_str(), testing::buffer_str(p.type, *params.back()).c_str());
+  }
+  const auto ref = rt::InterpretedGraph(g).run(params);
+  for (int level : {2, 1}) {
+    const Compiled c = compile_graph(g, level);
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    const auto got = run_donating(*c.exe, g, params);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const TensorType& t = g.type(g.results()[i]);
+      // No error bounds here: a few ulps of the largest magnitude (1e-5 f32, 1e-12 f64).
+      double scale = 1;
+      for (int64_t k = 0; is_float(t.dtype) && k < t.numel(); ++k) {
+        const double x = t.dtype == DType::F32 ? static_cast<const float*>(ref[i]->data())[k]
+                                               : static_cast<const double*>(ref[i]->data())[k];
+        if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
+      }
+      const std::string d =
+          compare(t, *ref[i], *got[i], (t.dtype == DType::F32 ? 2.5e-6 : 2.5e-13) * scale, nullptr);
+      std::printf("result %zu %s\n  reference  %s\n  opt level %d %s\n%s", i, type_str(t).c_str(),
+                  testing::buffer_str(t, *ref[i]).c_str(), level,
+                  testing::buffer_str(t, *got[i]).c_str(),
+                  d.empty() ? "" : ("  MISMATCH: " + d + "\n").c_str());
+      if (!d.empty()) ADD_FAILURE() << "result " << i << " at opt level " << level << ": " << d;
+    }
+  }
+}
+
+// Opt level 2: passes, fusion into LLVM loop kernels.
+TEST(RandomGraph, FusedMatchesInterpreter) {
+  if (single_seed_mode()) GTEST_SKIP();
+  run_many(2);
+}
+
+// Opt level 1: passes, every node its own eager-kernel launch (no JIT, so cheap: every graph).
+TEST(RandomGraph, UnfusedMatchesInterpreter) {
+  if (single_seed_mode()) GTEST_SKIP();
+  run_many(1);
+}
+
+}  // namespace
+}  // namespace lt

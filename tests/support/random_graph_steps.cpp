@@ -1,0 +1,483 @@
+// The random DAG generator's steps: each draws one op with its operands, plus the guards, casts
+// and clamps that keep values in the op's domain, and works out the result's facts (bound, error
+// bound, specials; see random_graph.cpp).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tests/support/random_graph_gen.h"
+
+namespace lt::testing {
+namespace {
+
+using ir::Op;
+const ir::NoAttrs kNone;
+
+template <class T, size_t N>
+T draw(Rng& r, const std::array<T, N>& a) {
+  return a[static_cast<size_t>(r.range(0, static_cast<int64_t>(N) - 1))];
+}
+
+}  // namespace
+
+Val DagGen::raw_clamped(Op op, const std::vector<Val>& in, bool exact_op, double c) {
+  const DType dt = in[0].dt();
+  bool special = false;
+  for (const Val& x : in) special |= x.special;
+  const Val y = emit(op, in, kNone, {kInf, kInf, true});  // unbounded: not pooled
+  // Finite results differ by a few ulps of themselves at most (an exactly rounded op on exact
+  // operands: not at all), so by 8u(c + 1) at most once clamped to c.
+  return clamp(y, c, exact_op ? 0 : transcendental(dt, c));
+}
+
+Val DagGen::reshape_to(const Val& x, Shape s) {
+  return emit(Op::Reshape, {x}, ir::ReshapeAttrs{std::move(s)},
+              {x.bound, x.err, x.special, x.splat});
+}
+
+void DagGen::unary() {
+  constexpr std::array kOps{Op::Neg,   Op::Abs,  Op::Exp,        Op::Log,     Op::Sqrt,
+                            Op::Rsqrt, Op::Tanh, Op::Sigmoid,    Op::Relu,    Op::Gelu,
+                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite};
+  const Op op = draw(r_, kOps);
+  Val x = pick_any();
+  const bool any_dtype = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::IsFinite;
+  if (!x.flt() && (!any_dtype || r_.coin(0.6))) x = to_float(x);
+  const DType dt = x.dt();
+  switch (op) {
+    case Op::Neg:
+    case Op::Abs:
+    case Op::Relu: emit(op, {x}, kNone, {x.bound, x.err, x.special}); return;
+    case Op::IsFinite: emit(op, {x}, kNone, {1, 0, false}); return;
+    case Op::Exp: {
+      x = fit(x, 12);
+      const double b = std::exp(x.bound);
+      emit(op, {x}, kNone, {b, b * std::expm1(x.err) + transcendental(dt, b), x.special});
+      return;
+    }
+    case Op::Log:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Reciprocal: return domain_unary(op, x);
+    case Op::Tanh:
+      emit(op, {x}, kNone, {std::min(1.0, x.bound), x.err + transcendental(dt, 1), x.special});
+      return;
+    case Op::Sigmoid:
+      emit(op, {x}, kNone, {1, x.err / 4 + transcendental(dt, 1), x.special});
+      return;
+    case Op::Gelu: {
+      x = fit(x, 50);
+      const double b = std::max(x.bound, 0.2);
+      emit(op, {x}, kNone, {b, 1.2 * x.err + transcendental(dt, b), x.special});
+      return;
+    }
+    case Op::Sin:
+    case Op::Cos:
+      x = fit(x, 50);
+      emit(op, {x}, kNone, {1, x.err + transcendental(dt, 1), x.special});
+      return;
+    default: LT_UNREACHABLE();
+  }
+}
+
+// log, sqrt, rsqrt, reciprocal: of |x| + c, or (special DAGs, exact x) of x itself.
+void DagGen::domain_unary(Op op, Val x) {
+  const DType dt = x.dt();
+  // Known issue: Eigen's fast-math sqrt and rsqrt (the eager kernels) give NaN for +inf.
+  if (o_.avoid_known_issues && x.special && (op == Op::Sqrt || op == Op::Rsqrt))
+    x = clamp(x, float_limit(dt));
+  const bool raw = specials_ && x.exact() && r_.coin(0.4);
+  const double c = draw(r_, std::array{0.1, 0.5, 1.0});
+  switch (op) {
+    case Op::Log: {
+      if (raw) {  // log(0) = -inf, log(x < 0) = NaN; |log| of a finite float stays below these
+        const double b = dt == DType::F32 ? 104 : 745;
+        emit(op, {x}, kNone, {b, transcendental(dt, b), true});
+        return;
+      }
+      const Val p = positive(x, c);
+      const double b = std::max(std::abs(std::log(c)), std::log(p.bound));
+      emit(op, {p}, kNone, {b, p.err / c + transcendental(dt, b), p.special});
+      return;
+    }
+    case Op::Sqrt: {
+      if (raw) {
+        const double b = std::sqrt(x.bound);
+        emit(op, {x}, kNone, {b, transcendental(dt, b), true});
+        return;
+      }
+      const Val p = positive(x, c);
+      const double b = std::sqrt(p.bound);
+      emit(op, {p}, kNone, {b, p.err / (2 * std::sqrt(c)) + transcendental(dt, b), p.special});
+      return;
+    }
+    case Op::Rsqrt: {
+      if (raw) {
+        raw_clamped(op, {x}, false, 1e3);
+        return;
+      }
+      const Val p = positive(x, c);
+      const double b = 1 / std::sqrt(c);
+      emit(op, {p}, kNone, {b, 0.5 * p.err * std::pow(c, -1.5) + transcendental(dt, b), p.special});
+      return;
+    }
+    case Op::Reciprocal: {  // 1/x: exactly rounded
+      if (raw) {
+        raw_clamped(op, {x}, true, 1e3);
+        return;
+      }
+      const Val p = positive(x, c);
+      const double b = 1 / c;
+      emit(op, {p}, kNone, {b, p.err / (c * c) + rounding(dt, b, p.exact()), p.special});
+      return;
+    }
+    default: LT_UNREACHABLE();
+  }
+}
+
+void DagGen::binary() {
+  Val x = pick_any();
+  const bool ints = r_.coin(0.25);
+  const DType dt = ints ? (is_integer(x.dt()) ? x.dt()
+                           : r_.coin(0.5)     ? DType::I32
+                                              : DType::I64)
+                        : (x.flt() ? x.dt() : fdt_);
+  x = convert(x, dt);
+  const Op op =
+      ints ? draw(r_, std::array{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum, Op::Minimum})
+           : draw(r_, std::array{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Maximum,
+                                 Op::Minimum});
+  // inf * 0 is NaN, inf * 1e-30 is inf: next to a possible inf, the other factor must be exact.
+  const bool product = op == Op::Mul || op == Op::Pow;
+  Val y = product ? partner(x, dt, x.special, x.exact()) : partner(x, dt);
+  const double lim = ints ? int_limit(dt) : float_limit(dt);
+  const bool both_exact = x.exact() && y.exact();
+  switch (op) {
+    case Op::Add:
+    case Op::Sub: {
+      // Known issue: canonicalize drops x + 0.0 and x - (-0.0), which are +0.0 for x = -0.0.
+      if (o_.avoid_known_issues && (x.splat == 0 || y.splat == 0)) throw Reject{};
+      // Else probe it: x +- a signed zero, then 1/that (the sign of a zero shows only there).
+      const bool probe = !o_.avoid_known_issues && specials_ && !ints && r_.coin(0.15);
+      if (probe) y = full(dt, {}, r_.coin(0.5) ? 0.0 : -0.0);
+      x = fit(x, lim / 2);
+      y = fit(y, lim / 2);
+      const double b = x.bound + y.bound;
+      const Val z = emit(
+          op, {x, y}, kNone,
+          {b, x.err + y.err + rounding(dt, b, x.exact() && y.exact()), x.special || y.special});
+      if (probe && z.exact()) raw_clamped(Op::Reciprocal, {z}, true, 1e3);
+      return;
+    }
+    case Op::Mul: {
+      x = fit(x, std::sqrt(lim));
+      y = fit(y, std::sqrt(lim));
+      const double b = x.bound * y.bound;
+      const double e =
+          x.err * y.bound + y.err * x.bound + x.err * y.err + rounding(dt, b, both_exact);
+      emit(op, {x, y}, kNone, {b, e, x.special || y.special});
+      return;
+    }
+    case Op::Div: return divide(x, y);
+    case Op::Pow: return power(x, y);
+    case Op::Maximum:
+    case Op::Minimum:
+      emit(op, {x, y}, kNone,
+           {std::max(x.bound, y.bound), std::max(x.err, y.err), x.special || y.special});
+      return;
+    default: LT_UNREACHABLE();
+  }
+}
+
+// x / (|y| + c), or (special DAGs, both exact) x / y clamped; integers: x / (|y| + 1).
+void DagGen::divide(const Val& x, const Val& y) {
+  const DType dt = x.dt();
+  if (!x.flt()) {  // a nonzero divisor; truncation toward zero is exact
+    const Val d = positive(fit(y, int_limit(dt) / 2), 1);
+    emit(Op::Div, {x, d}, kNone, {x.bound, 0, false});
+    return;
+  }
+  if (specials_ && x.exact() && y.exact() && r_.coin(0.4)) {  // x / +-0 = +-inf or NaN
+    raw_clamped(Op::Div, {x, y}, true, 1e4);
+    return;
+  }
+  const double c = draw(r_, std::array{0.25, 0.5, 1.0, 2.0});
+  const Val d = positive(y, c);
+  const double b = x.bound / c;
+  const double e = x.err / c + x.bound * d.err / (c * c) + rounding(dt, b, x.exact() && d.exact());
+  emit(Op::Div, {x, d}, kNone, {b, e, x.special || d.special});
+}
+
+// (|x| + c)^y with |x| <= 8 and |y| <= 3.
+void DagGen::power(const Val& x, const Val& y) {
+  const double c = draw(r_, std::array{0.25, 0.5, 1.0});
+  const Val base = positive(fit(x, 8), c);
+  const Val ex = fit(y, 3);
+  if ((base.special && !ex.exact()) || (ex.special && !base.exact())) throw Reject{};
+  const double hi = base.bound, k = ex.bound;
+  const double b = std::max({std::pow(hi, k), std::pow(c, -k), 1.0});
+  const double d_base = k * std::max({std::pow(hi, k - 1), std::pow(c, k - 1), std::pow(hi, -k - 1),
+                                      std::pow(c, -k - 1)});
+  const double d_exp = std::max(std::abs(std::log(c)), std::abs(std::log(hi))) * b;
+  emit(Op::Pow, {base, ex}, kNone,
+       {b, base.err * d_base + ex.err * d_exp + transcendental(x.dt(), b),
+        base.special || ex.special});
+}
+
+void DagGen::compare() {
+  Val c;
+  const int have =
+      r_.coin(0.25) ? pick_index([](const Val& v) { return v.dt() == DType::Bool; }) : -1;
+  if (have >= 0) {
+    c = pool_[have];
+  } else {
+    // Only exact operands: a last-bit difference must not flip the outcome.
+    const size_t kind = r_.weighted(std::array{6.0, 3.0, 1.0});  // float, integer, bool
+    auto ok = [&](const Val& v) {
+      return v.exact() && (kind == 0   ? v.flt()
+                           : kind == 1 ? is_integer(v.dt())
+                                       : v.dt() == DType::Bool);
+    };
+    const int i = pick_index(ok);
+    const Val a =
+        i >= 0 ? pool_[i] : leaf(std::array{fdt_, DType::I32, DType::Bool}[kind], rand_shape());
+    double t = kind == 0 ? draw(r_, std::array{0.0, 0.5, -0.5, 1.0})
+                         : static_cast<double>(r_.range(-3, 3));
+    if (kind == 2) t = r_.coin(0.5);
+    const Val b = r_.coin(0.25) ? full(a.dt(), {}, t) : partner(a, a.dt(), /*need_exact=*/true);
+    const Op op = kind == 2 ? draw(r_, std::array{Op::Eq, Op::Ne})
+                            : draw(r_, std::array{Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge});
+    c = emit(op, {a, b}, kNone, {1, 0, false});
+  }
+  if (r_.coin(0.25)) return;
+  const Val t = pick_any();
+  Shape s;
+  if (!broadcast_shapes(c.t.shape, t.t.shape, &s) || s.size() > 4) throw Reject{};
+  Val proxy = t;  // partner() draws against the broadcast shape of cond and t
+  proxy.t.shape = s;
+  const Val f = partner(proxy, t.dt());
+  const Facts facts{std::max(t.bound, f.bound), std::max(t.err, f.err), t.special || f.special};
+  if (r_.coin(0.5))
+    emit(Op::Where, {c, t, f}, kNone, facts);
+  else
+    emit(Op::Where, {c, f, t}, kNone, facts);
+}
+
+void DagGen::cast() {
+  const Val x = pick_any();
+  DType to = rand_dtype();
+  while (to == x.dt()) to = rand_dtype();
+  convert(x, to);
+}
+
+void DagGen::view() {
+  const Val x = pick_any();
+  switch (r_.weighted(std::array{3.0, 2.0, 2.0, 3.0, 2.0, 2.0})) {
+    case 0: return reshape(x);
+    case 1: return permute(x);
+    case 2: return expand(x);
+    case 3: return slice(x);
+    case 4: return pad(x);
+    default: return concat(x);
+  }
+}
+
+void DagGen::reshape(const Val& x) {  // the element count split over 0-4 dims
+  const int64_t n = x.t.numel();
+  Shape s(static_cast<size_t>(r_.range(n == 1 ? 0 : 1, 4)), 1);
+  auto any_dim = [&] { return r_.range(0, static_cast<int64_t>(s.size()) - 1); };
+  if (n == 0) s[any_dim()] = 0;
+  int64_t m = n;
+  for (int64_t p = 2; m > 1; ++p)
+    for (; m % p == 0; m /= p) s[any_dim()] *= p;
+  reshape_to(x, std::move(s));
+}
+
+void DagGen::permute(const Val& x) {
+  const int64_t rank = x.rank();
+  if (rank < 2) throw Reject{};
+  ir::Ints perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int64_t i = rank - 1; i > 0; --i) std::swap(perm[i], perm[r_.range(0, i)]);
+  emit(Op::Permute, {x}, ir::PermuteAttrs{perm}, {x.bound, x.err, x.special, x.splat});
+}
+
+void DagGen::expand(const Val& x) {
+  Shape s = x.t.shape;
+  for (int64_t& d : s)
+    if (d == 1 && r_.coin(0.6)) d = r_.range(2, 5);
+  if (s.size() < 4 && r_.coin(0.35)) s.insert(s.begin(), r_.range(1, 4));
+  emit(Op::Expand, {x}, ir::ExpandAttrs{s}, {x.bound, x.err, x.special, x.splat});
+}
+
+void DagGen::slice(const Val& x) {
+  ir::SliceAttrs a;
+  for (int64_t d : x.t.shape) {
+    int64_t start = 0, stop = d, step = 1;
+    if (d > 0 && r_.coin(0.7)) {
+      start = r_.range(0, d - 1);
+      stop = r_.range(start + 1, d);
+      step = draw(r_, std::array<int64_t, 4>{1, 1, 2, 3});
+      if (r_.coin(0.02)) stop = start;  // an empty slice
+    }
+    a.start.push_back(start);
+    a.stop.push_back(stop);
+    a.step.push_back(step);
+  }
+  emit(Op::Slice, {x}, a, {x.bound, x.err, x.special, x.splat});
+}
+
+void DagGen::pad(const Val& x) {
+  ir::PadAttrs a;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    a.lo.push_back(r_.coin(0.5) ? 0 : r_.range(1, 2));
+    a.hi.push_back(r_.coin(0.5) ? 0 : r_.range(1, 2));
+  }
+  a.value = x.flt()                 ? draw(r_, std::array{0.0, 1.0, -1.0, r_.uniform(-2, 2)})
+            : x.dt() == DType::Bool ? static_cast<double>(r_.coin(0.5))
+                                    : static_cast<double>(r_.range(-3, 3));
+  if (x.dt() == DType::F32) a.value = static_cast<float>(a.value);
+  emit(Op::Pad, {x}, a, {std::max(x.bound, std::abs(a.value)), x.err, x.special});
+}
+
+void DagGen::concat(const Val& x) {  // with 1-2 others of the same shape but along the axis
+  const int64_t rank = x.rank();
+  if (rank == 0) throw Reject{};
+  const int64_t axis = r_.range(0, rank - 1);
+  auto ok = [&](const Val& v) {
+    if (v.dt() != x.dt() || v.rank() != rank) return false;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && v.t.shape[d] != x.t.shape[d]) return false;
+    return true;
+  };
+  std::vector<Val> in{x};
+  for (int64_t k = r_.range(1, 2); k > 0; --k) {
+    const int i = r_.coin(0.3) ? -2 : r_.coin(0.5) ? pick_index(ok) : -1;
+    Shape s = x.t.shape;
+    s[axis] = r_.range(1, 4);
+    in.push_back(i == -2 ? x : i >= 0 ? pool_[i] : leaf(x.dt(), s));
+  }
+  for (size_t i = in.size() - 1; i > 0; --i)
+    std::swap(in[i], in[r_.range(0, static_cast<int64_t>(i))]);
+  Facts f;
+  for (const Val& v : in) {
+    f.bound = std::max(f.bound, v.bound);
+    f.err = std::max(f.err, v.err);
+    f.special |= v.special;
+  }
+  emit(Op::Concat, in, ir::ConcatAttrs{axis}, f);
+}
+
+void DagGen::reduce() {
+  Val x = pick_any();
+  // Known issue: the eager kernels divide by zero on some empty inputs (SIGFPE).
+  if (o_.avoid_known_issues && x.t.numel() == 0) throw Reject{};
+  if (x.dt() == DType::Bool) x = convert(x, r_.coin(0.5) ? fdt_ : DType::I64);
+  const Op op = x.flt() ? draw(r_, std::array{Op::Sum, Op::Mean, Op::ReduceMax, Op::ReduceMin,
+                                              Op::Sum, Op::ReduceMax, Op::LogSumExp, Op::ArgMax})
+                        : draw(r_, std::array{Op::Sum, Op::ReduceMax, Op::ReduceMin, Op::ArgMax});
+  ir::ReduceAttrs a;
+  a.keepdim = r_.coin(0.4);
+  if (op == Op::ArgMax) {  // one axis; the first maximum wins, so ties need exact operands
+    if (x.rank() == 0 || !x.exact()) throw Reject{};
+    a.axes.push_back(r_.range(0, x.rank() - 1));
+  } else if (x.rank() > 0 && !r_.coin(0.15)) {  // else every axis
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (r_.coin(0.5)) a.axes.push_back(d);
+    if (a.axes.empty()) a.axes.push_back(r_.range(0, x.rank() - 1));
+  }
+  double n = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (a.axes.empty() || std::find(a.axes.begin(), a.axes.end(), d) != a.axes.end())
+      n *= static_cast<double>(x.t.shape[d]);
+  const DType dt = x.dt();
+  const double u = x.flt() ? unit(dt) : 0;
+  switch (op) {
+    case Op::Sum: {
+      // Any summation order is fine, so only a sum of at most two elements is exact.
+      x = fit(x, (x.flt() ? float_limit(dt) : int_limit(dt)) / std::max(n, 1.0));
+      const bool exact = !x.flt() || (x.exact() && n <= 2);
+      const double e = exact ? 0 : n * x.err + 2 * u * n * n * x.bound;
+      emit(op, {x}, a, {n * x.bound, e, x.special});
+      return;
+    }
+    case Op::Mean: {
+      const bool exact = x.exact() && n == 1;
+      emit(op, {x}, a, {x.bound, exact ? 0 : x.err + 2 * u * (n + 1) * x.bound, x.special});
+      return;
+    }
+    case Op::LogSumExp: {  // max <= logsumexp <= max + log(n), 1-Lipschitz in the inputs
+      // Known issue: the eager kernel sums exp(x - max) in a heap buffer with Eigen, whose
+      // vectorized sum depends on that buffer's alignment: not deterministic past 7 elements.
+      if (o_.avoid_known_issues && n > 7) throw Reject{};
+      const double b = x.bound + std::log(std::max(n, 1.0));
+      emit(op, {x}, a, {b, x.err + 4 * u * (n + 8) * (b + 1), x.special});
+      return;
+    }
+    case Op::ArgMax: emit(op, {x}, a, {n, 0, false}); return;
+    default: emit(op, {x}, a, {x.bound, x.err, x.special}); return;
+  }
+}
+
+void DagGen::matmul() {
+  Val a = to_float(pick_any());
+  if (a.rank() == 0) a = reshape_to(a, {1, 1});
+  if (a.rank() == 1)
+    a = reshape_to(a, r_.coin(0.5) ? Shape{1, a.t.shape[0]} : Shape{a.t.shape[0], 1});
+  const bool ta = r_.coin(0.25), tb = r_.coin(0.25);
+  const Shape& sa = a.t.shape;
+  const size_t r = sa.size();
+  const int64_t k = ta ? sa[r - 2] : sa[r - 1];
+  const Shape batch(sa.begin(), sa.end() - 2);
+  // Next to a possible inf, the other operand must be exact (inf * 0 vs inf * 1e-30).
+  auto ok = [&](const Val& v) {
+    if (v.dt() != a.dt() || v.rank() < 2) return false;
+    const Shape& s = v.t.shape;
+    Shape bb;
+    return (tb ? s.end()[-1] : s.end()[-2]) == k &&
+           broadcast_shapes(Shape(s.begin(), s.end() - 2), batch, &bb) &&
+           (!a.special || v.exact()) && (!v.special || a.exact());
+  };
+  const int i = r_.coin(0.3) ? pick_index(ok) : -1;
+  Val b;
+  if (i >= 0) {
+    b = pool_[i];
+  } else {
+    Shape s = compatible(batch);
+    while (s.size() > 2) s.erase(s.begin());
+    const int64_t n = rand_dim();
+    s.push_back(tb ? n : k);
+    s.push_back(tb ? k : n);
+    b = leaf(a.dt(), s, a.exact());
+  }
+  if (a.special && !b.exact()) throw Reject{};
+  const double kk = static_cast<double>(k);
+  const double lim = std::sqrt(float_limit(a.dt()) / std::max(kk, 1.0));
+  a = fit(a, lim);
+  b = fit(b, lim);
+  const bool exact = a.exact() && b.exact() && k <= 1;  // one product per element
+  const double e = exact ? 0
+                         : kk * (a.err * b.bound + b.err * a.bound + a.err * b.err) +
+                               2 * unit(a.dt()) * kk * kk * a.bound * b.bound;
+  emit(Op::MatMul, {a, b}, ir::MatMulAttrs{ta, tb},
+       {kk * a.bound * b.bound, e, a.special || b.special});
+}
+
+void DagGen::softmax() {
+  Val x = to_float(pick_any());
+  if (x.rank() == 0) x = reshape_to(x, {1});
+  const int64_t axis = r_.range(0, x.rank() - 1);
+  const double n = static_cast<double>(x.t.shape[axis]);
+  const double u = unit(x.dt());
+  if (r_.coin(0.5)) {  // each output moves by at most half the largest input change
+    emit(Op::Softmax, {x}, ir::AxisAttrs{axis}, {1, 2 * x.err + 4 * u * (n + 8), x.special});
+  } else {
+    const double b = 2 * x.bound + std::log(std::max(n, 1.0)) + 1;
+    emit(Op::LogSoftmax, {x}, ir::AxisAttrs{axis},
+         {b, 2 * x.err + 4 * u * (n + 8) * (b + 1), x.special});
+  }
+}
+
+void DagGen::new_leaf() { leaf(rand_dtype(), rand_shape()); }
+
+}  // namespace lt::testing
