@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,8 +22,10 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// One job at a time: workers wait for a new generation, take chunk indices from an atomic
-// counter, and the caller waits until every chunk is done.
+// One job at a time. Each job is its own object (function, range, chunk counter): a worker that
+// wakes late still holds the job it woke for, whose chunks are all taken, so it can never run or
+// count a chunk of the next job (sharing one counter across jobs let a stale worker take a chunk
+// twice and the caller wait forever).
 class ThreadPool {
  public:
   explicit ThreadPool(int n) { resize(n); }
@@ -38,52 +41,59 @@ class ThreadPool {
 
   void run(int64_t chunks, int64_t chunk_len, int64_t n, RangeFn fn, void* ctx) {
     std::unique_lock<std::mutex> job_lock(job_mutex_);  // one job at a time
+    auto job = std::make_shared<Job>();
+    job->fn = fn;
+    job->ctx = ctx;
+    job->n = n;
+    job->chunk_len = chunk_len;
+    job->chunks = chunks;
     {
       std::lock_guard<std::mutex> lk(m_);
-      fn_ = fn;
-      ctx_ = ctx;
-      n_ = n;
-      chunk_len_ = chunk_len;
-      chunks_ = chunks;
-      next_.store(0);
-      done_ = 0;
+      job_ = job;
       ++generation_;
     }
     cv_.notify_all();
-    drain();
-    // Wait for the chunks and for every worker to leave drain(), so no worker of this job can
-    // touch the next job's state.
+    drain(*job);
     std::unique_lock<std::mutex> lk(m_);
-    done_cv_.wait(lk, [&] { return done_ == chunks_ && active_ == 0; });
+    done_cv_.wait(lk, [&] { return job->done == job->chunks; });
+    job_.reset();
   }
 
  private:
-  void drain() {
+  struct Job {
+    RangeFn fn = nullptr;
+    void* ctx = nullptr;
+    int64_t n = 0, chunk_len = 1, chunks = 0;
+    std::atomic<int64_t> next{0};
+    int64_t done = 0;  // guarded by the pool's mutex
+  };
+
+  void drain(Job& job) {
     int64_t finished = 0;
-    for (int64_t c; (c = next_.fetch_add(1)) < chunks_;) {
-      const int64_t b = c * chunk_len_;
-      fn_(ctx_, b, std::min(n_, b + chunk_len_));
+    for (int64_t c; (c = job.next.fetch_add(1)) < job.chunks;) {
+      const int64_t b = c * job.chunk_len;
+      job.fn(job.ctx, b, std::min(job.n, b + job.chunk_len));
       ++finished;
     }
+    if (finished == 0) return;
     std::lock_guard<std::mutex> lk(m_);
-    done_ += finished;
-    if (done_ == chunks_) done_cv_.notify_all();
+    job.done += finished;
+    if (job.done == job.chunks) done_cv_.notify_all();
   }
 
   void work() {
     t_in_worker = true;
     uint64_t seen = 0;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> lk(m_);
-        cv_.wait(lk, [&] { return stopping_ || generation_ != seen; });
+        cv_.wait(lk, [&] { return stopping_ || (generation_ != seen && job_); });
         if (stopping_) return;
         seen = generation_;
-        ++active_;
+        job = job_;
       }
-      drain();
-      std::lock_guard<std::mutex> lk(m_);
-      if (--active_ == 0 && done_ == chunks_) done_cv_.notify_all();
+      drain(*job);
     }
   }
 
@@ -102,11 +112,7 @@ class ThreadPool {
   std::condition_variable cv_, done_cv_;
   bool stopping_ = false;
   uint64_t generation_ = 0;
-  RangeFn fn_ = nullptr;
-  void* ctx_ = nullptr;
-  int64_t n_ = 0, chunk_len_ = 1, chunks_ = 0, done_ = 0;
-  int active_ = 0;
-  std::atomic<int64_t> next_{0};
+  std::shared_ptr<Job> job_;
 };
 
 ThreadPool& pool() {
