@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
@@ -31,6 +33,10 @@ namespace {
 
 void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
                  std::vector<Tensor>& outputs, const Loc& loc) {
+  // Most ops (no parameter upstream, eval, optimizer math) record nothing: decide that first.
+  if (std::none_of(inputs.begin(), inputs.end(),
+                   [](const Tensor& x) { return x.impl()->requires_grad; }))
+    return;
   auto node = std::make_shared<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
   bool any = false;
   for (const Tensor& x : inputs) {
