@@ -42,10 +42,8 @@ Plan make_plan(const ir::Graph& g, const ir::FusionGroup& grp) {
   const Shape& iter = grp.shape;
   std::vector<std::vector<int64_t>> st;
   for (ir::Value v : grp.inputs) st.push_back(broadcast_strides(g.type(v).shape, iter));
-  const auto out_st = contiguous_strides(iter);
   std::vector<int64_t> dims;
   std::vector<std::vector<int64_t>> cs(st.size());
-  std::vector<int64_t> out_cs;
   for (size_t i = 0; i < iter.size(); ++i) {
     if (iter[i] == 1) continue;
     bool merge = !dims.empty();
@@ -58,7 +56,6 @@ Plan make_plan(const ir::Graph& g, const ir::FusionGroup& grp) {
       for (size_t k = 0; k < st.size(); ++k) cs[k].push_back(st[k][i]);
     }
   }
-  (void)out_st;
   Plan p;
   p.in.resize(st.size());
   if (dims.empty()) return p;  // a single element
@@ -140,8 +137,6 @@ LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::Fusion
 
   std::map<ir::Value, int> input_index;
   for (size_t k = 0; k < nin; ++k) input_index[grp.inputs[k]] = static_cast<int>(k);
-  std::map<ir::Value, int> output_index;
-  for (size_t k = 0; k < nout; ++k) output_index[grp.outputs[k]] = static_cast<int>(k);
 
   counted_loop(b, row_begin, row_end, "row", [&](llvm::Value* row) {
     // Base offset of each input for this row: decompose the row index over the outer dims.
@@ -212,7 +207,6 @@ LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::Fusion
   args.push_back(entry->getArg(2));
   b.CreateCall(body, args);
   b.CreateRetVoid();
-  (void)output_index;
   return plan.shape;
 }
 
