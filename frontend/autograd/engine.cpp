@@ -86,7 +86,9 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     gout.resize(n->outputs.size());
     for (size_t i = 0; i < gout.size(); ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
-    const std::vector<Tensor> gin = vjp(n->op, {n->attrs, n->inputs, n->outputs, gout});
+    std::vector<char> needs(n->edges.size());
+    for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();
+    const std::vector<Tensor> gin = vjp(n->op, {n->attrs, n->inputs, n->outputs, gout, needs});
     LT_CHECK(gin.size() == n->edges.size(), "vjp of {} returned {} grads for {} inputs",
              ir::mnemonic(n->op), gin.size(), n->edges.size());
     for (size_t i = 0; i < gin.size(); ++i) {

@@ -37,6 +37,11 @@ struct VjpArgs {
   std::span<const Tensor> in;
   std::span<const Tensor> out;
   std::span<const Tensor> gout;  // defined for every output (zeros where nothing flowed)
+  /// Per input: is its gradient wanted? A vjp may return an undefined tensor for an input that
+  /// is not (eager mode then skips, e.g., the input-gradient GEMM of a network's first layer;
+  /// lazy mode would drop it as dead code anyway). Empty: every input is wanted.
+  std::span<const char> needs = {};
+  bool need(size_t i) const { return needs.empty() || needs[i]; }
 };
 std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a);
 

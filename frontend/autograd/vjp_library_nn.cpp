@@ -29,20 +29,21 @@ std::vector<Tensor> matmul_vjp(const VjpArgs& a) {
   const auto& m = std::get<ir::MatMulAttrs>(a.attrs);
   const Tensor &A = a.in[0], &B = a.in[1], &g = a.gout[0];
   Tensor ga, gb;
+  const bool want_a = a.need(0), want_b = a.need(1);
   if (!m.transpose_a && !m.transpose_b) {
-    ga = matmul(g, B, false, true);
-    gb = matmul(A, g, true, false);
+    if (want_a) ga = matmul(g, B, false, true);
+    if (want_b) gb = matmul(A, g, true, false);
   } else if (!m.transpose_a) {  // C = A B^T
-    ga = matmul(g, B, false, false);
-    gb = matmul(g, A, true, false);
+    if (want_a) ga = matmul(g, B, false, false);
+    if (want_b) gb = matmul(g, A, true, false);
   } else if (!m.transpose_b) {  // C = A^T B
-    ga = matmul(B, g, false, true);
-    gb = matmul(A, g, false, false);
+    if (want_a) ga = matmul(B, g, false, true);
+    if (want_b) gb = matmul(A, g, false, false);
   } else {  // C = A^T B^T
-    ga = matmul(B, g, true, true);
-    gb = matmul(g, A, true, true);
+    if (want_a) ga = matmul(B, g, true, true);
+    if (want_b) gb = matmul(g, A, true, true);
   }
-  return {sum_to(ga, A.shape()), sum_to(gb, B.shape())};
+  return {want_a ? sum_to(ga, A.shape()) : Tensor(), want_b ? sum_to(gb, B.shape()) : Tensor()};
 }
 
 /// Axes of x other than `keep` (the channel axis of batch norm).
@@ -95,16 +96,18 @@ std::vector<Tensor> vjp_library(ir::LibraryOp op, const VjpArgs& a) {
     case MatMul: return matmul_vjp(a);
     case Conv2d: {
       const auto& c = std::get<ir::ConvAttrs>(a.attrs);
-      return {conv_input_grad(g, a.in[1], c, a.in[0].shape()),
-              conv_weight_grad(a.in[0], g, c, a.in[1].shape())};
+      return {a.need(0) ? conv_input_grad(g, a.in[1], c, a.in[0].shape()) : Tensor(),
+              a.need(1) ? conv_weight_grad(a.in[0], g, c, a.in[1].shape()) : Tensor()};
     }
     case Conv2dInputGrad: {  // z = conv^T(go, w): <z, g> = <conv(g, w), go>
       const auto& c = std::get<ir::ConvAttrs>(a.attrs);
-      return {conv(g, a.in[1], c), conv_weight_grad(g, a.in[0], c, a.in[1].shape())};
+      return {a.need(0) ? conv(g, a.in[1], c) : Tensor(),
+              a.need(1) ? conv_weight_grad(g, a.in[0], c, a.in[1].shape()) : Tensor()};
     }
     case Conv2dWeightGrad: {  // z = wgrad(x, go): <z, g> = <conv(x, g), go>
       const auto& c = std::get<ir::ConvAttrs>(a.attrs);
-      return {conv_input_grad(a.in[1], g, c, a.in[0].shape()), conv(a.in[0], g, c)};
+      return {a.need(0) ? conv_input_grad(a.in[1], g, c, a.in[0].shape()) : Tensor(),
+              a.need(1) ? conv(a.in[0], g, c) : Tensor()};
     }
     case MaxPool2d: {
       const Tensor in[] = {a.in[0], g};

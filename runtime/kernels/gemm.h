@@ -1,5 +1,6 @@
-// The one GEMM entry point of the eager kernels: matmul and convolution both call it, so a faster
-// micro-kernel can replace the Eigen body in one place. Row-major, BLAS-like arguments.
+// The one GEMM entry point of the eager kernels: matmul and convolution both call it, so the
+// backend (OpenBLAS, or Eigen where it is built without; see gemm.cpp) lives in one place.
+// Row-major, BLAS-like arguments.
 #pragma once
 #include <cstdint>
 
@@ -22,6 +23,13 @@ struct GemmArgs {
   double alpha = 1, beta = 0;
   bool parallel = true;  // false when the caller already runs one GEMM per thread
 };
+
+/// Work per thread below which splitting a GEMM costs more than it saves (a pool wake-up is a few
+/// microseconds; 2 MFLOP is ~20 us on one core).
+inline constexpr double kGemmMinFlopsPerPart = 2e6;
+
+/// The GEMM backend this build uses: "openblas" or "eigen".
+const char* gemm_backend();
 
 /// Runs one GEMM, split over the thread pool when it is large enough (inline when called from
 /// inside a parallel_for).

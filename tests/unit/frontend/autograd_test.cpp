@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
+#include "lt/lazy.h"
 #include "lt/lt.h"
+#include "lt/metrics.h"
 #include "tests/support/all_close.h"
 
 namespace lt {
@@ -181,6 +184,43 @@ TEST(Autograd, RequiresGradOnlyOnFloatLeaves) {
   Tensor x = vec({1}, {1}).requires_grad_();
   Tensor y = x * 2.0;
   EXPECT_THROW(y.requires_grad_(), Error) << "only leaves can be marked";
+}
+
+// Ops traced by one lazy step of `loss(x_requires_grad)` and its backward.
+int64_t ops_traced(const std::function<Tensor(bool)>& loss, bool x_requires_grad) {
+  ModeGuard lazy(Mode::Lazy);
+  mark_step();
+  const int64_t before = metrics::counter("nodes_traced");
+  loss(x_requires_grad).backward();
+  mark_step();
+  return metrics::counter("nodes_traced") - before;
+}
+
+TEST(Autograd, SkipsTheGradientOfAnInputThatDoesNotNeedIt) {
+  // The input-gradient product of a first layer is never computed when the input needs no grad
+  // (in eager mode that is a whole GEMM or convolution saved per step).
+  // Fresh parameters each time, so no run accumulates into an existing .grad.
+  auto linear_loss = [](bool rg) {
+    const Tensor w = randn({8, 5}).requires_grad_();
+    Tensor x = randn({4, 8});
+    if (rg) x.requires_grad_();
+    return sum(matmul(x, w));
+  };
+  EXPECT_EQ(ops_traced(linear_loss, true) - ops_traced(linear_loss, false), 1);
+
+  auto conv_loss = [](bool rg) {
+    const Tensor k = randn({3, 2, 3, 3}).requires_grad_();
+    Tensor x = randn({2, 2, 6, 6});
+    if (rg) x.requires_grad_();
+    return sum(conv2d(x, k, Tensor(), {{1, 1}, {1, 1}, {1, 1}, 1}));
+  };
+  EXPECT_EQ(ops_traced(conv_loss, true) - ops_traced(conv_loss, false), 1);
+
+  // The gradient that is wanted is unchanged.
+  Tensor x = vec({1, 2, 3, 4}, {2, 2});
+  Tensor v = vec({1, -1, 2, 0.5}, {2, 2}).requires_grad_();
+  sum(matmul(x, v)).backward();
+  EXPECT_TRUE(AllClose(v.grad(), vec({4, 4, 6, 6}, {2, 2})));
 }
 
 }  // namespace

@@ -1,0 +1,153 @@
+// rt::gemm: splits one GEMM over the thread pool and runs each block with the backend.
+// OpenBLAS (Debian's pthread build, pinned to one thread per call: our pool owns the cores, and
+// that build is the one whose internal buffers are locked, so concurrent calls are safe) is
+// 1.15-1.3x faster than Eigen's blocked kernel at the shapes of our MLP and CNN steps on this
+// CPU (docs/BENCHMARKS.md); Eigen stays as the backend of builds without it (-DLT_BLAS=eigen).
+#include "runtime/kernels/gemm.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "ir/error.h"
+#include "runtime/thread_pool.h"
+
+#ifdef LT_GEMM_OPENBLAS
+#include <cblas.h>
+#else
+#include <Eigen/Core>
+#endif
+
+namespace lt::rt {
+namespace {
+
+// Split blocks stay multiples of this, so each part keeps the backend's register tiles full.
+constexpr int64_t kSplitAlign = 16;
+
+#ifdef LT_GEMM_OPENBLAS
+
+struct OpenBlasSingleThreaded {
+  OpenBlasSingleThreaded() { openblas_set_num_threads(1); }
+};
+
+CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+template <class T>
+void backend_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                   int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  static const OpenBlasSingleThreaded once;
+  // BLAS wants every leading dimension >= 1 and >= the stored row length, even when a
+  // dimension it multiplies by is 1 (our callers may pass the tight 0 or 1 then).
+  const int64_t min_lda = std::max<int64_t>(1, ta ? m : k), min_ldb = std::max<int64_t>(1, tb ? k : n);
+  lda = std::max(lda, min_lda);
+  ldb = std::max(ldb, min_ldb);
+  ldc = std::max<int64_t>(ldc, std::max<int64_t>(1, n));
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m), static_cast<blasint>(n),
+                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m), static_cast<blasint>(n),
+                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+}
+
+#else
+
+template <class T>
+using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using ConstMap = Eigen::Map<const RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <class T>
+using MutMap = Eigen::Map<RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+template <class T, class A, class B>
+void product_into(MutMap<T> c, const A& a, const B& b, T alpha, T beta) {
+  if (beta == T(0)) {
+    c.noalias() = alpha * a * b;
+    return;
+  }
+  if (beta != T(1)) c *= beta;
+  c.noalias() += alpha * a * b;
+}
+
+// Transposes fold into the Eigen expressions, so no operand is copied.
+template <class T>
+void backend_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                   int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  MutMap<T> cm(c, m, n, Eigen::OuterStride<>(ldc));
+  const ConstMap<T> am(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
+  const ConstMap<T> bm(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
+  if (!ta && !tb) product_into<T>(cm, am, bm, alpha, beta);
+  else if (!ta) product_into<T>(cm, am, bm.transpose(), alpha, beta);
+  else if (!tb) product_into<T>(cm, am.transpose(), bm, alpha, beta);
+  else product_into<T>(cm, am.transpose(), bm.transpose(), alpha, beta);
+}
+
+#endif
+
+// The block C[m0:m1, n0:n1] of one GEMM, on the calling thread.
+template <class T>
+void gemm_block(const GemmArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c) + m0 * g.ldc + n0;
+  const int64_t m = m1 - m0, n = n1 - n0;
+  const T alpha = static_cast<T>(g.alpha), beta = static_cast<T>(g.beta);
+  if (g.k == 0) {  // an empty sum: C = beta * C (beta 0 never reads C, which may hold NaN)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * g.ldc + j] = beta == T(0) ? T(0) : beta * c[i * g.ldc + j];
+    return;
+  }
+  // A is stored [m, k] or, transposed, [k, m]; B is stored [k, n] or [n, k].
+  const T* ab = g.trans_a ? a + m0 : a + m0 * g.lda;
+  const T* bb = g.trans_b ? b + n0 * g.ldb : b + n0;
+  backend_block<T>(g.trans_a, g.trans_b, m, n, g.k, alpha, ab, g.lda, bb, g.ldb, beta, c, g.ldc);
+}
+
+template <class T>
+void gemm_typed(const GemmArgs& g) {
+  const double flops = 2.0 * g.m * g.n * g.k;
+  const int64_t parts =
+      g.parallel ? std::min<int64_t>(num_threads(), flops / kGemmMinFlopsPerPart) : 1;
+  if (parts <= 1) return gemm_block<T>(g, 0, g.m, 0, g.n);
+  // Split the longer side; a split of M repacks B in every part, a split of N repacks A.
+  const bool split_m = g.m >= g.n || g.m >= parts * 4 * kSplitAlign;
+  const int64_t len = split_m ? g.m : g.n;
+  int64_t step = (len + parts - 1) / parts;
+  step = std::min(len, (step + kSplitAlign - 1) / kSplitAlign * kSplitAlign);
+  const int64_t chunks = (len + step - 1) / step;
+  parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t lo = i * step, hi = std::min(len, lo + step);
+      if (split_m) gemm_block<T>(g, lo, hi, 0, g.n);
+      else gemm_block<T>(g, 0, g.m, lo, hi);
+    }
+  });
+}
+
+}  // namespace
+
+const char* gemm_backend() {
+#ifdef LT_GEMM_OPENBLAS
+  return "openblas";
+#else
+  return "eigen";
+#endif
+}
+
+void gemm(const GemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  LT_CHECK(g.dtype == DType::F32 || g.dtype == DType::F64, "gemm on {}", dtype_name(g.dtype));
+#ifdef LT_GEMM_OPENBLAS
+  // Debian's OpenBLAS takes 32-bit sizes.
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  LT_CHECK(std::max({g.m, g.n, g.k, g.lda, g.ldb, g.ldc}) <= kMax,
+           "gemm: a size over 2^31-1 (m={}, n={}, k={}) needs a 64-bit BLAS", g.m, g.n, g.k);
+#endif
+  if (g.dtype == DType::F64) gemm_typed<double>(g);
+  else gemm_typed<float>(g);
+}
+
+}  // namespace lt::rt
