@@ -2,6 +2,7 @@
 // threads for the MLP 784-512-512-10 (batch 128) and the small CNN (batch 64, 28x28), both with
 // SGD momentum 0.9; cold compile time (empty disk cache), warm start (objects from the disk
 // cache, empty in-memory cache) and peak memory. Usage: lt_bench_step [steps] [mlp|cnn|all]
+// [eager|lazy]: with a mode, only that mode runs, at LT_NUM_THREADS threads (for profilers).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -105,6 +106,14 @@ int main(int argc, char** argv) {
   std::vector<Workload> loads;
   if (which == "all" || which == "mlp") loads.push_back(mlp());
   if (which == "all" || which == "cnn") loads.push_back(cnn());
+  if (argc > 3) {
+    const Mode mode = std::string(argv[3]) == "eager" ? Mode::Eager : Mode::Lazy;
+    for (const Workload& w : loads)
+      fmt::print("{} {}: {:.3f} ms/step at {} threads\n", w.name, argv[3],
+                 run(w, mode, steps).steady_ms, num_threads());
+    std::filesystem::remove_all(cache);
+    return 0;
+  }
   fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n", steps,
              compile_options().opt_level);
   for (const Workload& w : loads) {
