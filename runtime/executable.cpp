@@ -1,5 +1,7 @@
 #include "runtime/executable.h"
 
+#include <chrono>
+
 #include "ir/error.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/thread_pool.h"
@@ -62,9 +64,13 @@ void Executable::take_donations(std::span<const BufferPtr> params, std::span<con
 }
 
 std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
-                                       std::span<const long> owned_refs) const {
+                                       std::span<const long> owned_refs,
+                                       std::span<int64_t> launch_ns) const {
   LT_CHECK(static_cast<int>(params.size()) == num_params_, "executable takes {} parameters, got {}",
            num_params_, params.size());
+  LT_CHECK(launch_ns.empty() || launch_ns.size() == launches_.size(),
+           "launch profile has {} entries for {} launches", launch_ns.size(), launches_.size());
+  const bool timed = !launch_ns.empty();
   runs_.fetch_add(1, std::memory_order_relaxed);
   std::vector<void*> data(slots_.size(), nullptr);
   for (int i = 0; i < num_params_; ++i) {
@@ -85,6 +91,7 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
   std::vector<TensorRef> ins, outs;
   for (size_t li = 0; li < launches_.size(); ++li) {
     const Launch& l = launches_[li];
+    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     for (int s : l.out_slots) {
       if (slots_[s].kind != Slot::Kind::Owned) continue;
       if (!owned[s]) owned[s] = Buffer::allocate(slots_[s].type.bytes());
@@ -104,6 +111,10 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
       for (int s : l.out_slots) outs.push_back({data[s], &slots_[s].type});
       run_kernel(l.op, l.attrs, ins, outs);
     }
+    if (timed)
+      launch_ns[li] += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - t0)
+                           .count();
     for (int s : free_after_[li]) owned[s].reset();
     if (static_cast<int>(li) == arena_done_after_) arena.reset();
   }

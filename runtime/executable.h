@@ -93,8 +93,12 @@ class Executable {
   /// per Executable instead would hold every cached step's arena at once: the CNN benchmark's
   /// first-step and steady-step graphs each keep 17.7 MB, and the lazy peak went from 21.8 MB to
   /// 38.7 MB. run() is thread safe.
+  ///
+  /// Profiling. A non-empty `launch_ns` (one entry per launch) gets each launch's wall time in
+  /// nanoseconds added to it.
   std::vector<BufferPtr> run(std::span<const BufferPtr> params,
-                             std::span<const long> owned_refs = {}) const;
+                             std::span<const long> owned_refs = {},
+                             std::span<int64_t> launch_ns = {}) const;
 
   const std::vector<Launch>& launches() const { return launches_; }
   const std::vector<Slot>& slots() const { return slots_; }

@@ -18,7 +18,12 @@ namespace lt::lazy {
 
 std::vector<rt::BufferPtr> PreparedStep::run(std::span<const rt::BufferPtr> params,
                                              std::span<const long> owned_refs) const {
-  return executable_ ? executable_->run(params, owned_refs) : interpreted_->run(params);
+  if (!executable_) return interpreted_->run(params);
+  if (profiling()) {
+    if (!profile_registered_.exchange(true)) register_profile(profile_);
+    return executable_->run(params, owned_refs, profile_->begin_run());
+  }
+  return executable_->run(params, owned_refs);
 }
 
 std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const CompileOptions& o,
@@ -71,6 +76,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
       o.disk_cache ? fmt::format("{}-cg{}-{:016x}", prefix, codegen::kCodegenVersion, plans)
                    : std::string();
   step->executable_ = codegen::compile(g, plan, buffers, {dump_dir, prefix, cache_key}, &stats);
+  step->profile_ = std::make_shared<LaunchProfile>(prefix, g, plan, *step->executable_);
   const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);
   metrics::count("disk_cache_hit", static_cast<int64_t>(after.hits - before.hits));

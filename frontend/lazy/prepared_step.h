@@ -2,11 +2,13 @@
 // (1: passes without fusion, 2: passes + fusion + LLVM loop kernels). The traced graph is kept
 // for recompile explanations.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "frontend/lazy/launch_profile.h"
 #include "ir/graph.h"
 #include "lt/lazy.h"
 #include "runtime/executable.h"
@@ -34,6 +36,8 @@ class PreparedStep {
   ir::Graph traced_;
   std::unique_ptr<rt::InterpretedGraph> interpreted_;
   std::shared_ptr<rt::Executable> executable_;
+  std::shared_ptr<LaunchProfile> profile_;  // launch labels and times (LT_PROFILE)
+  mutable std::atomic<bool> profile_registered_{false};
   bool disk_hit_ = false;
 };
 

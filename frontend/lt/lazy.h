@@ -65,6 +65,12 @@ void set_enabled(bool on);
 std::vector<std::string> take_log();
 /// The pending graph of these tensors as IR text, without running it.
 std::string graph_text(std::span<const Tensor> tensors);
+/// LT_PROFILE=1 (or set_profiling(true)): every launch of compiled steps (opt level >= 1) is
+/// timed; profile_report() lists each graph's launches slowest first with their share of its
+/// time (fused loop kernels by fusion-plan group, shape and ops; library calls by op), and
+/// LT_PROFILE=1 prints it at exit.
+void set_profiling(bool on);
+std::string profile_report();
 }  // namespace debug
 
 }  // namespace lt

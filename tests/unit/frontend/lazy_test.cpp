@@ -1,4 +1,5 @@
 // Lazy mode: tracing, mark_step, syncs, the graph cache and scalar handling.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "lt/lazy.h"
@@ -214,6 +215,28 @@ TEST_F(Lazy, AFailedStepLeavesParametersAsTheyWere) {
   step(from_vector<int64_t>({1, 0}, {2}));  // a good step still works afterwards
   mark_step();
   EXPECT_NE(w.to_vector<float>(), before);
+}
+
+TEST_F(Lazy, LaunchProfileTimesEveryLaunchOfACompiledStep) {
+  if (compile_options().opt_level < 2) GTEST_SKIP() << "needs fused loop kernels";
+  const Tensor x = from_vector<float>({1, -2, 3, 4, -5, 6}, {2, 3});
+  const Tensor w = from_vector<float>({0.5f, -1, 2, 1, 0, -0.5f, 3, 1, 1, 2, -2, 0}, {4, 3});
+  debug::set_profiling(true);
+  ModeGuard lazy(Mode::Lazy);
+  for (int i = 0; i < 3; ++i) {
+    Tensor y = relu(matmul(x, w, false, true)) * 2.0;
+    mark_step();
+  }
+  debug::set_profiling(false);
+  const std::string report = debug::profile_report();
+  // One graph of this test: a matmul library call and one fused loop kernel, each with its
+  // share of the graph's time, slowest first.
+  EXPECT_THAT(report, ::testing::ContainsRegex("graph [0-9a-f]{16}: 3 runs, [0-9.]+ ms per run in 2 launches\n"))
+      << report;
+  EXPECT_THAT(report, ::testing::ContainsRegex("  +[0-9.]+ us +[0-9.]+%  #0   library matmul -> f32\\[2,4\\]\n"))
+      << report;
+  EXPECT_THAT(report, ::testing::ContainsRegex("  +[0-9.]+ us +[0-9.]+%  #1   kernel 1 loop f32\\[2,4\\] relu\\+mul\n"))
+      << report;
 }
 
 }  // namespace

@@ -1,0 +1,100 @@
+#include "frontend/lazy/launch_profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <string_view>
+
+#include "lt/lazy.h"
+
+namespace lt::lazy {
+namespace {
+
+bool env_profiling() {
+  const char* e = std::getenv("LT_PROFILE");
+  return e && std::string_view(e) == "1";
+}
+
+std::atomic<bool> g_profiling{env_profiling()};
+
+struct Profiles {
+  std::mutex m;
+  std::vector<std::shared_ptr<LaunchProfile>> all;
+  ~Profiles() {
+    if (env_profiling()) std::fputs(report().c_str(), stderr);
+  }
+  std::string report() {
+    std::lock_guard<std::mutex> lk(m);
+    std::string s = "lazytrain launch profile (LT_PROFILE)\n";
+    for (const auto& p : all) s += p->report();
+    return s;
+  }
+};
+
+Profiles& profiles() {
+  static Profiles p;
+  return p;
+}
+
+/// "add+relu+gt": the group's ops in order, each once.
+std::string op_list(const ir::Graph& g, const ir::FusionGroup& grp) {
+  std::vector<std::string_view> ops;
+  for (int id : grp.nodes) {
+    const std::string_view m = ir::mnemonic(g.node(id).op);
+    if (std::find(ops.begin(), ops.end(), m) == ops.end()) ops.push_back(m);
+  }
+  return fmt::format("{}", fmt::join(ops, "+"));
+}
+
+}  // namespace
+
+LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::FusionPlan& plan,
+                             const rt::Executable& exe)
+    : graph_(std::move(graph)), ns_(exe.launches().size(), 0) {
+  for (const rt::Launch& l : exe.launches()) {
+    const std::string out = l.out_slots.empty() ? std::string("-")
+                                                : type_str(exe.slots()[l.out_slots[0]].type);
+    int group = -1;
+    if (l.kind == rt::Launch::Kind::Loop && std::sscanf(l.name.c_str(), "lt_kernel_%d", &group) == 1 &&
+        group >= 0 && group < static_cast<int>(plan.groups.size()))
+      labels_.push_back(fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
+    else
+      labels_.push_back(fmt::format("{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library",
+                                    l.name, out));
+  }
+}
+
+std::string LaunchProfile::report() const {
+  const int64_t total = std::accumulate(ns_.begin(), ns_.end(), int64_t{0});
+  std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_, runs_,
+                              runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
+  if (runs_ == 0 || total == 0) return s;
+  std::vector<size_t> order(ns_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns_[a] > ns_[b]; });
+  for (size_t i : order)
+    s += fmt::format("  {:9.1f} us {:5.1f}%  #{:<3} {}\n", ns_[i] / 1e3 / runs_,
+                     100.0 * ns_[i] / total, i, labels_[i]);
+  return s;
+}
+
+bool profiling() { return g_profiling.load(std::memory_order_relaxed); }
+
+void register_profile(std::shared_ptr<LaunchProfile> p) {
+  Profiles& all = profiles();
+  std::lock_guard<std::mutex> lk(all.m);
+  all.all.push_back(std::move(p));
+}
+
+}  // namespace lt::lazy
+
+namespace lt::debug {
+void set_profiling(bool on) { lazy::g_profiling = on; }
+std::string profile_report() { return lazy::profiles().report(); }
+}  // namespace lt::debug
