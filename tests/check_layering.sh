@@ -22,6 +22,8 @@ for d in ir passes runtime frontend tools examples; do check "$d" 'llvm/|llvm-c/
 for d in ir passes codegen frontend tools examples; do check "$d" 'Eigen/|unsupported/Eigen' "Eigen only in runtime/kernels/"; done
 eigen_outside=$(grep -rlE '#include *[<"](Eigen/|unsupported/Eigen)' runtime 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$eigen_outside" ] && { echo "layering: Eigen outside runtime/kernels/: $eigen_outside"; fail=1; }
+blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/kernels/')
+[ -n "$blas_outside" ] && { echo "layering: cblas.h outside runtime/kernels/: $blas_outside"; fail=1; }
 mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
 [ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
 [ $fail -eq 0 ] && echo "layering: ok"
