@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -209,6 +210,121 @@ void BM_Conv2d(benchmark::State& st) {
 }
 BENCHMARK(BM_Conv2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// --- the small CNN's pooling and convolution kernels -------------------------------------------
+//
+// The shapes of the CNN step (batch 64, 28x28): 2x2/stride-2 max pooling of the first conv's
+// output [64,32,28,28] (GB/s counts reading x and writing y, or reading x and gy and writing gx),
+// and the second conv (x [64,32,14,14], w [64,32,3,3], padding 1) and its two gradients, which
+// run im2col/col2im around the GEMM. The kernels run on preallocated, already-touched buffers.
+
+/// Preallocated f32 tensors with deterministic, tie-free values, passed straight to run_kernel.
+struct KernelArgs {
+  std::vector<lt::TensorType> types;
+  std::vector<std::vector<float>> data;
+
+  void add(lt::Shape s) {
+    types.push_back({lt::DType::F32, std::move(s)});
+    std::vector<float> v(static_cast<size_t>(types.back().numel()));
+    uint32_t state = 12345u + static_cast<uint32_t>(data.size());
+    for (float& f : v) {
+      state = state * 1664525u + 1013904223u;
+      f = static_cast<float>(state >> 8) * (1.0f / 16777216.0f) - 0.5f;
+    }
+    data.push_back(std::move(v));
+  }
+  lt::rt::TensorRef ref(size_t i) { return {data[i].data(), &types[i]}; }
+  double bytes(size_t i) const { return 4.0 * static_cast<double>(types[i].numel()); }
+};
+
+/// Times run_kernel(op) with args 0..n_in-1 as inputs and arg n_in as the output.
+void run_kernel_loop(benchmark::State& st, lt::ir::Op op, const lt::ir::Attrs& attrs,
+                     KernelArgs& args, size_t n_in) {
+  std::vector<lt::rt::TensorRef> ins;
+  for (size_t i = 0; i < n_in; ++i) ins.push_back(args.ref(i));
+  const lt::rt::TensorRef outs[] = {args.ref(n_in)};
+  for (auto _ : st) {
+    lt::rt::run_kernel(op, attrs, ins, outs);
+    benchmark::ClobberMemory();
+  }
+}
+
+constexpr int64_t kCnnBatch = 64;
+
+void BM_MaxPool2d(benchmark::State& st) {
+  set_threads(st, 0);
+  KernelArgs args;
+  args.add({kCnnBatch, 32, 28, 28});
+  args.add({kCnnBatch, 32, 14, 14});
+  run_kernel_loop(st, lt::ir::Op::MaxPool2d, lt::ir::PoolAttrs{}, args, 1);
+  st.counters["GB/s"] = rate((args.bytes(0) + args.bytes(1)) / kGB);
+}
+BENCHMARK(BM_MaxPool2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+void BM_MaxPool2dGrad(benchmark::State& st) {
+  set_threads(st, 0);
+  KernelArgs args;
+  args.add({kCnnBatch, 32, 28, 28});  // x
+  args.add({kCnnBatch, 32, 14, 14});  // gy
+  args.add({kCnnBatch, 32, 28, 28});  // gx
+  run_kernel_loop(st, lt::ir::Op::MaxPool2dGrad, lt::ir::PoolAttrs{}, args, 2);
+  st.counters["GB/s"] = rate((args.bytes(0) + args.bytes(1) + args.bytes(2)) / kGB);
+}
+BENCHMARK(BM_MaxPool2dGrad)->ArgNames({"threads"})->Arg(1)->Arg(2)
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+lt::ir::ConvAttrs cnn_conv_attrs(lt::Shape grad_shape) {
+  lt::ir::ConvAttrs a;
+  a.padding = {1, 1};
+  a.grad_shape = std::move(grad_shape);
+  return a;
+}
+
+// Arg 0 picks the layer: 1 is x [64,1,28,28] * w [32,1,3,3], 2 is x [64,32,14,14] * w [64,32,3,3].
+struct CnnConvShapes {
+  lt::Shape x, w, y;
+  explicit CnnConvShapes(int64_t layer)
+      : x(layer == 1 ? lt::Shape{kCnnBatch, 1, 28, 28} : lt::Shape{kCnnBatch, 32, 14, 14}),
+        w(layer == 1 ? lt::Shape{32, 1, 3, 3} : lt::Shape{64, 32, 3, 3}),
+        y(layer == 1 ? lt::Shape{kCnnBatch, 32, 28, 28} : lt::Shape{kCnnBatch, 64, 14, 14}) {}
+};
+
+void BM_CnnConv(benchmark::State& st) {
+  set_threads(st, 1);
+  const CnnConvShapes s(st.range(0));
+  KernelArgs args;
+  args.add(s.x);
+  args.add(s.w);
+  args.add(s.y);
+  run_kernel_loop(st, lt::ir::Op::Conv2d, cnn_conv_attrs({}), args, 2);
+}
+BENCHMARK(BM_CnnConv)->ArgNames({"layer", "threads"})->ArgsProduct({{1, 2}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_CnnConvInputGrad(benchmark::State& st) {
+  set_threads(st, 1);
+  const CnnConvShapes s(st.range(0));
+  KernelArgs args;
+  args.add(s.y);  // gy
+  args.add(s.w);
+  args.add(s.x);  // gx
+  run_kernel_loop(st, lt::ir::Op::Conv2dInputGrad, cnn_conv_attrs(s.x), args, 2);
+}
+BENCHMARK(BM_CnnConvInputGrad)->ArgNames({"layer", "threads"})->ArgsProduct({{1, 2}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_CnnConvWeightGrad(benchmark::State& st) {
+  set_threads(st, 1);
+  const CnnConvShapes s(st.range(0));
+  KernelArgs args;
+  args.add(s.x);
+  args.add(s.y);  // gy
+  args.add(s.w);  // gw
+  run_kernel_loop(st, lt::ir::Op::Conv2dWeightGrad, cnn_conv_attrs(s.w), args, 2);
+}
+BENCHMARK(BM_CnnConvWeightGrad)->ArgNames({"layer", "threads"})->ArgsProduct({{1, 2}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // --- one eager MLP training step --------------------------------------------------------------
 

@@ -67,7 +67,7 @@ void for_each_tap_row(const ConvGeom& g, Row&& row, Skip&& skip) {
 }
 
 template <class T>
-void im2col(const ConvGeom& g, const T* x, T* col) {
+void im2col_by_rows(const ConvGeom& g, const T* x, T* col) {
   for_each_tap_row(
       g,
       [&](int64_t c_off, int64_t x_off, int64_t lo, int64_t hi) {
@@ -80,15 +80,120 @@ void im2col(const ConvGeom& g, const T* x, T* col) {
       [&](int64_t c_off) { std::fill(col + c_off, col + c_off + g.ow, T(0)); });
 }
 
-// Adds each column entry back into the input pixel it was read from (x must start zeroed).
 template <class T>
-void col2im(const ConvGeom& g, const T* col, T* x) {
+void col2im_by_rows(const ConvGeom& g, const T* col, T* x) {
+  std::fill(x, x + g.cg() * g.h * g.w, T(0));
   for_each_tap_row(
       g,
       [&](int64_t c_off, int64_t x_off, int64_t lo, int64_t hi) {
         for (int64_t q = lo; q < hi; ++q) x[x_off + q * g.sw] += col[c_off + q];
       },
       [](int64_t) {});
+}
+
+// --- Shifted planes: stride 1 and output width == input width ("same" padding) -------------------
+//
+// Then output row y + 1 and its input row are both one width further on, so the column-matrix
+// row of tap (i, j) is the input plane shifted by a constant, read over one contiguous span, except
+// for the padding columns at the row ends. im2col is one copy per tap instead of one per tap and
+// output row (3x3 taps over 14-pixel rows were mostly call overhead), and col2im one long,
+// vectorizable add per tap.
+
+bool rows_are_shifted_planes(const ConvGeom& g) { return g.sh == 1 && g.sw == 1 && g.ow == g.w; }
+
+/// Where tap (i, j) reads the plane: column entry k (begin <= k < end) is plane pixel k + shift.
+/// Output rows [y0, y1) have an input row, and in each the columns [lo, hi) are inside it; the
+/// entries of [begin, end) outside those columns are the padding at row ends, and k + shift is
+/// then a pixel at the far end of the neighbouring row (never outside the plane).
+struct TapSpan {
+  int64_t begin = 0, end = 0, shift = 0, y0 = 0, y1 = 0, lo = 0, hi = 0;
+};
+
+TapSpan tap_span(const ConvGeom& g, int64_t i, int64_t j) {
+  TapSpan s;
+  valid_cols(g, j, &s.lo, &s.hi);
+  const int64_t first_row = i * g.dh - g.ph;  // the input row of output row 0
+  s.y0 = std::clamp<int64_t>(-first_row, 0, g.oh);
+  s.y1 = std::clamp<int64_t>(g.h - first_row, s.y0, g.oh);
+  if (s.lo == s.hi) s.y1 = s.y0;
+  if (s.y0 == s.y1) return s;
+  s.begin = s.y0 * g.ow + s.lo;
+  s.end = (s.y1 - 1) * g.ow + s.hi;
+  s.shift = first_row * g.w + j * g.dw - g.pw;
+  return s;
+}
+
+/// Zeroes the padding columns of rows [y0, y1) of one column-matrix row. Column by column: a
+/// padding column is a pixel or two wide, and a std::fill per row would be a memset call each.
+template <class T>
+void zero_padding_columns(const ConvGeom& g, const TapSpan& s, T* row) {
+  auto zero_column = [&](int64_t q) {
+    for (int64_t y = s.y0; y < s.y1; ++y) row[y * g.ow + q] = T(0);
+  };
+  for (int64_t q = 0; q < s.lo; ++q) zero_column(q);
+  for (int64_t q = s.hi; q < g.ow; ++q) zero_column(q);
+}
+
+/// Calls f(c, tap, span, column-matrix row offset) for every channel and tap (i * kw + j), in
+/// column-matrix order. The spans are computed once per call: they do not depend on the channel.
+template <class F>
+void for_each_tap_span(const ConvGeom& g, F&& f) {
+  std::vector<TapSpan> spans;
+  spans.reserve(g.kh * g.kw);
+  for (int64_t i = 0; i < g.kh; ++i)
+    for (int64_t j = 0; j < g.kw; ++j) spans.push_back(tap_span(g, i, j));
+  for (int64_t c = 0, row = 0; c < g.cg(); ++c)
+    for (size_t tap = 0; tap < spans.size(); ++tap, ++row)
+      f(c, tap, spans[tap], row * g.col_cols());
+}
+
+template <class T>
+void im2col_shifted(const ConvGeom& g, const T* x, T* col) {
+  for_each_tap_span(g, [&](int64_t c, size_t, const TapSpan& s, int64_t off) {
+    const T* plane = x + c * g.h * g.w;
+    T* row = col + off;
+    std::fill(row, row + s.begin, T(0));
+    std::copy(plane + s.begin + s.shift, plane + s.end + s.shift, row + s.begin);
+    std::fill(row + s.end, row + g.col_cols(), T(0));
+    zero_padding_columns(g, s, row);
+  });
+}
+
+// The padding entries of col are zeroed first and then added like the rest: they land on
+// neighbouring pixels of x, and x + (+0) is x bit for bit (sums that start at +0 are never -0).
+// A channel's first tap stores 0 + entry, which is what adding it to a zeroed x gives (-0
+// included), and zeroes the pixels it does not reach, so x needs no memset. Per pixel, taps add in
+// (i, j) order, as in col2im_by_rows, so the results are equal. col is scratch that the next GEMM
+// overwrites.
+template <class T>
+void col2im_shifted(const ConvGeom& g, T* col, T* x) {
+  const int64_t plane_size = g.h * g.w;
+  for_each_tap_span(g, [&](int64_t c, size_t tap, const TapSpan& s, int64_t off) {
+    T* plane = x + c * plane_size;
+    T* row = col + off;
+    zero_padding_columns(g, s, row);
+    if (tap == 0) {
+      std::fill(plane, plane + s.begin + s.shift, T(0));
+      for (int64_t k = s.begin; k < s.end; ++k) plane[k + s.shift] = T(0) + row[k];
+      std::fill(plane + s.end + s.shift, plane + plane_size, T(0));
+    } else {
+      for (int64_t k = s.begin; k < s.end; ++k) plane[k + s.shift] += row[k];
+    }
+  });
+}
+
+template <class T>
+void im2col(const ConvGeom& g, const T* x, T* col) {
+  if (rows_are_shifted_planes(g)) im2col_shifted(g, x, col);
+  else im2col_by_rows(g, x, col);
+}
+
+// Sets each pixel of x (one group's channels) to the sum of the column entries read from it, 0
+// where there are none. May overwrite col.
+template <class T>
+void col2im(const ConvGeom& g, T* col, T* x) {
+  if (rows_are_shifted_planes(g)) col2im_shifted(g, col, x);
+  else col2im_by_rows(g, col, x);
 }
 
 /// Calls f(begin, end, gemm_parallel) on runs of images. When the images are spread over the
@@ -134,7 +239,6 @@ void conv_input_grad(const ConvGeom& g, const T* gy, const T* w, T* gx) {
   over_images(g, [&](int64_t b, int64_t e, bool parallel) {
     std::vector<T> col(g.pointwise() ? 0 : rows * cols);
     for (int64_t img = b; img < e; ++img) {
-      if (!g.pointwise()) std::fill(gx + img * in_img, gx + (img + 1) * in_img, T(0));
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         T* gxg = gx + img * in_img + gr * g.cg() * g.h * g.w;
         T* dst = g.pointwise() ? gxg : col.data();

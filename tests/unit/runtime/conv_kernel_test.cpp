@@ -1,9 +1,14 @@
 // Conv2d and its gradients against direct 7-deep loops (the gradients as scatter loops, the
 // obviously-correct adjoints), plus the adjoint identity <conv(x,w), g> = <x, dx(g,w)> =
 // <w, dw(x,g)> in f64. Covers stride, padding, dilation, groups, 1x1 fast paths, non-square
-// shapes, and 1 vs 2 threads.
+// shapes, and 1 vs 2 threads. Stride-1 "same" convolutions (output width == input width) take a
+// fast im2col/col2im of their own; they must equal, bit for bit, the general path run on the
+// input zero-padded by hand (padding 0, so the output width differs), which builds the same
+// column matrix.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -127,6 +132,121 @@ TEST(ConvKernel, F32MatchesDirectLoops) {
     for (const Case& c : kCases) check_case<float>(c, rng);
   }
   rt::set_num_threads(1);
+}
+
+/// x with a border of zeros: ph rows above and below, pw columns left and right.
+template <class T>
+Tensor<T> zero_pad(const Tensor<T>& x, int64_t ph, int64_t pw) {
+  const Shape& s = x.type.shape;
+  const int64_t h = s[2] + 2 * ph, w = s[3] + 2 * pw;
+  Tensor<T> p{{x.type.dtype, {s[0], s[1], h, w}}, std::vector<T>(s[0] * s[1] * h * w, T(0))};
+  for (int64_t plane = 0; plane < s[0] * s[1]; ++plane)
+    for (int64_t y = 0; y < s[2]; ++y)
+      for (int64_t q = 0; q < s[3]; ++q)
+        p.data[(plane * h + y + ph) * w + q + pw] = x.data[(plane * s[2] + y) * s[3] + q];
+  return p;
+}
+
+/// Equal bits, or both NaN: which NaN a sum of two NaNs returns depends on the operand order the
+/// compiler picked for a commutative add, which no kernel promises.
+template <class T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want, const char* what,
+                      const Case& c) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool same = std::memcmp(&got[i], &want[i], sizeof(T)) == 0 ||
+                      (std::isnan(got[i]) && std::isnan(want[i]));
+    ASSERT_TRUE(same) << what << " x=" << shape_str(c.x) << " w=" << shape_str(c.w) << " at " << i
+                      << ": " << got[i] << " vs " << want[i];
+  }
+}
+
+/// Uniform values with a few infinities, NaNs and signed zeros mixed in.
+template <class T>
+Tensor<T> tensor_with_specials(const Shape& s, std::mt19937& rng) {
+  Tensor<T> t = random_tensor<T>(s, rng);
+  const T specials[] = {std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                        std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(0)};
+  std::uniform_int_distribution<size_t> at(0, t.data.size() - 1);
+  for (T v : specials) t.data[at(rng)] = v;
+  return t;
+}
+
+/// A "same" convolution (fast path) against the general path on the zero-padded input.
+template <class T>
+void check_same_conv(const Case& c, std::mt19937& rng, bool specials) {
+  const int64_t ph = c.attrs.padding[0], pw = c.attrs.padding[1];
+  Tensor<T> x = specials ? tensor_with_specials<T>(c.x, rng) : random_tensor<T>(c.x, rng);
+  Tensor<T> w = random_tensor<T>(c.w, rng);
+  Tensor<T> xp = zero_pad(x, ph, pw);
+  ir::ConvAttrs fast = c.attrs, general = c.attrs;
+  general.padding = {0, 0};
+  Tensor<T> y = run(ir::LibraryOp::Conv2d, ir::Op::Conv2d, fast, x, w);
+  ASSERT_EQ(y.type.shape[3], c.x[3]) << "not a same convolution";
+  expect_same_bits(y.data, run(ir::LibraryOp::Conv2d, ir::Op::Conv2d, general, xp, w).data,
+                   "conv2d", c);
+
+  Tensor<T> g = specials ? tensor_with_specials<T>(y.type.shape, rng)
+                         : random_tensor<T>(y.type.shape, rng);
+  fast.grad_shape = c.x;
+  general.grad_shape = xp.type.shape;
+  Tensor<T> gx = run(ir::LibraryOp::Conv2dInputGrad, ir::Op::Conv2dInputGrad, fast, g, w);
+  Tensor<T> gxp = run(ir::LibraryOp::Conv2dInputGrad, ir::Op::Conv2dInputGrad, general, g, w);
+  Tensor<T> gxp_inner = gx;  // gxp without its border: the gradient of the real input pixels
+  for (int64_t plane = 0; plane < c.x[0] * c.x[1]; ++plane)
+    for (int64_t r = 0; r < c.x[2]; ++r)
+      for (int64_t q = 0; q < c.x[3]; ++q)
+        gxp_inner.data[(plane * c.x[2] + r) * c.x[3] + q] =
+            gxp.data[(plane * xp.type.shape[2] + r + ph) * xp.type.shape[3] + q + pw];
+  expect_same_bits(gx.data, gxp_inner.data, "input grad", c);
+
+  fast.grad_shape = general.grad_shape = c.w;
+  expect_same_bits(run(ir::LibraryOp::Conv2dWeightGrad, ir::Op::Conv2dWeightGrad, fast, x, g).data,
+                   run(ir::LibraryOp::Conv2dWeightGrad, ir::Op::Conv2dWeightGrad, general, xp, g).data,
+                   "weight grad", c);
+}
+
+// Stride 1 and 2 * padding == dilation * (kernel - 1): 3x3 and 5x5, non-square kernels and
+// paddings, dilation, groups, rows of one pixel, and kernels larger than the input (taps that
+// read no pixel at all).
+const std::vector<Case> kSameCases = {
+    {{2, 3, 7, 7}, {4, 3, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 1)},
+    {{3, 2, 5, 9}, {3, 2, 5, 5}, conv({1, 1}, {2, 2}, {1, 1}, 1)},
+    {{2, 2, 6, 5}, {2, 2, 5, 3}, conv({1, 1}, {2, 1}, {1, 1}, 1)},
+    {{1, 3, 4, 8}, {2, 3, 1, 3}, conv({1, 1}, {0, 1}, {1, 1}, 1)},
+    {{2, 2, 9, 8}, {3, 2, 3, 3}, conv({1, 1}, {2, 2}, {2, 2}, 1)},
+    {{2, 4, 6, 7}, {6, 2, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 2)},
+    {{1, 6, 5, 5}, {6, 1, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 6)},
+    {{2, 2, 1, 6}, {2, 2, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 1)},
+    {{2, 2, 5, 1}, {2, 2, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 1)},
+    {{1, 2, 2, 2}, {3, 2, 5, 5}, conv({1, 1}, {2, 2}, {1, 1}, 1)},
+    {{4, 16, 14, 14}, {32, 16, 3, 3}, conv({1, 1}, {1, 1}, {1, 1}, 1)}};  // splits over images
+
+TEST(ConvKernel, SameConvolutionMatchesTheGeneralPathBitForBit) {
+  std::mt19937 rng(4);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    for (const Case& c : kSameCases)
+      for (bool specials : {false, true}) {
+        check_same_conv<float>(c, rng, specials);
+        check_same_conv<double>(c, rng, specials);
+      }
+  }
+  rt::set_num_threads(1);
+}
+
+// The input gradient starts from +0 on every path, so a zero cotangent gives +0, never -0.
+TEST(ConvKernel, InputGradOfANegativeZeroCotangentIsPositiveZero) {
+  std::mt19937 rng(5);
+  for (const Case& c : {kSameCases[0], kCases[1], kCases[2]}) {
+    Tensor<float> x = random_tensor<float>(c.x, rng), w = random_tensor<float>(c.w, rng);
+    Tensor<float> g = run(ir::LibraryOp::Conv2d, ir::Op::Conv2d, c.attrs, x, w);
+    std::fill(g.data.begin(), g.data.end(), -0.0f);
+    ir::ConvAttrs a = c.attrs;
+    a.grad_shape = c.x;
+    for (float v : run(ir::LibraryOp::Conv2dInputGrad, ir::Op::Conv2dInputGrad, a, g, w).data)
+      ASSERT_TRUE(v == 0 && !std::signbit(v)) << shape_str(c.x);
+  }
 }
 
 TEST(ConvKernel, GradientsAreAdjointsOfTheForward) {

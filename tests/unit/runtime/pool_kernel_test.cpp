@@ -1,9 +1,14 @@
 // Pooling kernels against direct window loops: padding as -inf (max) or zeros (avg,
 // count_include_pad), overlapping windows, non-square windows and strides. Inputs drawn from a
 // few small integers make ties common, so "the first maximum in row-major window order" is tested.
+// The 2x2/stride-2 max pool has a fast path of its own (vectorized for f32); it is checked bit for
+// bit against the window loops on inputs full of ties, signed zeros, infinities and NaNs with
+// different payloads, on shapes with odd sizes and rows shorter and longer than one vector.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -140,6 +145,117 @@ TEST(PoolKernel, MaxPoolPropagatesNaN) {
   Tensor<float> x{{DType::F32, {1, 1, 2, 2}}, {1, nan, 3, 2}};
   Tensor<float> y = run<float>(ir::Op::MaxPool2d, pool({2, 2}, {2, 2}, {0, 0}), {&x});
   EXPECT_TRUE(std::isnan(y.data[0]));
+}
+
+/// Values that make the max-pool rules visible: ties among small integers, +0 and -0 (equal, but
+/// which one wins shows in the bits), -inf, +inf, and two NaNs with different payloads (which NaN
+/// wins shows in the bits too).
+template <class T>
+Tensor<T> special_tensor(const Shape& s, std::mt19937& rng) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan_a = std::numeric_limits<T>::quiet_NaN(), nan_b = -nan_a;  // sign bit differs
+  const std::array<T, 12> values = {-2, -1, 1, 2, 2, T(0), T(-0.0), T(-0.0), -inf, inf, nan_a, nan_b};
+  std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
+  std::bernoulli_distribution rare(0.2);  // keep most windows free of NaN and infinities
+  Tensor<T> t{{dtype_of<T>, s}, std::vector<T>(numel(s))};
+  for (T& x : t.data) x = values[rare(rng) ? pick(rng) : pick(rng) % 8];
+  return t;
+}
+
+/// The kernels' rule: the first NaN of the window, else its first maximum (row-major order).
+template <class T>
+int64_t reference_argmax(const std::vector<T>& x, const std::vector<int64_t>& taps) {
+  int64_t best = -1;
+  for (int64_t t : taps) {
+    if (t < 0) continue;
+    const bool better = best < 0 || (!std::isnan(x[best]) && (std::isnan(x[t]) || x[t] > x[best]));
+    if (better) best = t;
+  }
+  return best;
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Max pool forward and backward against the window loops. The tiling fast path (2x2, stride 2)
+/// must match bit for bit, NaN payloads and signed zeros included; the general path's forward
+/// keeps the last NaN of a window rather than the first, so there any NaN matches a NaN.
+template <class T>
+void check_max_special(const Shape& xs, const ir::PoolAttrs& a, std::mt19937& rng) {
+  const bool tiling = a.kernel == ir::Ints{2, 2} && a.stride == ir::Ints{2, 2} &&
+                      a.padding == ir::Ints{0, 0};
+  Tensor<T> x = special_tensor<T>(xs, rng);
+  Tensor<T> y = run<T>(ir::Op::MaxPool2d, a, {&x});
+  Tensor<T> g = random_tensor<T>(y.type.shape, rng, false);
+  Tensor<T> gx = run<T>(ir::Op::MaxPool2dGrad, a, {&x, &g});
+  std::vector<T> ry(y.data.size()), rgx(x.data.size(), T(0));
+  for_each_window(xs, y.type.shape, a, [&](int64_t yi, const std::vector<int64_t>& taps) {
+    const int64_t best = reference_argmax(x.data, taps);
+    ry[yi] = x.data[best];
+    rgx[best] += g.data[yi];
+  });
+  for (size_t i = 0; i < ry.size(); ++i) {
+    const bool ok = same_bits(y.data[i], ry[i]) ||
+                    (!tiling && std::isnan(y.data[i]) && std::isnan(ry[i]));
+    ASSERT_TRUE(ok) << shape_str(xs) << " y[" << i << "] = " << y.data[i] << ", want " << ry[i];
+  }
+  for (size_t i = 0; i < rgx.size(); ++i) {
+    if (tiling) ASSERT_TRUE(same_bits(gx.data[i], rgx[i])) << shape_str(xs) << " gx[" << i << "]";
+    else ASSERT_NEAR(gx.data[i], rgx[i], 1e-6) << shape_str(xs) << " gx[" << i << "]";
+  }
+}
+
+// 2x2/stride 2 on odd heights and widths (a trailing row or column in no window), rows of 1, 7,
+// 8, 16, 17 and 33 windows (one vector is 16 f32 windows), an empty batch, and enough planes to
+// split over threads; the last cases take the general path.
+const std::vector<std::pair<Shape, ir::PoolAttrs>> kSpecialCases = {
+    {{2, 3, 8, 8}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{2, 3, 7, 9}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{3, 1, 5, 2}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 2, 3}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{2, 2, 6, 14}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 4, 17}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 1, 6, 32}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 3, 35}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 5, 67}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{0, 3, 4, 4}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{8, 16, 28, 28}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{2, 3, 7, 9}, pool({2, 2}, {1, 1}, {0, 0})},   // overlapping 2x2: general path
+    {{2, 3, 8, 8}, pool({2, 2}, {2, 2}, {1, 1})},   // padded 2x2: general path
+    {{2, 3, 9, 9}, pool({3, 3}, {2, 2}, {1, 1})}};
+
+TEST(PoolKernel, MaxPoolTieAndNaNRulesOnFastAndGeneralPaths) {
+  std::mt19937 rng(3);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    for (const auto& [xs, a] : kSpecialCases) {
+      check_max_special<float>(xs, a, rng);
+      check_max_special<double>(xs, a, rng);
+    }
+  }
+  rt::set_num_threads(1);
+}
+
+TEST(PoolKernel, MaxPool2x2TiesGoToTheFirstTapAndTheFirstNaNWins) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  // Five windows in one row pair: a 4-way tie, a tie of -0 and +0 (-0 comes first), a NaN after a
+  // larger number, -NaN before +NaN, and all -inf.
+  Tensor<float> x{{DType::F32, {1, 1, 2, 10}},
+                  {3, 3, -0.0f, 0.0f, 5, 1, -nan, 9, -inf, -inf,
+                   3, 3, 0.0f, -0.0f, nan, 2, nan, 1, -inf, -inf}};
+  Tensor<float> y = run<float>(ir::Op::MaxPool2d, pool({2, 2}, {2, 2}, {0, 0}), {&x});
+  ASSERT_EQ(y.data.size(), 5u);
+  EXPECT_EQ(y.data[0], 3);
+  EXPECT_TRUE(std::signbit(y.data[1]) && y.data[1] == 0);
+  EXPECT_TRUE(std::isnan(y.data[2]) && !std::signbit(y.data[2]));
+  EXPECT_TRUE(std::isnan(y.data[3]) && std::signbit(y.data[3]));
+  EXPECT_EQ(y.data[4], -inf);
+  Tensor<float> g{{DType::F32, {1, 1, 1, 5}}, {1, 2, 3, 4, 5}};
+  Tensor<float> gx = run<float>(ir::Op::MaxPool2dGrad, pool({2, 2}, {2, 2}, {0, 0}), {&x, &g});
+  EXPECT_EQ(gx.data, (std::vector<float>{1, 0, 2, 0, 0, 0, 4, 0, 5, 0,  //
+                                         0, 0, 0, 0, 3, 0, 0, 0, 0, 0}));
 }
 
 TEST(PoolKernel, AvgPoolCountsPaddingAsZeros) {
