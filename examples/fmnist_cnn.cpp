@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "examples/cnn_model.h"
+#include "examples/step_timer.h"
 #include "examples/sgd.h"
 #include "lt/data.h"
 #include "lt/lazy.h"
@@ -60,24 +61,25 @@ void train(const Args& a) {
              a.compiler_opt ? "lazy" : "eager");
   ModeGuard mode(a.compiler_opt ? Mode::Lazy : Mode::Eager);
   for (int epoch = 0; epoch < a.epochs; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();
+    examples::StepTimer timer;
     batches.start_epoch(epoch);
     Tensor loss_sum = zeros({});
     int64_t steps = 0;
     while (auto b = batches.next()) {
+      timer.start();
       opt.zero_grad();
       Tensor loss = cross_entropy(model.forward(as_images(b->images)), b->labels);
       loss.backward();
       opt.step();
       loss_sum = loss_sum + loss.detach();
       if (a.compiler_opt) mark_step();
+      timer.stop();
       ++steps;
     }
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(steps);
-    const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step ({} steps)\n",
-               epoch + 1, mean_loss, 100 * accuracy(model, test_set),
-               ms.count() / static_cast<double>(steps), steps);
+    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} steps)\n",
+               epoch + 1, mean_loss, 100 * accuracy(model, test_set), timer.mean_ms(),
+               timer.median_ms(), steps);
   }
   if (a.compiler_opt)
     fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs\n", metrics::counter("cache_miss"),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "examples/mlp_model.h"
+#include "examples/step_timer.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/threads.h"
@@ -61,22 +62,23 @@ void train(const Args& a) {
   const int64_t total_steps = a.epochs * batches.num_batches();
   int64_t global_step = 0;
   for (int epoch = 0; epoch < a.epochs; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();
+    examples::StepTimer timer;
     batches.start_epoch(epoch);
     Tensor loss_sum = zeros({});
     int64_t steps = 0;
     while (auto b = batches.next()) {
+      timer.start();
       if (a.schedule == "cosine") opt.set_lr(examples::cosine_lr(a.lr, global_step, total_steps));
       ++global_step;
       loss_sum = loss_sum + examples::train_step(model, opt, *b);
       if (a.compiler_opt) mark_step();
+      timer.stop();
       ++steps;
     }
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(steps);
-    const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
     const double acc = examples::accuracy(model, test_set);
-    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step ({} steps)\n",
-               epoch + 1, mean_loss, 100 * acc, ms.count() / static_cast<double>(steps), steps);
+    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} steps)\n",
+               epoch + 1, mean_loss, 100 * acc, timer.mean_ms(), timer.median_ms(), steps);
   }
   if (a.compiler_opt)
     fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
