@@ -5,8 +5,9 @@
 # (up to 1 minute) until the CPUs are idle, runs (median of 5 repetitions), and is retried (up
 # to 3 runs, the quietest kept) when other processes used more than 3% of the machine's CPU time
 # while it ran ("foreign" below: /proc/stat busy time minus the benchmark's own user+system).
-# Writes <out-dir>/eager.txt (one line per benchmark with its foreign-CPU fraction) and
-# <out-dir>/torch.txt (LT_BENCH_TORCH=0 skips the PyTorch side).
+# Writes <out-dir>/eager.txt (one line per benchmark with its foreign-CPU fraction; LT_BENCH_EAGER=0
+# skips them), step.txt (lt_bench_step: eager vs lazy training steps), fusion.txt
+# (lt_bench_fusion_bandwidth) and torch.txt (LT_BENCH_TORCH=0 skips the PyTorch side).
 set -uo pipefail
 build=${1:-build-bench}
 out=${2:-$build/bench-results}
@@ -59,13 +60,20 @@ run_quiet() {
   echo "$best"
 }
 
-: >"$out/eager.txt"
-for name in $("$bin" --benchmark_list_tests --benchmark_filter="$filter"); do
-  foreign=$(run_quiet "$out/one.txt" "$bin" --benchmark_filter="^${name}\$" \
-              --benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
-  line=$(grep '_median' "$out/one.txt")
-  echo "$line   [foreign CPU: $foreign]" | tee -a "$out/eager.txt"
-done
+if [ "${LT_BENCH_EAGER:-1}" = 1 ]; then
+  : >"$out/eager.txt"
+  for name in $("$bin" --benchmark_list_tests --benchmark_filter="$filter"); do
+    foreign=$(run_quiet "$out/one.txt" "$bin" --benchmark_filter="^${name}\$" \
+                --benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+    line=$(grep '_median' "$out/one.txt")
+    echo "$line   [foreign CPU: $foreign]" | tee -a "$out/eager.txt"
+  done
+fi
+
+foreign=$(run_quiet "$out/step_run.txt" "$build/bench/lt_bench_step" 40)
+{ cat "$out/step_run.txt"; echo "[foreign CPU: $foreign]"; } | tee "$out/step.txt"
+foreign=$(run_quiet "$out/fusion_run.txt" "$build/bench/lt_bench_fusion_bandwidth")
+{ cat "$out/fusion_run.txt"; echo "[foreign CPU: $foreign]"; } | tee "$out/fusion.txt"
 
 [ "${LT_BENCH_TORCH:-1}" = 1 ] || exit 0  # LT_BENCH_TORCH=0 skips the PyTorch side
 foreign=$(run_quiet "$out/torch_run.txt" /usr/bin/python3 bench/torch_compare.py)
