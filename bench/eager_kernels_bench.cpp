@@ -450,6 +450,79 @@ void BM_MlpGemms(benchmark::State& st) {
 BENCHMARK(BM_MlpGemms)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// --- broadcasting elementwise kernels ---------------------------------------------------------
+//
+// The elementwise ops of the eager CNN and MLP steps that have a scalar or broadcast operand, run
+// on preallocated, already-touched buffers (arg 0 picks the case; the label names it). GB/s counts
+// every operand read once and the output written once.
+//   0 where_scalar   relu backward of conv1: where(mask bool [64,32,28,28], g f32, 0-d f32)
+//   1 mul_scalar_r   [64,32,28,28] * 0-d (SGD's v * 0.9)
+//   2 mul_scalar_l   0-d * [64,32,28,28] (SGD's lr * v)
+//   3 gt_scalar      [64,32,28,28] > 0-d -> bool (relu's mask)
+//   4 bias_channel   [64,32,28,28] + [1,32,1,1] (conv bias)
+//   5 bias_row       [128,512] + [512] (linear bias)
+//   6 col_shift      [128,10] - [128,1] (softmax's max shift)
+//   7 same_small     [128,512] + [128,512] (cache-resident: thread-split overhead shows)
+//   8 where_full     where(mask [128,512], g [128,512], h [128,512])
+
+struct EwCase {
+  const char* name;
+  lt::ir::Op op;
+  std::vector<lt::TensorType> ins;
+  lt::TensorType out;
+};
+
+EwCase ew_case(int64_t i) {
+  using lt::DType;
+  using lt::ir::Op;
+  const lt::Shape act{kCnnBatch, 32, 28, 28};
+  const lt::TensorType f_act{DType::F32, act}, b_act{DType::Bool, act}, f0{DType::F32, {}};
+  const lt::TensorType f_mlp{DType::F32, {128, 512}};
+  switch (i) {
+    case 0: return {"where_scalar", Op::Where, {b_act, f_act, f0}, f_act};
+    case 1: return {"mul_scalar_r", Op::Mul, {f_act, f0}, f_act};
+    case 2: return {"mul_scalar_l", Op::Mul, {f0, f_act}, f_act};
+    case 3: return {"gt_scalar", Op::Gt, {f_act, f0}, b_act};
+    case 4: return {"bias_channel", Op::Add, {f_act, {DType::F32, {1, 32, 1, 1}}}, f_act};
+    case 5: return {"bias_row", Op::Add, {f_mlp, {DType::F32, {512}}}, f_mlp};
+    case 6: return {"col_shift", Op::Sub, {{DType::F32, {128, 10}}, {DType::F32, {128, 1}}},
+                    {DType::F32, {128, 10}}};
+    case 7: return {"same_small", Op::Add, {f_mlp, f_mlp}, f_mlp};
+    default: return {"where_full", Op::Where, {{DType::Bool, {128, 512}}, f_mlp, f_mlp}, f_mlp};
+  }
+}
+
+/// Zero-filled buffer for `t` (bool false, float 0): the kernels' speed does not depend on values.
+std::shared_ptr<lt::rt::Buffer> touched_buffer(const lt::TensorType& t) {
+  auto b = lt::rt::Buffer::allocate(static_cast<size_t>(t.bytes()) + 1);  // 0-d: 4 bytes
+  std::memset(b->data(), 0, static_cast<size_t>(t.bytes()));
+  return b;
+}
+
+void BM_EwBroadcast(benchmark::State& st) {
+  set_threads(st, 1);
+  const EwCase c = ew_case(st.range(0));
+  std::vector<std::shared_ptr<lt::rt::Buffer>> bufs;
+  std::vector<lt::rt::TensorRef> ins;
+  double bytes = static_cast<double>(c.out.bytes());
+  for (const lt::TensorType& t : c.ins) {
+    bufs.push_back(touched_buffer(t));
+    ins.push_back({bufs.back()->data(), &t});
+    bytes += static_cast<double>(t.bytes());
+  }
+  bufs.push_back(touched_buffer(c.out));
+  const lt::rt::TensorRef outs[] = {{bufs.back()->data(), &c.out}};
+  for (auto _ : st) {
+    lt::rt::run_kernel(c.op, lt::ir::NoAttrs{}, ins, outs);
+    benchmark::ClobberMemory();
+  }
+  st.SetLabel(c.name);
+  st.counters["GB/s"] = rate(bytes / kGB);
+}
+BENCHMARK(BM_EwBroadcast)->ArgNames({"case", "threads"})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8}, {1, 2}})->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -1,6 +1,7 @@
-// Iteration over a broadcast output: collapses dims, then walks rows of the innermost dim, each
-// input with a stride of 0 (broadcast) or its own. Shared by the elementwise kernels.
+// Iteration over a broadcast output: collapses dims, then walks runs of the innermost dim, each
+// input with a stride of 0 (broadcast) or 1 (its own). Shared by the elementwise kernels.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -68,22 +69,57 @@ BroadcastPlan<N> make_broadcast_plan(const Shape& out, const std::array<const Sh
   return p;
 }
 
-/// Calls row(out_offset, in_offsets, inner_len, inner_strides) for every row, in parallel.
-template <int N, class RowFn>
-void for_each_row(const BroadcastPlan<N>& p, RowFn&& row) {
-  const int64_t rows = p.rows();
-  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, p.inner));
-  parallel_for(rows, grain, [&](int64_t b, int64_t e) {
-    std::array<int64_t, N> off;
-    for (int64_t rix = b; rix < e; ++rix) {
-      off.fill(0);
-      int64_t rem = rix;
-      for (size_t d = p.outer.size(); d-- > 0;) {
-        const int64_t i = rem % p.outer[d];
-        rem /= p.outer[d];
-        for (int k = 0; k < N; ++k) off[k] += i * p.outer_stride[k][d];
+/// The input offsets of successive rows, advanced like an odometer: one division per chunk of
+/// rows instead of one per outer dim per row (rows of a few elements are common: [N,10] - [N,1]).
+template <int N>
+class RowCursor {
+ public:
+  RowCursor(const BroadcastPlan<N>& p, int64_t row) : p_(p), index_(p.outer.size(), 0) {
+    off_.fill(0);
+    for (size_t d = p.outer.size(); d-- > 0;) {
+      index_[d] = row % p.outer[d];
+      row /= p.outer[d];
+      for (int k = 0; k < N; ++k) off_[k] += index_[d] * p.outer_stride[k][d];
+    }
+  }
+  const std::array<int64_t, N>& offsets() const { return off_; }
+  void next() {
+    for (size_t d = index_.size(); d-- > 0;) {
+      for (int k = 0; k < N; ++k) off_[k] += p_.outer_stride[k][d];
+      if (++index_[d] < p_.outer[d]) return;
+      for (int k = 0; k < N; ++k) off_[k] -= index_[d] * p_.outer_stride[k][d];
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  const BroadcastPlan<N>& p_;
+  std::vector<int64_t> index_;
+  std::array<int64_t, N> off_;
+};
+
+/// Calls run(out_offset, in_offsets, len) over runs covering the output, in parallel: a run is a
+/// row, or a piece of about `grain` elements of a long row, so that few long rows (a scalar
+/// against a tensor collapses to one row) still split across threads.
+template <int N, class RunFn>
+void for_each_run(const BroadcastPlan<N>& p, int64_t grain, RunFn&& run) {
+  const int64_t piece = std::max<int64_t>(1, std::min(p.inner, grain));
+  const int64_t pieces = (p.inner + piece - 1) / piece;  // per row
+  const int64_t runs = p.rows() * pieces;
+  const int64_t runs_per_grain = std::max<int64_t>(1, grain / piece);
+  parallel_for(runs, runs_per_grain, [&](int64_t b, int64_t e) {
+    RowCursor<N> row(p, b / pieces);
+    int64_t r = b / pieces, k = b % pieces;
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t col = k * piece;
+      std::array<int64_t, N> off = row.offsets();
+      for (int i = 0; i < N; ++i) off[i] += col * p.inner_stride[i];
+      run(r * p.inner + col, off, std::min(piece, p.inner - col));
+      if (++k == pieces) {
+        k = 0;
+        ++r;
+        row.next();
       }
-      row(rix * p.inner, off);
     }
   });
 }

@@ -1,7 +1,13 @@
-// Elementwise kernels. Unary float math goes through Eigen's vectorized array functions; binary
-// and ternary ops walk broadcast rows (broadcast_loop.h) with contiguous fast paths.
+// Elementwise kernels. Unary float math goes through Eigen's vectorized array functions. Binary
+// ops and where run one flat loop when every input is the output's layout or a single value
+// (same shapes, tensor with scalar), else walk broadcast runs (broadcast_loop.h); both split
+// across threads.
 #include <Eigen/Core>
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "ir/error.h"
@@ -20,9 +26,21 @@ using ArrMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <class T>
 using ConstArrMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
+/// parallel_for with every chunk starting at a multiple of 64 elements from the start. Eigen
+/// computes a range's unaligned head and its tail with scalar code whose exp/tanh/... differ from
+/// the packet code in the last bit, so chunk boundaries that depend on the thread count would
+/// change results; these fall on packet boundaries of the (64-byte aligned) buffers instead.
+template <class F>
+void parallel_for_packets(int64_t n, F&& f) {
+  constexpr int64_t kBlock = 64;  // elements: a multiple of every packet size
+  parallel_for((n + kBlock - 1) / kBlock, kGrain / kBlock, [&](int64_t b, int64_t e) {
+    f(b * kBlock, std::min(n, e * kBlock));
+  });
+}
+
 template <class T>
 void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
-  parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+  parallel_for_packets(n, [&](int64_t b, int64_t e) {
     ConstArrMap<T> a(x + b, e - b);
     ArrMap<T> o(y + b, e - b);
     switch (op) {
@@ -103,28 +121,114 @@ struct BinaryFns {
   static T minimum(T a, T b) { return (a < b || a != a) ? a : b; }
 };
 
+// An input of one run of outputs: element i is p[i] when it moves along the run, else the one
+// value it broadcasts, loaded once into a local (a load through p each iteration could alias
+// the output and would keep the loop from vectorizing).
+template <bool kMoves, class T>
+struct RunInput {
+  const T* p;
+  T value;
+  explicit RunInput(const T* x) : p(x), value(kMoves ? T{} : *x) {}
+  T operator[](int64_t i) const {
+    if constexpr (kMoves) return p[i];
+    else return value;
+  }
+};
+
+// Every loop over a run is one flat loop: out[i] = f(a[i], b[i]) with each input moving or
+// fixed, known at compile time. The output may be the same buffer as a moving input (in-place
+// ops); elements never depend on other elements, so that is safe (hence ivdep).
+template <bool kA, bool kB, class R, class T, class F>
+void binary_run(const T* a, const T* b, R* out, int64_t n, F f) {
+  const RunInput<kA, T> x(a);
+  const RunInput<kB, T> y(b);
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+}
+
+template <class R, class T, class F>
+void binary_run(bool a_moves, bool b_moves, const T* a, const T* b, R* out, int64_t n, F f) {
+  if (a_moves && b_moves) binary_run<true, true>(a, b, out, n, f);
+  else if (a_moves) binary_run<true, false>(a, b, out, n, f);
+  else if (b_moves) binary_run<false, true>(a, b, out, n, f);
+  else binary_run<false, false>(a, b, out, n, f);
+}
+
+template <class T>
+using SameSizeUnsigned =
+    std::conditional_t<sizeof(T) == 1, uint8_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+
+/// c ? x : y, selected on the bits. GCC 12 vectorizes neither a `bool ? T : T` select with T wider
+/// than a byte ("stmt not supported": it branches per element) nor a bool-to-int conversion;
+/// a byte compared with 0 and a bit mask do vectorize.
+template <class T>
+T select_bits(uint8_t c, T x, T y) {
+  using U = SameSizeUnsigned<T>;
+  static_assert(sizeof(U) == sizeof(T));
+  const U mask = c != 0 ? static_cast<U>(~U{0}) : U{0};
+  return std::bit_cast<T>(
+      static_cast<U>((std::bit_cast<U>(x) & mask) | (std::bit_cast<U>(y) & ~mask)));
+}
+
+template <bool kC, bool kA, bool kB, class T>
+void where_run(const bool* c, const T* a, const T* b, T* out, int64_t n) {
+  // Bools read as their bytes (char types may alias any object).
+  const RunInput<kC, uint8_t> cond(reinterpret_cast<const uint8_t*>(c));
+  const RunInput<kA, T> x(a);
+  const RunInput<kB, T> y(b);
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) out[i] = select_bits(cond[i], x[i], y[i]);
+}
+
+template <class T>
+void where_run(const std::array<bool, 3>& moves, const bool* c, const T* a, const T* b, T* out,
+               int64_t n) {
+  const int key = (moves[0] ? 4 : 0) | (moves[1] ? 2 : 0) | (moves[2] ? 1 : 0);
+  switch (key) {
+    case 7: return where_run<true, true, true>(c, a, b, out, n);
+    case 6: return where_run<true, true, false>(c, a, b, out, n);
+    case 5: return where_run<true, false, true>(c, a, b, out, n);
+    case 4: return where_run<true, false, false>(c, a, b, out, n);
+    case 3: return where_run<false, true, true>(c, a, b, out, n);
+    case 2: return where_run<false, true, false>(c, a, b, out, n);
+    case 1: return where_run<false, false, true>(c, a, b, out, n);
+    default: return where_run<false, false, false>(c, a, b, out, n);
+  }
+}
+
+/// True when every input is laid out like the output (same numel: broadcasting only added
+/// size-1 dims) or is a single value, so the op is one flat run; moves[k] says which inputs are
+/// the former. The common eager cases: same shapes, and a tensor with a scalar.
+template <size_t N>
+bool flat_layout(const std::array<const TensorRef*, N>& in, const TensorRef& out,
+                 std::array<bool, N>& moves) {
+  const int64_t n = out.numel();
+  for (size_t k = 0; k < N; ++k) {
+    const int64_t m = in[k]->numel();
+    if (m != n && m != 1) return false;
+    moves[k] = m == n;
+  }
+  return true;
+}
+
 template <class R, class T, class F>
 void binary_loop(const TensorRef& a, const TensorRef& b, const TensorRef& out, F f) {
   const T* pa = a.as<T>();
   const T* pb = b.as<T>();
   R* po = out.as<R>();
-  if (a.shape() == out.shape() && b.shape() == out.shape()) {
+  std::array<bool, 2> moves;
+  if (flat_layout<2>({&a, &b}, out, moves)) {
     parallel_for(out.numel(), kGrain, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+      binary_run(moves[0], moves[1], pa + (moves[0] ? s : 0), pb + (moves[1] ? s : 0), po + s,
+                 e - s, f);
     });
     return;
   }
   const auto plan = make_broadcast_plan<2>(out.shape(), {&a.shape(), &b.shape()});
-  const int64_t n = plan.inner;
-  const int64_t sa = plan.inner_stride[0], sb = plan.inner_stride[1];
-  for_each_row(plan, [&](int64_t o, const std::array<int64_t, 2>& off) {
-    const T* x = pa + off[0];
-    const T* y = pb + off[1];
-    R* z = po + o;
-    if (sa && sb) for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
-    else if (sa) { const T yv = *y; for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], yv); }
-    else if (sb) { const T xv = *x; for (int64_t i = 0; i < n; ++i) z[i] = f(xv, y[i]); }
-    else { const R v = f(*x, *y); for (int64_t i = 0; i < n; ++i) z[i] = v; }
+  const bool a_moves = plan.inner_stride[0] != 0, b_moves = plan.inner_stride[1] != 0;
+  for_each_run(plan, kGrain, [&](int64_t o, const std::array<int64_t, 2>& off, int64_t n) {
+    binary_run(a_moves, b_moves, pa + off[0], pb + off[1], po + o, n, f);
   });
 }
 
@@ -157,22 +261,33 @@ void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const 
   }
 }
 
+// Bool operands allow only eq and ne (the type rule rejects the rest).
+void binary_bool(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b,
+                 const TensorRef& o) {
+  if (op == Eq) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return x == y; });
+  if (op == Ne) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
+  LT_UNREACHABLE();
+}
+
 template <class T>
 void where(const TensorRef& c, const TensorRef& a, const TensorRef& b, const TensorRef& out) {
-  const auto plan = make_broadcast_plan<3>(out.shape(), {&c.shape(), &a.shape(), &b.shape()});
   const bool* pc = c.as<bool>();
   const T* pa = a.as<T>();
   const T* pb = b.as<T>();
   T* po = out.as<T>();
-  const int64_t n = plan.inner;
-  const auto s = plan.inner_stride;
-  for_each_row(plan, [&](int64_t o, const std::array<int64_t, 3>& off) {
-    const bool* x = pc + off[0];
-    const T* y = pa + off[1];
-    const T* z = pb + off[2];
-    T* r = po + o;
-    if (s[0] && s[1] && s[2]) for (int64_t i = 0; i < n; ++i) r[i] = x[i] ? y[i] : z[i];
-    else for (int64_t i = 0; i < n; ++i) r[i] = x[i * s[0]] ? y[i * s[1]] : z[i * s[2]];
+  std::array<bool, 3> moves;
+  if (flat_layout<3>({&c, &a, &b}, out, moves)) {
+    parallel_for(out.numel(), kGrain, [&](int64_t s, int64_t e) {
+      where_run(moves, pc + (moves[0] ? s : 0), pa + (moves[1] ? s : 0),
+                pb + (moves[2] ? s : 0), po + s, e - s);
+    });
+    return;
+  }
+  const auto plan = make_broadcast_plan<3>(out.shape(), {&c.shape(), &a.shape(), &b.shape()});
+  const std::array<bool, 3> run_moves = {plan.inner_stride[0] != 0, plan.inner_stride[1] != 0,
+                                         plan.inner_stride[2] != 0};
+  for_each_run(plan, kGrain, [&](int64_t o, const std::array<int64_t, 3>& off, int64_t n) {
+    where_run(run_moves, pc + off[0], pa + off[1], pb + off[2], po + o, n);
   });
 }
 
@@ -197,13 +312,8 @@ void run_elementwise(ir::ElementwiseOp op, const ir::Attrs&, Ins in, Outs out) {
     case Ne: case Lt: case Le: case Gt: case Ge:
       return dispatch_dtype(in[0].dtype(), [&](auto t) {
         using T = decltype(t);
-        if constexpr (std::is_same_v<T, bool>) {
-          if (op != Eq && op != Ne) LT_UNREACHABLE();
-          binary_loop<bool, bool>(in[0], in[1], out[0],
-                                  [op](bool x, bool y) { return op == Eq ? x == y : x != y; });
-        } else {
-          binary<T>(op, in[0], in[1], out[0]);
-        }
+        if constexpr (std::is_same_v<T, bool>) binary_bool(op, in[0], in[1], out[0]);
+        else binary<T>(op, in[0], in[1], out[0]);
       });
     case Where:
       return dispatch_dtype(in[1].dtype(), [&](auto t) {

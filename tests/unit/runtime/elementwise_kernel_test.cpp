@@ -1,0 +1,415 @@
+// The elementwise kernels' fast paths (same shapes, a scalar on either side, row and channel
+// broadcasts, where with scalar branches) against a naive broadcasting loop written here, bit for
+// bit, on f32/f64/i32/i64/bool with NaN, inf, -0 and denormals, at 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/type_rules.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/thread_pool.h"
+
+namespace lt {
+namespace {
+
+using ir::Op;
+
+// 64-byte aligned like runtime buffers, so Eigen's unaligned-head peeling matches production.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
+  bool operator==(const Aligned64&) const = default;
+};
+
+/// A tensor as raw bytes; elements are read and written with memcpy (no aliasing questions, and
+/// bool is stored as the bytes the kernels see).
+struct Buf {
+  TensorType type;
+  std::vector<std::byte, Aligned64<std::byte>> bytes;
+
+  Buf(DType dt, Shape shape, std::byte fill = std::byte{0})
+      : type{dt, std::move(shape)}, bytes(type.bytes(), fill) {}
+  rt::TensorRef ref() { return {bytes.data(), &type}; }
+  template <class T>
+  T get(int64_t i) const {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  template <class T>
+  void put(int64_t i, T v) {
+    std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+  }
+};
+
+template <class T>
+constexpr DType dtype_of = std::is_same_v<T, bool>      ? DType::Bool
+                           : std::is_same_v<T, int32_t> ? DType::I32
+                           : std::is_same_v<T, int64_t> ? DType::I64
+                           : std::is_same_v<T, double>  ? DType::F64
+                                                        : DType::F32;
+
+/// Sets the runtime's thread count for a scope.
+class Threads {
+ public:
+  explicit Threads(int n) : saved_(rt::num_threads()) { rt::set_num_threads(n); }
+  ~Threads() { rt::set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+
+// --- values -----------------------------------------------------------------------------------
+
+/// Every fourth value special: NaN (one bit pattern, so a kernel that swaps the operands of a
+/// commutative op cannot change which NaN wins), +-inf, +-0, denormals, extremes, +-1; else
+/// uniform. `small` keeps integers where +, -, * cannot overflow (undefined for signed ints).
+template <class T>
+T sample(std::mt19937& rng, bool small) {
+  using L = std::numeric_limits<T>;
+  if constexpr (std::is_same_v<T, bool>) {
+    return (rng() & 1) != 0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const T specials[] = {L::quiet_NaN(), L::infinity(), -L::infinity(), T(0), -T(0),
+                          L::denorm_min(), -L::denorm_min(), L::max(), L::lowest(), T(1), T(-1)};
+    if (rng() % 4 == 0) return specials[rng() % std::size(specials)];
+    return static_cast<T>(std::uniform_real_distribution<double>(-4, 4)(rng));
+  } else {
+    if (small) return static_cast<T>(std::uniform_int_distribution<int>(-30000, 30000)(rng));
+    const T specials[] = {T(0), T(1), T(-1), L::min(), L::max()};
+    if (rng() % 4 == 0) return specials[rng() % std::size(specials)];
+    return static_cast<T>(std::uniform_int_distribution<int64_t>(-1000000, 1000000)(rng));
+  }
+}
+
+/// Values drawn from a pool of samples: sampling each of millions of elements would dominate the
+/// test's time.
+template <class T>
+Buf random_buf(const Shape& s, std::mt19937& rng, bool small = false) {
+  std::vector<T> pool(4099);
+  for (size_t i = 0; i < pool.size(); ++i) pool[i] = sample<T>(rng, small);
+  Buf b(dtype_of<T>, s);
+  const int64_t n = b.type.numel();
+  for (int64_t i = 0; i < n; ++i) b.put<T>(i, pool[rng() % pool.size()]);
+  return b;
+}
+
+// --- the naive reference ----------------------------------------------------------------------
+
+/// Per output dim, the input's element stride: 0 where the input is 1 or lacks the dim.
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> st(out.size(), 0);
+  int64_t acc = 1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const size_t i = in.size() - 1 - k, o = out.size() - 1 - k;
+    if (in[i] != 1) st[o] = acc;
+    acc *= in[i];
+  }
+  return st;
+}
+
+/// Calls f(out_index, input_indices) for every output element in order, with an odometer over
+/// the output's multi-index: nothing shared with the kernels' collapsing or splitting.
+template <size_t N, class F>
+void for_each_element(const Shape& out, const std::array<const Shape*, N>& in, F f) {
+  std::array<std::vector<int64_t>, N> st;
+  for (size_t k = 0; k < N; ++k) st[k] = broadcast_strides(*in[k], out);
+  std::vector<int64_t> idx(out.size(), 0);
+  std::array<int64_t, N> off{};
+  const int64_t n = numel(out);
+  for (int64_t o = 0; o < n; ++o) {
+    f(o, off);
+    for (size_t d = out.size(); d-- > 0;) {
+      for (size_t k = 0; k < N; ++k) off[k] += st[k][d];
+      if (++idx[d] < out[d]) break;
+      for (size_t k = 0; k < N; ++k) off[k] -= idx[d] * st[k][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class T>
+T ref_arith(Op op, T x, T y) {
+  switch (op) {
+    case Op::Add: return static_cast<T>(x + y);
+    case Op::Sub: return static_cast<T>(x - y);
+    case Op::Mul: return static_cast<T>(x * y);
+    case Op::Div:
+      if constexpr (std::is_integral_v<T>) {
+        if (y == T(-1)) return static_cast<T>(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(x));
+      }
+      return static_cast<T>(x / y);
+    case Op::Pow:
+      if constexpr (std::is_floating_point_v<T>) return std::pow(x, y);
+      break;
+    case Op::Maximum:
+      if (x != x) return x;
+      if (y != y) return y;
+      return x > y ? x : y;
+    case Op::Minimum:
+      if (x != x) return x;
+      if (y != y) return y;
+      return x < y ? x : y;
+    default: break;
+  }
+  ADD_FAILURE() << "not an arithmetic op";
+  return x;
+}
+
+template <class T>
+bool ref_compare(Op op, T x, T y) {
+  switch (op) {
+    case Op::Eq: return x == y;
+    case Op::Ne: return x != y;
+    case Op::Lt: return x < y;
+    case Op::Le: return x <= y;
+    case Op::Gt: return x > y;
+    case Op::Ge: return x >= y;
+    default: ADD_FAILURE() << "not a comparison"; return false;
+  }
+}
+
+bool is_compare(Op op) {
+  return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt ||
+         op == Op::Ge;
+}
+
+template <class T>
+Buf ref_binary(Op op, const Buf& a, const Buf& b, const TensorType& out_type) {
+  Buf out(out_type.dtype, out_type.shape);
+  for_each_element<2>(out_type.shape, {&a.type.shape, &b.type.shape},
+                      [&](int64_t o, const std::array<int64_t, 2>& i) {
+                        const T x = a.get<T>(i[0]), y = b.get<T>(i[1]);
+                        if (is_compare(op)) out.put<bool>(o, ref_compare(op, x, y));
+                        else if constexpr (!std::is_same_v<T, bool>)
+                          out.put<T>(o, ref_arith(op, x, y));
+                      });
+  return out;
+}
+
+template <class T>
+Buf ref_where(const Buf& c, const Buf& a, const Buf& b, const TensorType& out_type) {
+  Buf out(out_type.dtype, out_type.shape);
+  for_each_element<3>(out_type.shape, {&c.type.shape, &a.type.shape, &b.type.shape},
+                      [&](int64_t o, const std::array<int64_t, 3>& i) {
+                        out.put<T>(o, c.get<bool>(i[0]) ? a.get<T>(i[1]) : b.get<T>(i[2]));
+                      });
+  return out;
+}
+
+// --- running the kernel -----------------------------------------------------------------------
+
+/// Runs op with its output typed by infer_types and prefilled with 0xff bytes, so an element
+/// the kernel forgets to write fails the comparison.
+TensorType out_type(Op op, const std::vector<Buf*>& in) {
+  std::vector<TensorType> types;
+  for (const Buf* b : in) types.push_back(b->type);
+  return ir::infer_types(op, types, ir::NoAttrs{}).at(0);
+}
+
+Buf run(Op op, const std::vector<Buf*>& in) {
+  std::vector<rt::TensorRef> refs;
+  for (Buf* b : in) refs.push_back(b->ref());
+  const TensorType t = out_type(op, in);
+  Buf out(t.dtype, t.shape, std::byte{0xff});
+  const rt::TensorRef outs[] = {out.ref()};
+  rt::run_kernel(op, ir::NoAttrs{}, refs, outs);
+  return out;
+}
+
+/// The index of the first differing element, or -1.
+int64_t first_difference(const Buf& x, const Buf& y) {
+  if (x.type != y.type) return 0;
+  if (x.bytes == y.bytes) return -1;
+  const size_t size = dtype_size(x.type.dtype);
+  const int64_t n = x.type.numel();
+  for (int64_t i = 0; i < n; ++i)
+    if (std::memcmp(x.bytes.data() + i * size, y.bytes.data() + i * size, size) != 0) return i;
+  return -1;
+}
+
+std::string describe(const std::vector<const Buf*>& in) {
+  std::string s;
+  for (const Buf* b : in) s += type_str(b->type) + " ";
+  return s;
+}
+
+struct Layout {
+  Shape a, b;
+};
+
+std::vector<Layout> flat_layouts(const std::vector<int64_t>& sizes) {
+  std::vector<Layout> v;
+  for (int64_t n : sizes) {
+    v.push_back({{n}, {n}});
+    v.push_back({{n}, {}});   // scalar on the right
+    v.push_back({{}, {n}});   // scalar on the left
+    v.push_back({{n}, {1}});  // a numel-1 tensor, not 0-d
+    v.push_back({{1, n}, {n}});  // same numel, different rank
+  }
+  return v;
+}
+
+std::vector<Layout> broadcast_layouts() {
+  return {{{7, 15}, {15}},           {{15}, {7, 15}},           {{3, 5, 17}, {5, 1}},
+          {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{1, 3, 1, 1}, {2, 3, 4, 5}}, {{4, 1, 6}, {1, 5, 1}},
+          {{0, 5}, {5}},             {{2, 1, 3}, {}},           {{128, 10}, {128, 1}}};
+}
+
+// Large enough that every path splits across threads, with short tails.
+std::vector<Layout> large_layouts() {
+  auto v = flat_layouts({1000003});
+  v.push_back({{1001, 1003}, {1003}});        // row broadcast, many rows
+  v.push_back({{3, 333337}, {3, 1}});         // few long rows: split within rows
+  v.push_back({{7, 3, 211, 223}, {1, 3, 1, 1}});  // channel broadcast
+  return v;
+}
+
+const Op kArith[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum, Op::Minimum};
+const Op kCompare[] = {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge};
+
+template <class T>
+void check_binary(Op op, const Layout& l, std::mt19937& rng) {
+  const bool small = op == Op::Add || op == Op::Sub || op == Op::Mul;
+  Buf a = random_buf<T>(l.a, rng, small), b = random_buf<T>(l.b, rng, small);
+  if constexpr (std::is_integral_v<T>) {
+    if (op == Op::Div)
+      for (int64_t i = 0; i < b.type.numel(); ++i)
+        if (b.get<T>(i) == T(0)) b.put<T>(i, T(3));
+  }
+  const Buf want = ref_binary<T>(op, a, b, out_type(op, {&a, &b}));
+  for (int threads : {1, 2}) {
+    Threads guard(threads);
+    const Buf got = run(op, {&a, &b});
+    const int64_t at = first_difference(got, want);
+    EXPECT_EQ(at, -1) << ir::mnemonic(op) << " " << describe({&a, &b}) << "threads " << threads
+                      << ": first difference at element " << at;
+  }
+}
+
+template <class T>
+class BinaryKernel : public ::testing::Test {};
+using NumericTypes = ::testing::Types<float, double, int32_t, int64_t>;
+TYPED_TEST_SUITE(BinaryKernel, NumericTypes);
+
+TYPED_TEST(BinaryKernel, SmallLayoutsMatchReference) {
+  std::mt19937 rng(1);
+  auto layouts = flat_layouts({1, 15, 17});
+  for (const Layout& l : broadcast_layouts()) layouts.push_back(l);
+  for (const Layout& l : layouts) {
+    for (Op op : kArith) check_binary<TypeParam>(op, l, rng);
+    for (Op op : kCompare) check_binary<TypeParam>(op, l, rng);
+    if constexpr (std::is_floating_point_v<TypeParam>) check_binary<TypeParam>(Op::Pow, l, rng);
+  }
+}
+
+TYPED_TEST(BinaryKernel, LargeLayoutsMatchReference) {
+  std::mt19937 rng(2);
+  for (const Layout& l : large_layouts())
+    for (Op op : {Op::Add, Op::Div, Op::Maximum, Op::Lt}) check_binary<TypeParam>(op, l, rng);
+}
+
+TEST(BinaryKernel, BoolEqualityMatchesReference) {
+  std::mt19937 rng(3);
+  auto layouts = flat_layouts({1, 15, 17, 1000003});
+  for (const Layout& l : broadcast_layouts()) layouts.push_back(l);
+  for (const Layout& l : layouts)
+    for (Op op : {Op::Eq, Op::Ne}) check_binary<bool>(op, l, rng);
+}
+
+TEST(BinaryKernel, IntegerDivisionByZeroThrows) {
+  for (const Shape& divisor : {Shape{}, Shape{17}}) {
+    Buf a(DType::I32, {17}), b(DType::I32, divisor);
+    EXPECT_THROW(run(Op::Div, {&a, &b}), Error) << type_str(b.type);
+  }
+}
+
+// --- where ------------------------------------------------------------------------------------
+
+struct WhereLayout {
+  Shape c, a, b;
+};
+
+/// Each of cond, a, b either [n] or a 0-d scalar (all 8 mixes), for each n.
+std::vector<WhereLayout> where_flat_layouts(const std::vector<int64_t>& sizes) {
+  std::vector<WhereLayout> v;
+  for (int64_t n : sizes)
+    for (int mix = 0; mix < 8; ++mix) {
+      auto pick = [&](int bit) { return (mix >> bit) & 1 ? Shape{n} : Shape{}; };
+      v.push_back({pick(2), pick(1), pick(0)});
+    }
+  return v;
+}
+
+std::vector<WhereLayout> where_broadcast_layouts() {
+  return {{{7, 15}, {15}, {}},
+          {{1, 3, 1, 1}, {2, 3, 4, 5}, {}},
+          {{2, 3, 4, 5}, {1, 3, 1, 1}, {2, 1, 4, 5}},
+          {{5, 1}, {1, 6}, {5, 6}},
+          {{0, 4}, {4}, {}},
+          {{1001, 1003}, {1003}, {}},
+          {{3, 333337}, {3, 1}, {}}};
+}
+
+template <class T>
+void check_where(const WhereLayout& l, std::mt19937& rng) {
+  Buf c = random_buf<bool>(l.c, rng), a = random_buf<T>(l.a, rng), b = random_buf<T>(l.b, rng);
+  const Buf want = ref_where<T>(c, a, b, out_type(Op::Where, {&c, &a, &b}));
+  for (int threads : {1, 2}) {
+    Threads guard(threads);
+    const Buf got = run(Op::Where, {&c, &a, &b});
+    const int64_t at = first_difference(got, want);
+    EXPECT_EQ(at, -1) << "where " << describe({&c, &a, &b}) << "threads " << threads
+                      << ": first difference at element " << at;
+  }
+}
+
+template <class T>
+class WhereKernel : public ::testing::Test {};
+using AllTypes = ::testing::Types<float, double, int32_t, int64_t, bool>;
+TYPED_TEST_SUITE(WhereKernel, AllTypes);
+
+TYPED_TEST(WhereKernel, MatchesReference) {
+  std::mt19937 rng(4);
+  for (const WhereLayout& l : where_flat_layouts({1, 15, 17, 1000003}))
+    check_where<TypeParam>(l, rng);
+  for (const WhereLayout& l : where_broadcast_layouts()) check_where<TypeParam>(l, rng);
+}
+
+// --- thread count invariance of the unary kernels ---------------------------------------------
+
+// Eigen computes an unaligned head and the tail of each chunk with scalar code whose exp/tanh may
+// differ from the packet code in the last bit: chunk boundaries must not depend on the threads.
+TEST(UnaryKernel, SameBitsAtOneAndTwoThreads) {
+  std::mt19937 rng(5);
+  for (int64_t n : {int64_t{17}, int64_t{1000003}}) {
+    Buf x = random_buf<float>({n}, rng);
+    for (Op op : {Op::Exp, Op::Log, Op::Tanh, Op::Sigmoid, Op::Gelu, Op::Sin, Op::Rsqrt,
+                  Op::Neg, Op::Abs, Op::Relu, Op::IsFinite}) {
+      Buf one = [&] { Threads t(1); return run(op, {&x}); }();
+      Buf two = [&] { Threads t(2); return run(op, {&x}); }();
+      EXPECT_EQ(first_difference(one, two), -1) << ir::mnemonic(op) << " n=" << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lt
