@@ -1,5 +1,6 @@
 // LLVM IR for Loop fusion groups: one function per group that computes rows of the group's
-// (collapsed) iteration space, inner rows contiguous so LLVM vectorizes them.
+// (collapsed) iteration space, with views folded into the addresses of its loads and reductions
+// accumulated along the way; the innermost loop is the one LLVM vectorizes.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,13 +13,16 @@ class Module;
 
 namespace lt::codegen {
 
+/// How the kernel's work splits for the thread pool (rt::Launch::rows, row_grain).
 struct LoopShape {
-  int64_t rows = 1;   // product of the collapsed outer dims
-  int64_t inner = 1;  // length of a row
+  int64_t rows = 1;   // rows the kernel takes (row_begin, row_end) over
+  int64_t inner = 1;  // iteration points per row: a row of the innermost dim; a kept index's
+                      // reduced elements; or a block of columns times the reduced rows
 };
 
 /// Whether the emitter supports every node and dtype of the group (else the group runs as
-/// library launches: f16/bf16, integer division whose divisor may be zero, ...).
+/// library launches: f16/bf16, integer division whose divisor may be zero, ...). The group must
+/// pass ir::verify_fusion_plan.
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
 
 /// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of

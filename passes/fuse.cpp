@@ -1,8 +1,10 @@
 #include "passes/fuse.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <span>
 #include <utility>
@@ -15,16 +17,42 @@ namespace {
 
 using ir::Value;
 
-bool loop_fusible(ir::Op op) { return ir::as_elementwise(op).has_value() || op == ir::Op::Expand; }
-
 bool contains(std::span<const int> xs, int x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
+/// Folding a view that walks the innermost iteration dim with a stride past a cache line (a
+/// transpose) reads each line once per element: on a large tensor that is several times slower
+/// than the eager transpose (blocked) plus a contiguous loop, so such views stay library views
+/// there. Small tensors stay in cache and fold.
+bool strides_across_lines(const ir::ReadMap& m, size_t elem_bytes) {
+  constexpr int64_t kSmall = 32768;  // elements: 128 KB of f32, within L2
+  constexpr int64_t kLine = 64;      // bytes
+  if (numel(m.shape) <= kSmall) return false;
+  size_t d = m.shape.size();
+  while (d > 0 && m.shape[d - 1] == 1) --d;
+  if (d == 0) return false;
+  for (const ir::ReadPiece& p : m.pieces)
+    if (!p.constant && std::abs(p.stride[d - 1]) * static_cast<int64_t>(elem_bytes) > kLine)
+      return true;
+  return false;
+}
+
+/// What a group under construction is.
+enum class Kind : uint8_t {
+  Library,  // one node run by its eager kernel
+  Views,    // views only, waiting for a consumer to fold them in; alone, each is a library node
+  Loop,     // a loop kernel over iter_[root]
+};
+
+/// How a node may take part in a loop kernel.
+enum class NodeClass : uint8_t { Library, Compute, Reduction, View };
+
 // Groups under construction are the classes of a union-find over node ids, named by their root.
 // The kernel DAG stays acyclic because every merge is checked first (acyclic()); the check is a
 // forward search pruned by levels: each group's level exceeds the levels of the groups it reads,
-// so a search never needs to go above the highest level of the groups it looks for.
+// so a search never needs to go above the highest level of the groups it looks for. Every merge
+// into a loop kernel is also checked against the loop kernel contract (holds()).
 class Fuser {
  public:
   Fuser(const ir::Graph& g, const FuseOptions& o)
@@ -35,9 +63,30 @@ class Fuser {
         size_(n_, 1),
         level_(n_, 0),
         visited_(n_, 0),
-        loop_(n_, 0),
-        consumers_(n_) {
-    for (int id = 0; id < n_; ++id) parent_[id] = id;
+        kind_(n_, Kind::Library),
+        iter_(n_),
+        members_(n_),
+        consumers_(n_),
+        uses_(n_, 0),
+        user_(n_, -1),
+        donor_of_(n_, -1),
+        donated_(g.params().size(), 0) {
+    for (int id = 0; id < n_; ++id) {
+      parent_[id] = id;
+      members_[id] = {id};
+      for (Value v : g.node(id).inputs)
+        if (!v.is_param()) {
+          ++uses_[v.def];
+          user_[v.def] = id;
+        }
+    }
+    for (Value v : g.results())
+      if (!v.is_param()) ++uses_[v.def];
+    for (const ir::Donation& d : g.donations()) {
+      donated_[d.param] = 1;
+      const Value v = g.results()[d.result];
+      if (!v.is_param()) donor_of_[v.def] = d.param;
+    }
   }
 
   ir::FusionPlan run() {
@@ -51,10 +100,16 @@ class Fuser {
     while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
     return x;
   }
-  const Shape& shape(int id) const { return g_.node(id).types[0].shape; }
   bool fits(int size) const { return size <= o_.max_nodes_per_kernel; }
+  bool has_loop(std::span<const int> set) const {
+    return std::any_of(set.begin(), set.end(), [&](int r) { return kind_[r] == Kind::Loop; });
+  }
+  NodeClass classify(int id) const;
 
   void place(int id);
+  bool joinable(int id, NodeClass c, int r);
+  Shape iteration_shape(int id, NodeClass c, std::span<const int> set) const;
+  bool holds(std::span<const int> set, int id, const Shape& iter);  // id < 0: no new node
   bool acyclic(std::span<const int> set, std::span<const int> ext);
   int unite(int a, int b);
   void raise_levels(int root);
@@ -65,38 +120,164 @@ class Fuser {
   FuseOptions o_;
   int n_;
   std::vector<int> parent_, size_, level_, visited_;
-  std::vector<char> loop_;                   // by root: a Loop group
+  std::vector<Kind> kind_;                   // by root
+  std::vector<Shape> iter_;                  // by root: a Loop group's iteration shape
+  std::vector<std::vector<int>> members_;    // by root: node ids, ascending
   std::vector<std::vector<int>> consumers_;  // by root: groups reading it (may be stale: find())
+  std::vector<int> uses_;                    // by node: reads of its value, results included
+  std::vector<int> user_;                    // by node: its last reader (the only one if uses_ 1)
+  std::vector<int> donor_of_;                // by node: the parameter donated to its value
+  std::vector<char> donated_;                // by parameter
   std::vector<int> stack_;
   int epoch_ = 0;
 };
 
-// Node `id` joins every producer loop group of its iteration shape that it legally can (greedy,
-// operand order), merging them; otherwise it starts a group of its own.
+NodeClass Fuser::classify(int id) const {
+  const ir::Op op = g_.node(id).op;
+  if (ir::as_elementwise(op)) return NodeClass::Compute;
+  if (ir::as_reduce(op))
+    return ir::is_loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
+  if (ir::is_foldable_view(op)) return NodeClass::View;
+  return NodeClass::Library;
+}
+
+// Whether node `id` may try to join group `r` (one of its operands' groups) at all: a view joins
+// the view chains it reads through single-use links, and loop kernels (as an alias or a further
+// folded view, which holds() decides); compute nodes and reductions join loop kernels and the
+// view chains they read.
+bool Fuser::joinable(int id, NodeClass c, int r) {
+  const ir::Node& n = g_.node(id);
+  if (kind_[r] == Kind::Library) return false;
+  if (c == NodeClass::View) {
+    if (kind_[r] == Kind::Loop) return true;
+    return std::all_of(n.inputs.begin(), n.inputs.end(), [&](Value v) {
+      return v.is_param() || find(v.def) != r || uses_[v.def] == 1;
+    });
+  }
+  return true;
+}
+
+// The iteration shape of the kernel that node `id` would form with the groups in `set`.
+Shape Fuser::iteration_shape(int id, NodeClass c, std::span<const int> set) const {
+  for (int r : set)
+    if (kind_[r] == Kind::Loop) return iter_[r];
+  const ir::Node& n = g_.node(id);
+  return c == NodeClass::Reduction ? g_.type(n.inputs[0]).shape : n.types[0].shape;
+}
+
+// Would the groups in `set` plus node `id` form a valid loop kernel over `iter`? The contract is
+// ir::verify_fusion_plan's (ir::loop_roles), plus what keeps it true whatever comes later: a
+// folded view that the kernel may have to write (read more than once, or by a node outside it)
+// has the iteration shape; no view folds a donated parameter (its buffer may be written in
+// place, element by element); and no reduction result (or alias of one) takes over the buffer
+// of a parameter the kernel reads (it is written at other indices than the ones read: a bool
+// [3,4,7] parameter has the bytes of a f32 [3,7] sum).
+bool Fuser::holds(std::span<const int> set, int id, const Shape& iter) {
+  std::vector<int> nodes;
+  if (id >= 0) nodes.push_back(id);
+  for (int r : set) nodes.insert(nodes.end(), members_[r].begin(), members_[r].end());
+  std::sort(nodes.begin(), nodes.end());
+  auto outside = [&](Value v) {
+    return v.is_param() || (v.def != id && !contains(set, find(v.def)));
+  };
+  const std::vector<ir::LoopRole> roles = ir::loop_roles(g_, nodes);
+  std::optional<std::vector<int64_t>> axes;
+  int reductions = 0;
+  auto role_of = [&](Value v) -> std::optional<ir::LoopRole> {
+    if (outside(v)) return std::nullopt;
+    return roles[std::lower_bound(nodes.begin(), nodes.end(), v.def) - nodes.begin()];
+  };
+  // What a node of the iteration shape reads from outside broadcasts to it (type rules): only
+  // reads through views need their maps worked out.
+  auto reads = [&](Value v) {
+    const auto role = role_of(v);
+    if (!role || role == ir::LoopRole::Compute) return true;
+    if (role == ir::LoopRole::Alias || role == ir::LoopRole::Reduction) return false;
+    const auto map = ir::read_map(g_, v, iter, outside);
+    return map && !strides_across_lines(*map, dtype_size(g_.type(v).dtype));
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& n = g_.node(nodes[i]);
+    switch (roles[i]) {
+      case ir::LoopRole::Invalid: return false;
+      case ir::LoopRole::Compute:
+        if (n.types[0].shape != iter) return false;
+        for (Value v : n.inputs)
+          if (!reads(v)) return false;
+        break;
+      case ir::LoopRole::Reduction: {
+        if (g_.type(n.inputs[0]).shape != iter || ++reductions > o_.max_reductions_per_kernel)
+          return false;
+        const std::vector<int64_t> a = ir::reduced_axes(g_, nodes[i]);
+        if (axes && *axes != a) return false;
+        axes = a;
+        if (!reads(n.inputs[0])) return false;
+        break;
+      }
+      case ir::LoopRole::FoldedView:
+        if (n.types[0].shape != iter &&
+            (uses_[nodes[i]] != 1 || user_[nodes[i]] < 0 ||
+             !std::binary_search(nodes.begin(), nodes.end(), user_[nodes[i]])))
+          return false;
+        for (Value v : n.inputs)
+          if (v.is_param() && donated_[v.param_index()]) return false;
+        break;
+      case ir::LoopRole::Alias: break;
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int donor = donor_of_[nodes[i]];
+    if (donor < 0 || (roles[i] != ir::LoopRole::Reduction && roles[i] != ir::LoopRole::Alias))
+      continue;
+    for (int reader : nodes)
+      for (Value v : g_.node(reader).inputs)
+        if (v == Value::param(donor)) return false;
+  }
+  return true;
+}
+
+// Node `id` joins every producer group it legally can (greedy, operand order), merging them;
+// otherwise it starts a group of its own.
 void Fuser::place(int id) {
   const ir::Node& node = g_.node(id);
   std::vector<int> ins;  // distinct groups of the operands, in operand order
   for (Value v : node.inputs)
     if (!v.is_param() && !contains(ins, find(v.def))) ins.push_back(find(v.def));
 
+  const NodeClass c = classify(id);
   std::vector<int> set, ext;
-  loop_[id] = loop_fusible(node.op);
-  if (loop_[id]) {
+  if (c != NodeClass::Library) {
     int size = 1;
     for (int r : ins) {
-      if (!loop_[r] || shape(r) != shape(id) || !fits(size + size_[r])) continue;
+      if (!joinable(id, c, r) || !fits(size + size_[r])) continue;
       set.push_back(r);
       ext.clear();
       for (int e : ins)
         if (!contains(set, e)) ext.push_back(e);
-      if (acyclic(set, ext))
+      // A view joining only view chains forms no loop kernel yet: nothing to check.
+      const bool ok = (c == NodeClass::View && !has_loop(set)) ||
+                      holds(set, id, iteration_shape(id, c, set));
+      if (ok && acyclic(set, ext))
         size += size_[r];
       else
         set.pop_back();
     }
   }
+  Kind kind = Kind::Library;
+  Shape iter;
+  if (c == NodeClass::View) {
+    kind = has_loop(set) ? Kind::Loop : Kind::Views;
+    if (kind == Kind::Loop) iter = iteration_shape(id, c, set);
+  } else if (c != NodeClass::Library) {
+    // Alone, a compute node or a reduction is a valid loop kernel: it reads its operands from
+    // outside, and they broadcast to its iteration shape.
+    kind = Kind::Loop;
+    iter = iteration_shape(id, c, set);
+  }
   int root = id;
   for (int r : set) root = unite(root, r);
+  kind_[root] = kind;
+  iter_[root] = iter;
   for (int r : ins) {
     if (find(r) == root) continue;
     level_[root] = std::max(level_[root], level_[r] + 1);
@@ -141,7 +322,11 @@ int Fuser::unite(int a, int b) {
   parent_[b] = a;
   size_[a] += size_[b];
   level_[a] = std::max(level_[a], level_[b]);
-  loop_[a] = loop_[a] && loop_[b];
+  std::vector<int> merged;
+  std::merge(members_[a].begin(), members_[a].end(), members_[b].begin(), members_[b].end(),
+             std::back_inserter(merged));
+  members_[a].swap(merged);
+  std::vector<int>().swap(members_[b]);
   if (consumers_[a].size() < consumers_[b].size()) consumers_[a].swap(consumers_[b]);
   consumers_[a].insert(consumers_[a].end(), consumers_[b].begin(), consumers_[b].end());
   std::vector<int>().swap(consumers_[b]);
@@ -166,7 +351,8 @@ void Fuser::raise_levels(int root) {
 }
 
 // Horizontal fusion: loop groups that read the same full-size value merge when no path joins
-// them through another kernel, so the value is read once and one launch goes away.
+// them through another kernel and the merged kernel is valid (reductions over the same axes),
+// so the value is read once and one launch goes away.
 void Fuser::merge_siblings() {
   const ir::ValueIndex index(g_);
   std::vector<std::vector<int>> readers(index.size());
@@ -177,14 +363,17 @@ void Fuser::merge_siblings() {
     int acc = -1;
     for (int reader : readers[index(v)]) {
       const int r = find(reader);
-      if (!loop_[r] || shape(r) != s) continue;
+      if (kind_[r] != Kind::Loop || iter_[r] != s) continue;
       if (acc < 0 || find(acc) == r) {
         acc = r;
         continue;
       }
       const int pair[2] = {find(acc), r};
-      if (!fits(size_[pair[0]] + size_[r]) || !acyclic(pair, {})) continue;
+      if (!fits(size_[pair[0]] + size_[r]) || !holds(pair, -1, s) || !acyclic(pair, {}))
+        continue;
       acc = unite(pair[0], r);
+      kind_[acc] = Kind::Loop;
+      iter_[acc] = s;
       raise_levels(acc);
     }
   };
@@ -220,13 +409,20 @@ std::vector<int> schedule(const ir::Graph& g, std::span<const int> kernel, int n
 }
 
 ir::FusionPlan Fuser::emit() {
+  // A view chain no compute node joined runs as library views, one node each (no compile for a
+  // copy); splitting a group never closes a cycle.
   std::vector<int> kernel(n_), number_of_root(n_, -1);
   std::vector<std::vector<int>> members;  // by kernel number: nodes in id order
+  std::vector<char> loop;                 // by kernel number
   for (int id = 0; id < n_; ++id) {
-    int& k = number_of_root[find(id)];
+    const int r = find(id);
+    const bool alone = kind_[r] != Kind::Loop;
+    int fresh = -1;
+    int& k = alone ? fresh : number_of_root[r];
     if (k < 0) {
       k = static_cast<int>(members.size());
       members.emplace_back();
+      loop.push_back(!alone);
     }
     kernel[id] = k;
     members[k].push_back(id);
@@ -236,10 +432,9 @@ ir::FusionPlan Fuser::emit() {
   ir::FusionPlan plan;
   for (int k : order) {
     position[k] = static_cast<int>(plan.groups.size());
-    const int first = members[k].front();
     ir::FusionGroup& grp = plan.groups.emplace_back();
-    grp.kind = loop_[find(first)] ? ir::KernelKind::Loop : ir::KernelKind::Library;
-    if (grp.kind == ir::KernelKind::Loop) grp.shape = shape(first);
+    grp.kind = loop[k] ? ir::KernelKind::Loop : ir::KernelKind::Library;
+    if (loop[k]) grp.shape = iter_[find(members[k].front())];
     grp.nodes = std::move(members[k]);
   }
   for (int& k : kernel) k = position[k];

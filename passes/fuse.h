@@ -8,11 +8,15 @@ namespace lt::passes {
 struct FuseOptions {
   bool enabled = true;            // false: ir::unfused_plan, every node its own library kernel
   int max_nodes_per_kernel = 64;  // a loop kernel never grows past this many nodes
+  int max_reductions_per_kernel = 4;  // reductions (all over the same axes) one loop kernel ends in
 };
 
-/// Groups elementwise and `expand` nodes of one iteration shape into Loop kernels; every other
-/// node (reductions, matmul, conv, views but expand, nn ops, creation ops including `full`) is a
-/// Library kernel of its own. Producer-consumer fusion in node order, never duplicating a node
+/// Groups elementwise nodes of one iteration shape into Loop kernels, with the views they read
+/// from outside folded into index maps (ir::read_map), reshapes of their values as aliases, and
+/// sum/mean/max/min reductions of the iteration shape at the end (ir::LoopRole). Every other
+/// node (matmul, conv, nn ops, creation ops including `full`, argmax/logsumexp, views no loop
+/// kernel folds) is a Library kernel of its own. Producer-consumer fusion in node order, never
+/// duplicating a node (so an expensive value read more than once is computed once and written)
 /// and never creating a cycle between kernels; then sibling loop kernels that read the same
 /// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in an
 /// execution order; the plan passes ir::verify_fusion_plan. Near-linear in the graph size.

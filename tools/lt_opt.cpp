@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   app.add_option("--fusion-max-nodes", fuse_options.max_nodes_per_kernel,
                  "largest loop kernel --print-fusion forms")
       ->check(CLI::PositiveNumber);
+  app.add_option("--fusion-max-reductions", fuse_options.max_reductions_per_kernel,
+                 "most reductions one loop kernel --print-fusion forms ends in")
+      ->check(CLI::PositiveNumber);
   app.add_flag("!--no-fusion", fuse_options.enabled, "--print-fusion prints the unfused plan");
   CLI11_PARSE(app, argc, argv);
 

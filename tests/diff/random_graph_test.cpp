@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <random>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -26,6 +28,7 @@
 
 #include "codegen/compile.h"
 #include "ir/error.h"
+#include "ir/fusion_plan.h"
 #include "ir/parser.h"
 #include "passes/buffer_plan.h"
 #include "passes/fuse.h"
@@ -62,6 +65,7 @@ testing::RandomDagOptions dag_options() {
 struct Stats {
   std::map<std::string, int64_t> ops;  // nodes per op, for LT_RANDOM_GRAPH_VERBOSE
   int64_t graphs = 0, nodes = 0, results = 0, exact = 0, elements = 0, loop_kernels = 0;
+  int64_t fused_views = 0, fused_reductions = 0;  // nodes of loop kernels (ir::LoopRole)
   double llvm_ms = 0;
   double worst_ratio = 0;  // largest |compiled - reference| / bound over inexact elements
   int reported = 0, failed_dags = 0;
@@ -72,8 +76,20 @@ struct Compiled {
   std::shared_ptr<rt::Executable> exe;
   std::string error;  // non-empty: the pipeline or the compiler threw this
   int loop_kernels = 0;
+  int fused_views = 0, fused_reductions = 0;  // folded views and aliases; reductions
   double llvm_ms = 0;
 };
+
+/// Views and reductions the plan puts inside loop kernels.
+void count_fused(const ir::Graph& g, const ir::FusionPlan& plan, Compiled& out) {
+  for (const ir::FusionGroup& grp : plan.groups) {
+    if (grp.kind != ir::KernelKind::Loop) continue;
+    for (ir::LoopRole r : ir::loop_roles(g, grp.nodes)) {
+      out.fused_views += r == ir::LoopRole::FoldedView || r == ir::LoopRole::Alias;
+      out.fused_reductions += r == ir::LoopRole::Reduction;
+    }
+  }
+}
 
 /// Copy of g -> run_pipeline (verifying after every pass) -> fuse -> plan buffers -> compile.
 Compiled compile_graph(const ir::Graph& g, int level) {
@@ -88,6 +104,7 @@ Compiled compile_graph(const ir::Graph& g, int level) {
                "the pipeline changed result {}'s type", i);
     const ir::FusionPlan plan = passes::fuse(c, {.enabled = level >= 2});
     ir::verify_fusion_plan(c, plan);
+    count_fused(c, plan, out);
     const ir::BufferPlan buffers = passes::plan_buffers(c, plan);
     ir::verify_buffer_plan(c, plan, buffers);
     codegen::CompileStats cs;
@@ -262,6 +279,8 @@ void check(const RandomGraph& rg, const Compiled& c, int level, Stats& st) {
   st.nodes += static_cast<int64_t>(rg.graph().nodes().size());
   for (const ir::Node& n : rg.graph().nodes()) ++st.ops[std::string(ir::mnemonic(n.op))];
   st.loop_kernels += c.loop_kernels;
+  st.fused_views += c.fused_views;
+  st.fused_reductions += c.fused_reductions;
   st.llvm_ms += c.llvm_ms;
   std::vector<Difference> diffs;
   try {
@@ -334,11 +353,12 @@ void run_many(int level) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
-      "[ random  ] opt level %d: %lld DAGs in %lld graphs, %lld nodes, %lld loop kernels, %lld "
-      "results (%lld exact, %lld elements), worst error/bound %.3g, %d failing DAGs, %.1f s "
-      "(LLVM %.1f s on %zu threads)\n",
+      "[ random  ] opt level %d: %lld DAGs in %lld graphs, %lld nodes, %lld loop kernels (with "
+      "%lld views and %lld reductions), %lld results (%lld exact, %lld elements), worst "
+      "error/bound %.3g, %d failing DAGs, %.1f s (LLVM %.1f s on %zu threads)\n",
       level, static_cast<long long>(dags), static_cast<long long>(st.graphs),
       static_cast<long long>(st.nodes), static_cast<long long>(st.loop_kernels),
+      static_cast<long long>(st.fused_views), static_cast<long long>(st.fused_reductions),
       static_cast<long long>(st.results), static_cast<long long>(st.exact),
       static_cast<long long>(st.elements), st.worst_ratio, st.failed_dags, secs, st.llvm_ms / 1000,
       workers);
@@ -348,6 +368,11 @@ void run_many(int level) {
     std::printf("[ random  ] nodes per op:%s\n", ops.c_str());
   }
   EXPECT_EQ(st.failed_dags, 0);
+  // The fused run must exercise views and reductions inside loop kernels (a few per hundred DAGs).
+  if (level >= 2 && dags >= 200) {
+    EXPECT_GT(st.fused_views, dags / 10);
+    EXPECT_GT(st.fused_reductions, dags / 10);
+  }
 }
 
 bool single_seed_mode() { return std::getenv("LT_RANDOM_GRAPH_SEED") != nullptr; }
@@ -423,6 +448,195 @@ TEST(RandomGraph, IrFile) {
       if (!d.empty()) ADD_FAILURE() << "result " << i << " at opt level " << level << ": " << d;
     }
   }
+}
+
+// ---- Fused kernels: views folded into index maps, reductions at the end of loop kernels ----
+// Hand-written graphs with shapes the random DAGs rarely reach (blocks of a bias gradient, long
+// rows), run compiled at opt level 2 against the interpreter, with the launches they must take.
+
+/// Distinct pseudo-random data in [-2, 2] (integers: -9..9; NaN and inf where asked).
+rt::BufferPtr test_data(const TensorType& t, unsigned seed, bool specials = false) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> v(static_cast<size_t>(std::max<int64_t>(1, t.numel())));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = is_float(t.dtype) ? std::uniform_real_distribution<double>(-2, 2)(rng)
+                             : static_cast<double>(static_cast<int64_t>(rng() % 19) - 9);
+    if (specials && i % 7 == 3) v[i] = i % 2 ? INFINITY : NAN;
+  }
+  return testing::buffer_from(t, v);
+}
+
+/// Compiles `text` at opt level 2 and checks every result against the interpreter: integers and
+/// bools exactly, floats within a few ulps of the largest magnitude (sums: of the row count).
+/// Returns the launches (kernel names) for the caller to check what fused.
+std::vector<std::string> expect_fused_matches(std::string_view text, bool specials = false) {
+  const ir::Graph g = ir::parse(text);
+  ir::verify(g);
+  std::vector<rt::BufferPtr> params;
+  for (size_t p = 0; p < g.params().size(); ++p)
+    params.push_back(test_data(g.params()[p].type, static_cast<unsigned>(p + 1), specials));
+  const auto ref = rt::InterpretedGraph(g).run(params);
+  const Compiled c = compile_graph(g, 2);
+  EXPECT_TRUE(c.error.empty()) << c.error;
+  if (!c.error.empty()) return {};
+  const auto got = run_donating(*c.exe, g, params);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const TensorType& t = g.type(g.results()[i]);
+    double scale = 1;
+    for (int64_t k = 0; is_float(t.dtype) && k < t.numel(); ++k) {
+      const double x = t.dtype == DType::F32 ? static_cast<const float*>(ref[i]->data())[k]
+                                             : static_cast<const double*>(ref[i]->data())[k];
+      if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
+    }
+    const double ulps = t.dtype == DType::F32 ? 4e-6 : 4e-15;
+    const std::string d = compare(t, *ref[i], *got[i], ulps * 64 * scale, nullptr);
+    EXPECT_EQ(d, "") << "result " << i << "\n" << text;
+  }
+  std::vector<std::string> names;
+  for (const rt::Launch& l : c.exe->launches())
+    names.push_back(l.kind == rt::Launch::Kind::Loop ? "loop" : l.name);
+  return names;
+}
+
+using ::testing::ElementsAre;
+
+TEST(FusedKernels, PermuteSliceAndReshapeFoldIntoOneKernel) {
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[12,10], %y: f32[5,4], %z: f32[2,3,4]) {
+      %0 = permute(%x) {perm=[1,0]} : f32[10,12]
+      %1 = slice(%0) {start=[1,0], stop=[10,12], step=[2,3]} : f32[5,4]
+      %2 = add(%1, %y) : f32[5,4]
+      %3 = reshape(%z) {shape=[6,4]} : f32[6,4]
+      %4 = slice(%3) {start=[1,0], stop=[6,4], step=[1,1]} : f32[5,4]
+      %5 = mul(%2, %4) : f32[5,4]
+      return %5
+    })"),
+              ElementsAre("loop"));
+}
+
+TEST(FusedKernels, PadAndConcatSelectBetweenPieces) {
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%a: f32[3,5], %b: f32[3,2], %c: f32[5,3], %y: f32[6,10]) {
+      %0 = permute(%c) {perm=[1,0]} : f32[3,5]
+      %1 = concat(%a, %b, %0) {axis=1} : f32[3,12]
+      %2 = pad(%1) {lo=[2,0], hi=[1,0], value=0.5} : f32[6,12]
+      %3 = slice(%2) {start=[0,1], stop=[6,11], step=[1,1]} : f32[6,10]
+      %4 = exp(%3) : f32[6,10]
+      %5 = add(%4, %y) : f32[6,10]
+      return %5
+    })"),
+              ElementsAre("loop"));
+  // Integers and bools: the pad value in the dtype, a bool concat feeding a where.
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%i: i64[4,3], %m: bool[2,6], %n: bool[2,1], %x: f64[3,7]) {
+      %0 = pad(%i) {lo=[1,2], hi=[0,1], value=-3} : i64[5,6]
+      %1 = full() {shape=[], dtype=i64, value=1} : i64[]
+      %2 = add(%0, %1) : i64[5,6]
+      %3 = concat(%m, %n) {axis=1} : bool[2,7]
+      %4 = pad(%3) {lo=[1,0], hi=[0,0], value=1} : bool[3,7]
+      %5 = neg(%x) : f64[3,7]
+      %6 = where(%4, %x, %5) : f64[3,7]
+      return %2, %6
+    })"),
+              ElementsAre("full", "loop", "loop"));
+}
+
+TEST(FusedKernels, ViewsOfComputedValuesFoldIntoTheConsumer) {
+  // exp is written once; the transpose is folded into the kernel that reads it, not recomputed.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[6,9], %y: f32[9,6]) {
+      %0 = exp(%x) : f32[6,9]
+      %1 = permute(%0) {perm=[1,0]} : f32[9,6]
+      %2 = add(%1, %y) : f32[9,6]
+      %3 = reshape(%0) {shape=[54]} : f32[54]
+      return %2, %3
+    })"),
+              ElementsAre("loop", "loop"));
+}
+
+TEST(FusedKernels, ReductionsWithAPrologue) {
+  // Innermost axis reduced (row sums, vector accumulators), all axes, and max/min with NaN.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[37,301], %y: f32[301]) {
+      %0 = mul(%x, %y) : f32[37,301]
+      %1 = exp(%0) : f32[37,301]
+      %2 = sum(%1) {axes=[1], keepdim=true} : f32[37,1]
+      %3 = mean(%0) {axes=[], keepdim=false} : f32[]
+      return %2, %3
+    })"),
+              ElementsAre("loop", "loop"));
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f64[5,4,7,6], %i: i32[9,40]) {
+      %0 = neg(%x) : f64[5,4,7,6]
+      %1 = max(%0) {axes=[0,2], keepdim=false} : f64[4,6]
+      %2 = min(%x) {axes=[1,3], keepdim=true} : f64[5,1,7,1]
+      %3 = abs(%i) : i32[9,40]
+      %4 = sum(%3) {axes=[0], keepdim=false} : i32[40]
+      %5 = max(%i) {axes=[1], keepdim=false} : i32[9]
+      return %1, %2, %4, %5
+    })",
+                                   /*specials=*/true),
+              ElementsAre("loop", "loop", "loop", "loop"));
+}
+
+TEST(FusedKernels, BiasGradientAccumulatesRowsInBlocks) {
+  // sum over the batch of [128,512]: blocks of columns across threads, rows accumulated into
+  // them; the reshape to [512] is the same buffer (an alias the kernel writes directly).
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%g: f32[128,512], %m: f32[128,512], %s: f32[6,50,40]) {
+      %0 = mul(%g, %m) : f32[128,512]
+      %1 = sum(%0) {axes=[0], keepdim=true} : f32[1,512]
+      %2 = reshape(%1) {shape=[512]} : f32[512]
+      %3 = mean(%s) {axes=[1], keepdim=false} : f32[6,40]
+      %4 = max(%s) {axes=[0,1], keepdim=false} : f32[40]
+      return %2, %3, %4
+    })"),
+              ElementsAre("loop", "loop", "loop"));
+}
+
+TEST(FusedKernels, ReductionsOfFoldedViewsAndSiblingReductions) {
+  // sum(x) and sum(x * x) over the same axes share a kernel; a reduction reads a transpose.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[24,33], %w: f32[33,24]) {
+      %0 = sum(%x) {axes=[1], keepdim=false} : f32[24]
+      %1 = mul(%x, %x) : f32[24,33]
+      %2 = sum(%1) {axes=[1], keepdim=false} : f32[24]
+      %3 = permute(%w) {perm=[1,0]} : f32[24,33]
+      %4 = sum(%3) {axes=[1], keepdim=true} : f32[24,1]
+      return %0, %2, %4
+    })"),
+              ElementsAre("loop", "loop"));
+}
+
+TEST(FusedKernels, SoftmaxFromPrimitives) {
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[19,70]) {
+      %0 = max(%x) {axes=[1], keepdim=true} : f32[19,1]
+      %1 = sub(%x, %0) : f32[19,70]
+      %2 = exp(%1) : f32[19,70]
+      %3 = sum(%2) {axes=[1], keepdim=true} : f32[19,1]
+      %4 = div(%2, %3) : f32[19,70]
+      return %4
+    })"),
+              ElementsAre("loop", "loop", "loop"));
+}
+
+TEST(FusedKernels, InPlaceUpdateNextToAReduction) {
+  // The momentum update writes over its donated buffer; the same kernel sums the gradient.
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%w: f32[64,48], %g: f32[64,48], %lr: f32[]) donate(%w: 0) {
+      %0 = mul(%g, %lr) : f32[64,48]
+      %1 = sub(%w, %0) : f32[64,48]
+      %2 = sum(%g) {axes=[0], keepdim=false} : f32[48]
+      return %1, %2
+    })"),
+              ElementsAre("loop"));
+}
+
+TEST(FusedKernels, AReductionNextToADonatedParameterOfItsBytes) {
+  // %m (bool, 84 bytes) is donated to the f32 [3,7] sum: not over the buffer the kernel reads.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%m: bool[3,4,7], %x: f32[3,4,7]) donate(%m: 0) {
+      %0 = cast(%m) {to=f32} : f32[3,4,7]
+      %1 = exp(%0) : f32[3,4,7]
+      %2 = mul(%1, %x) : f32[3,4,7]
+      %3 = sum(%2) {axes=[1], keepdim=false} : f32[3,7]
+      return %3, %1
+    })"),
+              ElementsAre("loop", "loop"));
 }
 
 // Opt level 2: passes, fusion into LLVM loop kernels.

@@ -123,6 +123,7 @@ class DagGen {
   void pad(const Val& x);
   void concat(const Val& x);
   void reduce();
+  void fused_chain();  // view, elementwise, reduction in a row (one loop kernel, usually)
   void matmul();
   void softmax();
   void new_leaf();

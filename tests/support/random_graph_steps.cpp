@@ -419,6 +419,21 @@ void DagGen::reduce() {
   }
 }
 
+// The shapes loop kernels fuse: a view (folded into the index map of the kernel that reads it),
+// elementwise ops on it, and a reduction ending the kernel. Each step picks the newest value
+// more often than not, so the three usually chain; a step that does not fit is skipped.
+void DagGen::fused_chain() {
+  using Draw = void (DagGen::*)();
+  const Draw elementwise = r_.coin(0.5) ? &DagGen::binary : &DagGen::unary;
+  for (Draw step : {&DagGen::view, elementwise, &DagGen::binary, &DagGen::reduce}) {
+    try {
+      (this->*step)();
+    } catch (const TypeError&) {
+    } catch (const Reject&) {
+    }
+  }
+}
+
 void DagGen::matmul() {
   Val a = to_float(pick_any());
   if (a.rank() == 0) a = reshape_to(a, {1, 1});
