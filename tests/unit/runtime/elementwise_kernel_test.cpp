@@ -20,24 +20,15 @@
 #include "runtime/kernels/kernel.h"
 #include "runtime/thread_pool.h"
 
+#include "tests/unit/runtime/host_tensor.h"
+
 namespace lt {
 namespace {
 
+using testing::Aligned64;
+
 using ir::Op;
 
-// 64-byte aligned like runtime buffers, so Eigen's unaligned-head peeling matches production.
-template <class T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <class U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
-  bool operator==(const Aligned64&) const = default;
-};
 
 /// A tensor as raw bytes; elements are read and written with memcpy (no aliasing questions, and
 /// bool is stored as the bytes the kernels see).

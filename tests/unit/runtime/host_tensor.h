@@ -1,5 +1,7 @@
 // Host-side tensors for the runtime kernel tests: a type, a std::vector of data, and random fill.
 #pragma once
+#include <cstddef>
+#include <new>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -8,6 +10,22 @@
 #include "runtime/kernels/kernel.h"
 
 namespace lt::testing {
+
+/// An allocator aligned to 64 bytes like runtime buffers: Eigen peels unaligned heads with scalar
+/// code whose exp can differ from the packet exp in the last bit, so bitwise comparisons of
+/// kernels need the production alignment.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
+  bool operator==(const Aligned64&) const = default;
+};
 
 template <class T>
 struct HostTensor {

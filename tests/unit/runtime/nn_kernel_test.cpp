@@ -14,8 +14,12 @@
 #include "runtime/kernels/kernel.h"
 #include "runtime/thread_pool.h"
 
+#include "tests/unit/runtime/host_tensor.h"
+
 namespace lt {
 namespace {
+
+using testing::Aligned64;
 
 using ir::Op;
 using Vals = std::vector<double>;
@@ -24,20 +28,6 @@ using Vals = std::vector<double>;
 // reaches 1e4932, so the reference does not rely on the trick it is checking.
 static_assert(std::numeric_limits<long double>::max_exponent10 >= 4000);
 
-// 64-byte aligned like runtime buffers: Eigen peels unaligned heads with scalar code whose exp
-// differs from the packet exp in the last bit, so bitwise comparisons need equal alignment.
-template <class T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <class U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
-  bool operator==(const Aligned64&) const = default;
-};
 using Bytes = std::vector<std::byte, Aligned64<std::byte>>;
 
 struct Buf {
