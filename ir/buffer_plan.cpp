@@ -134,26 +134,32 @@ std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& pla
 
 bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int param) {
   if (grp.kind != KernelKind::Loop || out.is_param()) return false;
-  if (g.params()[param].type.shape != grp.shape) return false;
+  if (g.params()[param].type.shape != grp.shape || g.type(out).shape != grp.shape) return false;
   const Value p = Value::param(param);
   std::set<int> in_group(grp.nodes.begin(), grp.nodes.end());
+  // Only elementwise nodes may read the donor: a view (expand, a folded permute or slice) or a
+  // reduction reads it at other indices than the one being written.
   for (int id : grp.nodes) {
     const Node& n = g.node(id);
-    if (n.op == Op::Expand && n.inputs[0] == p) return false;
+    if (!as_elementwise(n.op) && std::find(n.inputs.begin(), n.inputs.end(), p) != n.inputs.end())
+      return false;
   }
-  // Does `out` read `param`, directly or through nodes of the group?
+  // Does `out` read `param` through elementwise nodes of the group only (so at its own index)?
+  if (!as_elementwise(g.node(out.def).op)) return false;
   std::vector<int> stack{out.def};
   std::set<int> seen{out.def};
+  bool reads = false;
   while (!stack.empty()) {
     const int id = stack.back();
     stack.pop_back();
     for (Value v : g.node(id).inputs) {
-      if (v == p) return true;
-      if (!v.is_param() && in_group.count(v.def) && seen.insert(v.def).second)
-        stack.push_back(v.def);
+      if (v == p) reads = true;
+      if (v.is_param() || !in_group.count(v.def) || !seen.insert(v.def).second) continue;
+      if (!as_elementwise(g.node(v.def).op)) return false;  // a view or reduction on the path
+      stack.push_back(v.def);
     }
   }
-  return false;
+  return reads;
 }
 
 void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan) {

@@ -28,9 +28,10 @@ struct PlannedLaunch {
 std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan);
 
 /// Whether Loop group `grp` may write its output `out` over parameter `param`'s buffer while it
-/// reads `param`: `param` has the iteration shape and only elementwise nodes (no `expand`) read
-/// it, so each element is read at the very index it is written; and `out` depends on `param`, so
-/// an element's load precedes its store even with the kernel's pointers declared noalias.
+/// reads `param`: `param` and `out` have the iteration shape and only elementwise nodes read
+/// `param` (no `expand`, folded view or reduction), so each element is read at the very index
+/// it is written; and `out` is computed from `param` through elementwise nodes only, so an
+/// element's load precedes its store even with the kernel's pointers declared noalias.
 bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int param);
 
 enum class Storage : uint8_t {

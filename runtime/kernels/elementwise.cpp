@@ -18,6 +18,16 @@
 namespace lt::rt {
 namespace {
 
+/// -x; for integers two's-complement wrapping (-INT_MIN == INT_MIN, as the compiled kernels and
+/// the integer division rule do) instead of undefined behaviour.
+template <class T>
+T negate(T x) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));
+  else
+    return -x;
+}
+
 using enum ir::ElementwiseOp;
 constexpr int64_t kGrain = 16384;
 
@@ -76,8 +86,8 @@ void unary_any(ir::ElementwiseOp op, const T* x, void* yv, int64_t n) {
     }
     T* y = static_cast<T*>(yv);
     switch (op) {
-      case Neg: for (int64_t i = b; i < e; ++i) y[i] = -x[i]; break;
-      case Abs: for (int64_t i = b; i < e; ++i) y[i] = x[i] < T(0) ? -x[i] : x[i]; break;
+      case Neg: for (int64_t i = b; i < e; ++i) y[i] = negate(x[i]); break;
+      case Abs: for (int64_t i = b; i < e; ++i) y[i] = x[i] < T(0) ? negate(x[i]) : x[i]; break;
       case Relu: for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : T(0); break;
       default: LT_UNREACHABLE();
     }

@@ -39,16 +39,28 @@ Collapsed collapse(const Shape& shape, const ir::ReduceAttrs& a) {
 }
 
 // Accumulators: T in, A accumulated, R out.
+/// a + b; for signed integers two's-complement wrapping, as the compiled kernels add (signed
+/// overflow would be undefined behaviour here).
+template <class T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
 template <class T>
 struct SumOp {
   using A = T;
   static A init() { return A(0); }
-  static A step(A a, T v) { return a + v; }
+  static A step(A a, T v) { return wrapping_add(a, v); }
   static A merge_run(A a, const T* p, int64_t n) {
     if constexpr (std::is_floating_point_v<T>)
       return a + Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(p, n).sum();
     else {
-      for (int64_t i = 0; i < n; ++i) a += p[i];
+      for (int64_t i = 0; i < n; ++i) a = wrapping_add(a, p[i]);
       return a;
     }
   }

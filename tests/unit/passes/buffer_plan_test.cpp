@@ -252,6 +252,28 @@ TEST(BufferPlan, InPlaceNeedsTheOutputToDependOnTheDonorElementwise) {
   EXPECT_TRUE(ir::can_write_in_place(g, fusion.groups[0], Value::node(0), 0));
 }
 
+TEST(BufferPlan, InPlaceRefusedThroughAViewOrAReduction) {
+  // A permute of %w folded into the kernel reads %w at the transposed index; a sum of %w reads
+  // a whole row of it: neither result may be written over %w.
+  const ir::Graph g = parse_ok(R"(graph @f(%w: f32[4,4], %x: f32[4,4]) donate(%w: 0) {
+    %0 = permute(%w) {perm=[1,0]} : f32[4,4]
+    %1 = add(%0, %x) : f32[4,4]
+    %2 = mul(%w, %x) : f32[4,4]
+    %3 = sum(%2) {axes=[1], keepdim=true} : f32[4,1]
+    return %1, %3
+  })");
+  ir::FusionGroup grp{ir::KernelKind::Loop, {0, 1}, {Value::param(0), Value::param(1)},
+                      {Value::node(1)}, {4, 4}};
+  EXPECT_FALSE(ir::can_write_in_place(g, grp, Value::node(1), 0));
+  ir::FusionGroup red{ir::KernelKind::Loop, {2, 3}, {Value::param(0), Value::param(1)},
+                      {Value::node(3)}, {4, 4}};
+  EXPECT_FALSE(ir::can_write_in_place(g, red, Value::node(3), 0));
+  // The elementwise product alone may.
+  ir::FusionGroup ew{ir::KernelKind::Loop, {2}, {Value::param(0), Value::param(1)},
+                     {Value::node(2)}, {4, 4}};
+  EXPECT_TRUE(ir::can_write_in_place(g, ew, Value::node(2), 0));
+}
+
 TEST(BufferPlan, InPlaceRefusedForABroadcastDonor) {
   // %w is read through expand: element i of the output reads several elements of %w.
   const ir::Graph g = parse_ok(R"(graph @f(%w: f32[4], %x: f32[2,2]) donate(%w: 0) {
