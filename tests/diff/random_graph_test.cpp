@@ -178,6 +178,17 @@ struct Difference {
   std::string what;
 };
 
+/// The largest finite magnitude of a float result, at least 1 (tolerances scale with it).
+double finite_scale(const TensorType& t, const rt::Buffer& b) {
+  double scale = 1;
+  for (int64_t k = 0; is_float(t.dtype) && k < t.numel(); ++k) {
+    const double x = t.dtype == DType::F32 ? static_cast<const float*>(b.data())[k]
+                                           : static_cast<const double*>(b.data())[k];
+    if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
+  }
+  return scale;
+}
+
 rt::BufferPtr copy_of(const rt::Buffer& b) {
   auto c = rt::Buffer::allocate(b.bytes());
   if (b.bytes() > 0) std::memcpy(c->data(), b.data(), b.bytes());  // empty buffers have no data
@@ -436,12 +447,7 @@ TEST(RandomGraph, IrFile) {
     for (size_t i = 0; i < ref.size(); ++i) {
       const TensorType& t = g.type(g.results()[i]);
       // No error bounds here: a few ulps of the largest magnitude (1e-5 f32, 1e-12 f64).
-      double scale = 1;
-      for (int64_t k = 0; is_float(t.dtype) && k < t.numel(); ++k) {
-        const double x = t.dtype == DType::F32 ? static_cast<const float*>(ref[i]->data())[k]
-                                               : static_cast<const double*>(ref[i]->data())[k];
-        if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
-      }
+      const double scale = finite_scale(t, *ref[i]);
       const std::string d =
           compare(t, *ref[i], *got[i], (t.dtype == DType::F32 ? 2.5e-6 : 2.5e-13) * scale, nullptr);
       std::printf("result %zu %s\n  reference  %s\n  opt level %d %s\n%s", i, type_str(t).c_str(),
@@ -485,12 +491,7 @@ std::vector<std::string> expect_fused_matches(std::string_view text, bool specia
   const auto got = run_donating(*c.exe, g, params);
   for (size_t i = 0; i < ref.size(); ++i) {
     const TensorType& t = g.type(g.results()[i]);
-    double scale = 1;
-    for (int64_t k = 0; is_float(t.dtype) && k < t.numel(); ++k) {
-      const double x = t.dtype == DType::F32 ? static_cast<const float*>(ref[i]->data())[k]
-                                             : static_cast<const double*>(ref[i]->data())[k];
-      if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
-    }
+    const double scale = finite_scale(t, *ref[i]);
     const double ulps = t.dtype == DType::F32 ? 4e-6 : 4e-15;
     const std::string d = compare(t, *ref[i], *got[i], ulps * 64 * scale, nullptr);
     EXPECT_EQ(d, "") << "result " << i << "\n" << text;
