@@ -19,6 +19,10 @@
 namespace lt::codegen {
 namespace {
 
+// Elementwise kernels with fewer rows than this get blocks of the innermost dim as rows.
+constexpr int64_t kMinElementwiseRows = 16;
+constexpr int64_t kElementwiseBlock = 16384;
+
 using ir::LoopRole;
 using ir::Value;
 
@@ -257,8 +261,20 @@ void Emitter::order_loops() {
   if (nd == 0) return;
   const bool reducing = !reductions_.empty();
   if (!reducing) {
-    for (int d = 0; d + 1 < nd; ++d) ne.par.push_back(d);
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < nd; ++d) {
+      ne.par.push_back(d);
+      rows *= ne.dims[d];
+    }
     ne.seq.push_back(nd - 1);
+    // A few long rows (a collapsed 1-D update of a whole weight matrix is one row) would leave
+    // the thread pool idle: rows become blocks of kElementwiseBlock elements of the innermost
+    // dim instead (a multiple of 16: whole vectors and cache lines).
+    if (rows < kMinElementwiseRows && ne.dims[nd - 1] >= 2 * kElementwiseBlock) {
+      ne.block_dim = nd - 1;
+      ne.block = kElementwiseBlock;
+      ne.blocks = (ne.dims[nd - 1] + ne.block - 1) / ne.block;
+    }
   } else if (ne.reduced[nd - 1]) {
     for (int d = 0; d < nd; ++d) (ne.reduced[d] ? ne.seq : ne.par).push_back(d);
   } else {

@@ -83,6 +83,24 @@ TEST(LoopEmitter, ElementwiseRowsCollapseWhereEveryInputAllows) {
   EXPECT_NE(c.optimized_ir.find("vector.body"), std::string::npos);
 }
 
+// A long collapsed run (a whole weight matrix's optimizer update is one row) is cut into blocks
+// of 16384 elements, so the thread pool can split it; the last block is short.
+TEST(LoopEmitter, LongElementwiseRunIsCutIntoBlocks) {
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[5,20000], %y: f32[5,20000], %s: f32[]) {
+      %0 = mul(%x, %s) : f32[5,20000]
+      %1 = sub(%y, %0) : f32[5,20000]
+      return %1
+    })");
+  const Compiled c = compile_group(g, whole_graph(g, {5, 20000}));
+  EXPECT_EQ(c.shape.rows, 7);  // 100000 elements in blocks of 16384
+  EXPECT_EQ(c.shape.inner, 16384);
+  EXPECT_NE(c.optimized_ir.find("vector.body"), std::string::npos);
+  std::vector<float> x = iota_data(100000, 0.01f), y = iota_data(100000, 0.03f), out(100000, NAN);
+  float s = 0.5f;
+  run_rows(c, {x.data(), &s, y.data(), out.data()}, 2);  // inputs in first-use order
+  for (int i = 0; i < 100000; ++i) ASSERT_EQ(out[i], y[i] - x[i] * s) << i;
+}
+
 // Sums along the innermost dim: one row per kept index, vector partial sums along it.
 TEST(LoopEmitter, InnerReductionRowsAndVectorAccumulators) {
   const ir::Graph g = ir::parse(R"(graph @f(%x: f32[37,301]) {
