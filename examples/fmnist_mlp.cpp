@@ -96,9 +96,11 @@ int main(int argc, char** argv) {
   app.add_option("--hidden", a.hidden, "Hidden layer sizes, e.g. --hidden 256 128")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--epochs", a.epochs, "Passes over the training set")
+  app.add_option("--epochs", a.epochs, "Passes over the training set (the last one given wins, so "
+                                       "scripts/run_main.sh's default can be overridden)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--batch-size", a.batch_size, "Examples per step")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
