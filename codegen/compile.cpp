@@ -83,6 +83,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       for (ir::Value v : grp.inputs) l.in_slots.push_back(planned_slot(v));
       for (ir::Value v : grp.outputs) l.out_slots.push_back(planned_slot(v));
       l.name = name;
+      l.group = static_cast<int>(gi);
       loop_launches.push_back({launches.size(), name});
       launches.push_back(std::move(l));
       continue;
@@ -101,6 +102,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       for (int k = 0; k < static_cast<int>(n.types.size()); ++k)
         l.out_slots.push_back(slot(ir::Value::node(id, k)));
       l.name = std::string(ir::mnemonic(n.op));
+      l.group = static_cast<int>(gi);
       launches.push_back(std::move(l));
     }
   }

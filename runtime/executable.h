@@ -36,6 +36,7 @@ struct Launch {
   // the executable's slot types).
   std::vector<int> in_slots, out_slots;
   std::string name;  // for metrics and dumps
+  int group = -1;    // the fusion-plan group it runs (profiles); -1: none
 };
 
 /// Where a slot's data lives during a run.

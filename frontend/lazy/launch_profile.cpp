@@ -60,9 +60,8 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
   for (const rt::Launch& l : exe.launches()) {
     const std::string out = l.out_slots.empty() ? std::string("-")
                                                 : type_str(exe.slots()[l.out_slots[0]].type);
-    int group = -1;
-    if (l.kind == rt::Launch::Kind::Loop && std::sscanf(l.name.c_str(), "lt_kernel_%d", &group) == 1 &&
-        group >= 0 && group < static_cast<int>(plan.groups.size()))
+    const int group = l.group;
+    if (l.kind == rt::Launch::Kind::Loop && group >= 0 && group < static_cast<int>(plan.groups.size()))
       labels_.push_back(fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
     else
       labels_.push_back(fmt::format("{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library",

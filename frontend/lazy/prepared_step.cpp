@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 
 #include "codegen/compile.h"
@@ -46,26 +47,16 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   metrics::time_ns("pass fuse", std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now() - t0)
                                     .count());
-  if (!dump_dir.empty()) {
-    std::FILE* f = std::fopen(fmt::format("{}/{}.fusion.txt", dump_dir, prefix).c_str(), "w");
-    if (f) {
-      std::fputs(ir::print_fusion_plan(g, plan).c_str(), f);
-      std::fclose(f);
-    }
-  }
+  if (!dump_dir.empty())
+    std::ofstream(fmt::format("{}/{}.fusion.txt", dump_dir, prefix)) << ir::print_fusion_plan(g, plan);
   const auto t1 = std::chrono::steady_clock::now();
   const ir::BufferPlan buffers = passes::plan_buffers(g, plan);
   if (o.verify) ir::verify_buffer_plan(g, plan, buffers);
   metrics::time_ns("pass buffer_plan", std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::steady_clock::now() - t1)
                                            .count());
-  if (!dump_dir.empty()) {
-    std::FILE* f = std::fopen(fmt::format("{}/{}.buffers.txt", dump_dir, prefix).c_str(), "w");
-    if (f) {
-      std::fputs(ir::print_buffer_plan(g, buffers).c_str(), f);
-      std::fclose(f);
-    }
-  }
+  if (!dump_dir.empty())
+    std::ofstream(fmt::format("{}/{}.buffers.txt", dump_dir, prefix)) << ir::print_buffer_plan(g, buffers);
   codegen::CompileStats stats;
   const codegen::ObjectCacheStats before = codegen::object_cache_stats();
   // The object depends on the graph (prefix), the codegen version and the plans; hashing the
