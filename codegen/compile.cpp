@@ -37,6 +37,49 @@ rt::Slot slot_from_plan(const ir::BufferSlot& b) {
   return s;
 }
 
+// Rows per chunk of a loop kernel's parallel_for: about 16k iteration points.
+int64_t row_grain(const LoopShape& shape) {
+  return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, shape.inner));
+}
+
+// The launch of an Epilogue group: the library node's eager kernel, and `loop` compiled as the
+// epilogue it calls on each block of the library output. conv2d gives images as blocks where the
+// loop's rows split by image; otherwise the epilogue runs once on the whole output, which then
+// needs a buffer even where the buffer plan gave it none.
+template <class SlotOf, class PlannedSlotOf>
+rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
+                           const ir::FusionGroup& loop, llvm::Module& module,
+                           const std::string& name, bool in_place, SlotOf&& slot,
+                           PlannedSlotOf&& planned_slot) {
+  const ir::Node& lib = g.node(grp.nodes.front());
+  const ir::Value out = ir::Value::node(grp.nodes.front());
+  const bool by_image = ir::as_library(lib.op) == ir::LibraryOp::Conv2d;
+  const LoopShape shape = emit_loop_kernel(module, g, loop, name, !in_place, by_image);
+  const int64_t elems = numel(grp.shape);
+  const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
+  const bool whole = ir::epilogue_materializes(g, grp) || !blocks;
+  rt::Launch l;
+  l.kind = rt::Launch::Kind::Library;
+  l.op = lib.op;
+  l.attrs = lib.attrs;
+  l.name = std::string(ir::mnemonic(lib.op));
+  for (ir::Value v : lib.inputs) l.in_slots.push_back(planned_slot(v));
+  rt::EpilogueLaunch ep;
+  const int out_slot = whole ? slot(out) : -1;
+  if (out_slot >= 0) l.out_slots.push_back(out_slot);
+  for (size_t i = 0; i < loop.inputs.size(); ++i) {
+    if (loop.inputs[i] == out) ep.source = static_cast<int>(i);
+    ep.in_slots.push_back(loop.inputs[i] == out ? out_slot : planned_slot(loop.inputs[i]));
+  }
+  for (ir::Value v : loop.outputs) ep.out_slots.push_back(planned_slot(v));
+  ep.library_out = g.type(out);
+  ep.block_elems = blocks ? elems / grp.shape[0] : elems;
+  ep.block_rows = blocks ? shape.rows_per_outer : shape.rows;
+  ep.row_grain = row_grain(shape);
+  l.epilogue = std::move(ep);
+  return l;
+}
+
 }  // namespace
 
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
@@ -65,21 +108,35 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
 
   std::vector<rt::Launch> launches;
   std::vector<std::pair<size_t, std::string>> loop_launches;  // launch index, function name
+  // A kernel that writes a result over a donated input it reads must not promise LLVM that its
+  // pointers never alias: LLVM may then reorder a load and a store of one element.
+  auto writes_in_place = [&](const ir::FusionGroup& grp) {
+    bool in_place = false;
+    for (ir::Value v : grp.outputs) in_place |= buffers.slots[planned_slot(v)].in_place;
+    return in_place;
+  };
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("lt_step", *ctx);
   for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
     const ir::FusionGroup& grp = plan.groups[gi];
+    const std::string name = fmt::format("lt_kernel_{}", gi);
+    if (grp.kind == ir::KernelKind::Epilogue) {
+      const ir::FusionGroup loop = ir::epilogue_loop(g, grp);
+      if (can_emit_loop(g, loop)) {
+        launches.push_back(epilogue_launch(g, grp, loop, *module, name, writes_in_place(loop), slot,
+                                           planned_slot));
+        launches.back().group = static_cast<int>(gi);
+        loop_launches.push_back({launches.size() - 1, name});
+        continue;
+      }
+    }
     if (grp.kind == ir::KernelKind::Loop && can_emit_loop(g, grp)) {
-      const std::string name = fmt::format("lt_kernel_{}", gi);
-      // A kernel that writes a result over a donated input it reads must not promise LLVM that
-      // its pointers never alias: LLVM may then reorder a load and a store of one element.
-      bool in_place = false;
-      for (ir::Value v : grp.outputs) in_place |= buffers.slots[planned_slot(v)].in_place;
-      const LoopShape shape = emit_loop_kernel(*module, g, grp, name, /*noalias=*/!in_place);
+      const LoopShape shape =
+          emit_loop_kernel(*module, g, grp, name, /*noalias=*/!writes_in_place(grp));
       rt::Launch l;
       l.kind = rt::Launch::Kind::Loop;
       l.rows = shape.rows;
-      l.row_grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, shape.inner));
+      l.row_grain = row_grain(shape);
       for (ir::Value v : grp.inputs) l.in_slots.push_back(planned_slot(v));
       for (ir::Value v : grp.outputs) l.out_slots.push_back(planned_slot(v));
       l.name = name;
@@ -88,7 +145,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       launches.push_back(std::move(l));
       continue;
     }
-    // One eager-kernel call per node. A Loop group run this way writes its outputs node by node,
+    // One eager-kernel call per node. A Loop (or Epilogue) group run this way writes its outputs node by node,
     // so none may write over a donor that a later node of the group still reads.
     for (ir::Value v : grp.outputs)
       if (const int s = planned_slot(v); buffers.slots[s].in_place) slots[s].donor = -1;
@@ -119,8 +176,10 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     jo.dump_prefix = options.dump_prefix;
     jo.cache_key = options.cache_key;
     jit->add_module(std::move(ctx), std::move(module), jo);
-    for (auto& [li, name] : loop_launches)
-      launches[li].fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
+    for (auto& [li, name] : loop_launches) {
+      const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
+      (launches[li].epilogue ? launches[li].epilogue->fn : launches[li].fn) = fn;
+    }
   }
   if (stats) {
     stats->loop_kernels = static_cast<int>(loop_launches.size());

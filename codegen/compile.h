@@ -13,7 +13,7 @@ namespace lt::codegen {
 
 /// Bumped whenever the emitted code for the same graph changes (emitters, lowering): on-disk
 /// objects of an older codegen are then never reused.
-inline constexpr int kCodegenVersion = 3;
+inline constexpr int kCodegenVersion = 4;
 
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
@@ -22,8 +22,8 @@ struct CompileOptions {
 };
 
 struct CompileStats {
-  int loop_kernels = 0;       // JIT-compiled fusion groups
-  int library_launches = 0;   // eager-kernel calls
+  int loop_kernels = 0;       // JIT-compiled fusion groups (epilogues included)
+  int library_launches = 0;   // eager-kernel calls without a compiled epilogue
   double llvm_ms = 0;         // emit + optimize + codegen time
 };
 

@@ -61,8 +61,10 @@ struct Nest {
 
 class Emitter {
  public:
-  Emitter(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp, bool noalias)
-      : m_(m), c_(m.getContext()), b_(c_), g_(g), grp_(grp), noalias_(noalias) {}
+  Emitter(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp, bool noalias,
+          bool keep_outer_dim)
+      : m_(m), c_(m.getContext()), b_(c_), g_(g), grp_(grp), noalias_(noalias),
+        keep_outer_dim_(keep_outer_dim) {}
 
   LoopShape emit(const std::string& name);
 
@@ -98,6 +100,8 @@ class Emitter {
   const ir::Graph& g_;
   const ir::FusionGroup& grp_;
   bool noalias_;
+  bool keep_outer_dim_;
+  bool outer_kept_ = false;  // keep_outer_dim_ and dim 0 (of size > 1) is collapsed dim 0
 
   std::map<int, LoopRole> role_;                 // by node id
   std::map<Value, int> input_buffer_;            // group input -> argument
@@ -219,7 +223,9 @@ void Emitter::collapse() {
   Nest& ne = nest_;
   for (size_t d = 0; d < iter.size(); ++d) {
     if (iter[d] == 1) continue;
-    bool merge = !ne.dims.empty() && ne.reduced.back() == reduced[d];
+    if (keep_outer_dim_ && d == 0) outer_kept_ = true;
+    bool merge = !ne.dims.empty() && ne.reduced.back() == reduced[d] &&
+                 !(outer_kept_ && ne.dims.size() == 1);
     for (size_t k = 0; merge && k < n; ++k) {
       const auto& s = *strides_[k];
       merge = st[k].back() == s[d] * iter[d] && lo[k].back() == 0 &&
@@ -679,6 +685,11 @@ LoopShape Emitter::emit(const std::string& name) {
   emit_entry(name, body_);
   LoopShape s = nest_.shape;
   if (numel(grp_.shape) == 0) s.rows = 0;
+  if (keep_outer_dim_ && numel(grp_.shape) > 0) {
+    if (grp_.shape.empty() || grp_.shape[0] == 1) s.rows_per_outer = s.rows;
+    else if (outer_kept_ && !nest_.par.empty() && nest_.par[0] == 0)
+      s.rows_per_outer = s.rows / grp_.shape[0];
+  }
   return s;
 }
 
@@ -709,8 +720,8 @@ bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
 }
 
 LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp,
-                           const std::string& name, bool noalias) {
-  return Emitter(m, g, grp, noalias).emit(name);
+                           const std::string& name, bool noalias, bool keep_outer_dim) {
+  return Emitter(m, g, grp, noalias, keep_outer_dim).emit(name);
 }
 
 }  // namespace lt::codegen

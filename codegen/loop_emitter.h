@@ -18,6 +18,8 @@ struct LoopShape {
   int64_t rows = 1;   // rows the kernel takes (row_begin, row_end) over
   int64_t inner = 1;  // iteration points per row: a row of the innermost dim; a kept index's
                       // reduced elements; or a block of columns times the reduced rows
+  int64_t rows_per_outer = 0;  // keep_outer_dim: the rows of each index of iteration dim 0, in
+                               // order of that index (0: the rows do not split by it)
 };
 
 /// Whether the emitter supports every node and dtype of the group (else the group runs as
@@ -28,7 +30,10 @@ bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
 /// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of
 /// group.inputs then group.outputs, in order (rt::LoopKernelFn). `noalias` promises that no two
 /// buffers overlap (false when an output is written over an input, element by element).
+/// `keep_outer_dim` keeps iteration dim 0 from merging with the dims inside it, so that the rows
+/// split by its index (an epilogue that runs image by image).
 LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& group,
-                           const std::string& name, bool noalias = true);
+                           const std::string& name, bool noalias = true,
+                           bool keep_outer_dim = false);
 
 }  // namespace lt::codegen

@@ -123,6 +123,16 @@ std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& pla
       out.push_back({gi, -1, grp.inputs, grp.outputs});
       continue;
     }
+    if (grp.kind == KernelKind::Epilogue) {
+      // One launch. A library output the loop alone reads, written whole, needs a slot too.
+      PlannedLaunch l{gi, -1, grp.inputs, grp.outputs};
+      const Value lib = Value::node(grp.nodes.front());
+      if (epilogue_materializes(g, grp) &&
+          std::find(l.writes.begin(), l.writes.end(), lib) == l.writes.end())
+        l.writes.insert(l.writes.begin(), lib);
+      out.push_back(std::move(l));
+      continue;
+    }
     for (int id : grp.nodes) {
       PlannedLaunch l{gi, id, g.node(id).inputs, {}};
       for (int k = 0; k < g.num_outputs(id); ++k) l.writes.push_back(Value::node(id, k));
@@ -133,6 +143,13 @@ std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& pla
 }
 
 bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int param) {
+  if (grp.kind == KernelKind::Epilogue) {
+    // The library node reads its inputs while blocks of the loop's outputs are being written.
+    const Node& lib = g.node(grp.nodes.front());
+    if (std::find(lib.inputs.begin(), lib.inputs.end(), Value::param(param)) != lib.inputs.end())
+      return false;
+    return can_write_in_place(g, epilogue_loop(g, grp), out, param);
+  }
   if (grp.kind != KernelKind::Loop || out.is_param()) return false;
   if (g.params()[param].type.shape != grp.shape || g.type(out).shape != grp.shape) return false;
   const Value p = Value::param(param);

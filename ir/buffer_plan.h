@@ -17,7 +17,8 @@ inline constexpr int64_t kBufferAlign = 64;
 
 /// One launch as the runtime runs a fusion plan: a Loop group is one launch (its inputs and
 /// outputs); a Library group is one launch per node, in node order (the node's inputs, all its
-/// outputs). Liveness is counted in these launches.
+/// outputs); an Epilogue group is one launch (its inputs; its outputs, and the library output
+/// where epilogue_materializes). Liveness is counted in these launches.
 struct PlannedLaunch {
   int group = 0;
   int node = -1;  // Library: the node; Loop: -1
@@ -27,7 +28,8 @@ struct PlannedLaunch {
 /// The launches of `plan`, in execution order.
 std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan);
 
-/// Whether Loop group `grp` may write its output `out` over parameter `param`'s buffer while it
+/// Whether Loop group `grp` (or the loop of an Epilogue group whose library node does not read
+/// `param`) may write its output `out` over parameter `param`'s buffer while it
 /// reads `param`: `param` and `out` have the iteration shape and only elementwise nodes read
 /// `param` (no `expand`, folded view or reduction), so each element is read at the very index
 /// it is written; and `out` is computed from `param` through elementwise nodes only, so an

@@ -315,6 +315,8 @@ std::vector<int> kernel_of_nodes(const Graph& g, const FusionPlan& plan) {
     if (grp.kind == KernelKind::Library && grp.nodes.size() != 1)
       fail(fmt::format("library kernel {} holds {} nodes; a library kernel runs exactly one", k,
                        grp.nodes.size()));
+    if (grp.kind == KernelKind::Epilogue && grp.nodes.size() < 2)
+      fail(fmt::format("epilogue kernel {} holds no loop after its library node", k));
     for (int id : grp.nodes) {
       if (id < 0 || id >= n)
         fail(fmt::format("kernel {} names node %{}, which does not exist", k, id));
@@ -437,7 +439,66 @@ class LoopChecker {
   std::optional<std::vector<int64_t>> axes_;
 };
 
+// The library node takes an epilogue and makes the group's shape; the loop after it follows the
+// loop kernel contract with the library output as an input from outside, which it reads without
+// reductions and only element by element (a block of it is all the loop may see at a time).
+void check_epilogue(const Graph& g, const FusionGroup& grp, size_t k, std::span<const int> kernel) {
+  const int lib = grp.nodes.front();
+  const std::string head = fmt::format("epilogue kernel {} ({})", k, shape_str(grp.shape));
+  if (!takes_epilogue(g, lib))
+    fail(fmt::format("{} starts with {}, which takes no epilogue", head, print_node(g, lib)));
+  if (g.node(lib).types[0].shape != grp.shape)
+    fail(fmt::format("{}: its library node's output is {}, not the kernel's shape", head,
+                     shape_str(g.node(lib).types[0].shape)));
+  const FusionGroup loop = epilogue_loop(g, grp);
+  if (std::find(loop.inputs.begin(), loop.inputs.end(), Value::node(lib)) == loop.inputs.end())
+    fail(fmt::format("{}: its loop does not read the library output", head));
+  std::vector<int> loop_kernel(kernel.begin(), kernel.end());
+  loop_kernel[lib] = -1;  // outside the loop
+  LoopChecker(g, loop, k, loop_kernel).run();
+  const std::vector<LoopRole> roles = loop_roles(g, loop.nodes);
+  for (size_t i = 0; i < loop.nodes.size(); ++i) {
+    const Node& n = g.node(loop.nodes[i]);
+    if (roles[i] == LoopRole::Reduction)
+      fail(fmt::format("{} holds {}, a reduction", head, print_node(g, loop.nodes[i])));
+    const bool reads_lib = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                       [&](Value v) { return !v.is_param() && v.def == lib; });
+    if (reads_lib && roles[i] != LoopRole::Compute)
+      fail(fmt::format("{} holds {}, which reads the library output other than element by element",
+                       head, print_node(g, loop.nodes[i])));
+  }
+}
+
 }  // namespace
+
+bool takes_epilogue(const Graph& g, int id) {
+  const Node& n = g.node(id);
+  const auto op = as_library(n.op);
+  return op && (*op == LibraryOp::MatMul || *op == LibraryOp::Conv2d) && n.types.size() == 1 &&
+         (n.types[0].dtype == DType::F32 || n.types[0].dtype == DType::F64);
+}
+
+FusionGroup epilogue_loop(const Graph& g, const FusionGroup& grp) {
+  FusionGroup loop;
+  loop.kind = KernelKind::Loop;
+  loop.shape = grp.shape;
+  loop.nodes.assign(grp.nodes.begin() + 1, grp.nodes.end());
+  const std::set<int> inside(loop.nodes.begin(), loop.nodes.end());
+  std::set<Value> seen;
+  for (int id : loop.nodes)
+    for (Value v : g.node(id).inputs)
+      if ((v.is_param() || !inside.count(v.def)) && seen.insert(v).second) loop.inputs.push_back(v);
+  for (Value v : grp.outputs)
+    if (v.is_param() || v.def != grp.nodes.front()) loop.outputs.push_back(v);
+  return loop;
+}
+
+bool epilogue_materializes(const Graph& g, const FusionGroup& grp) {
+  const int lib = grp.nodes.front();
+  if (std::find(grp.outputs.begin(), grp.outputs.end(), Value::node(lib)) != grp.outputs.end())
+    return true;
+  return as_library(g.node(lib).op) != LibraryOp::Conv2d;
+}
 
 void fill_group_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGroup>& groups) {
   const ValueIndex index(g);
@@ -487,9 +548,10 @@ void verify_fusion_plan(const Graph& g, const FusionPlan& plan) {
   const std::vector<int> kernel = kernel_of_nodes(g, plan);
   check_order(g, plan, kernel);
   check_io(g, plan, kernel);
-  for (size_t k = 0; k < plan.groups.size(); ++k)
-    if (plan.groups[k].kind == KernelKind::Loop)
-      LoopChecker(g, plan.groups[k], k, kernel).run();
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    if (plan.groups[k].kind == KernelKind::Loop) LoopChecker(g, plan.groups[k], k, kernel).run();
+    if (plan.groups[k].kind == KernelKind::Epilogue) check_epilogue(g, plan.groups[k], k, kernel);
+  }
 }
 
 std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
@@ -514,6 +576,11 @@ std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
         break;
       }
       s += ":";
+    } else if (grp.kind == KernelKind::Epilogue) {
+      const int first = grp.nodes.front();
+      const bool ok = first >= 0 && first < n;
+      s += fmt::format("kernel {} {}+loop {}{}:", k, ok ? mnemonic(g.node(first).op) : "?",
+                       ok ? dtype_name(g.node(first).types[0].dtype) : "?", shape_str(grp.shape));
     } else {
       s += fmt::format("kernel {} library {}:", k, known ? mnemonic(g.node(last).op) : "?");
     }

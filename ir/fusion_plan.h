@@ -19,6 +19,12 @@ enum class KernelKind : uint8_t {
   Loop,
   /// One node run by its eager kernel (matmul, conv, nn ops, creation ops, lone views ...).
   Library,
+  /// A matmul or conv2d (the first node) whose output a loop kernel (the other nodes: elementwise
+  /// nodes and folded views of other values, no reductions) consumes as the eager kernel
+  /// finishes it: conv2d image by image, each image's output still in cache (and never written
+  /// to memory unless another kernel reads it); matmul once the GEMM is done. See
+  /// epilogue_loop() and epilogue_materializes().
+  Epilogue,
 };
 
 struct FusionGroup {
@@ -26,7 +32,8 @@ struct FusionGroup {
   std::vector<int> nodes;      // node ids, topological order
   std::vector<Value> inputs;   // values the group reads from outside (parameters, other groups)
   std::vector<Value> outputs;  // group values read by later groups or returned as results
-  Shape shape;                 // Loop: the iteration shape (a reduction's input shape)
+  Shape shape;                 // Loop: the iteration shape (a reduction's input shape);
+                               // Epilogue: the library node's output shape
 };
 
 struct FusionPlan {
@@ -88,19 +95,32 @@ struct ReadMap {
 std::optional<ReadMap> read_map(const Graph& g, Value v, const Shape& iter,
                                 const std::function<bool(Value)>& outside);
 
+/// Library nodes an epilogue may follow: matmul and conv2d with an f32 or f64 output.
+bool takes_epilogue(const Graph& g, int id);
+
+/// The loop kernel of an Epilogue group: its nodes after the first, over the group's shape, with
+/// the library node's output as one of its inputs (read element by element, never through a
+/// view). Inputs in first-use order; outputs are the group's other than the library output.
+FusionGroup epilogue_loop(const Graph& g, const FusionGroup& grp);
+
+/// Whether an Epilogue group's library output is written whole before the loop runs (matmul, or
+/// a value other kernels read) rather than block by block into scratch (conv2d).
+bool epilogue_materializes(const Graph& g, const FusionGroup& grp);
+
 /// Sets every group's inputs (values from outside it, first use first) and outputs (values read
 /// by another group or returned), both without duplicates; kernel[node] is the node's group.
 /// Inputs are what the nodes read from outside, including through folded views.
 void fill_group_io(const Graph& g, std::span<const int> kernel, std::vector<FusionGroup>& groups);
 
 /// Every node in exactly one group; groups in an order that respects data dependencies; inputs
-/// and outputs complete; Loop groups follow the loop kernel contract (docs/IR.md, "Fusion
-/// plans"). Throws lt::InternalError naming the first violation.
+/// and outputs complete; Loop groups, and the loops of Epilogue groups, follow the loop kernel
+/// contract (docs/IR.md, "Fusion plans"). Throws lt::InternalError naming the first violation.
 void verify_fusion_plan(const Graph& g, const FusionPlan& plan);
 
 /// The plan as text, one line per group, for dumps and golden tests:
 ///   kernel 0 loop f32[128,512]: %2 %3 %4 (in: %p0, %1; out: %4)
-/// A loop kernel with reductions names them: "kernel 1 loop f32[8,32] sum[1]: ...".
+/// A loop kernel with reductions names the axes: "kernel 1 loop f32[8,32] reduce[1]: ...";
+/// an epilogue group its library op: "kernel 2 conv2d+loop f32[8,4,6,6]: %3 %5 %6 (...)".
 std::string print_fusion_plan(const Graph& g, const FusionPlan& plan);
 
 /// The trivial plan: every node its own Library group (opt level 1 without fusion, and tests).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "passes/epilogue.h"
 
 namespace lt::passes {
 namespace {
@@ -485,6 +486,7 @@ void hoist_checking_groups(const ir::Graph& g, ir::FusionPlan& plan) {
 
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o) {
   ir::FusionPlan plan = o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
+  if (o.enabled && o.epilogues) attach_epilogues(g, plan);
   hoist_checking_groups(g, plan);
   return plan;
 }

@@ -1,6 +1,7 @@
 #include "runtime/executable.h"
 
 #include <chrono>
+#include <cstdint>
 
 #include "ir/error.h"
 #include "runtime/kernels/kernel.h"
@@ -39,12 +40,27 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
   // A temporary dies after the last launch that reads it; results live to the end.
   const int n = static_cast<int>(launches_.size());
   std::vector<int> last(slots_.size(), -1);
-  for (int i = 0; i < n; ++i)
-    for (int s : launches_[i].in_slots) last[s] = i;
-  for (int i = 0; i < n; ++i)
-    for (const std::vector<int>* v : {&launches_[i].in_slots, &launches_[i].out_slots})
+  for (int i = 0; i < n; ++i) {
+    const Launch& l = launches_[i];
+    for (int s : l.in_slots) last[s] = i;
+    if (l.epilogue)
+      for (int s : l.epilogue->in_slots)
+        if (s >= 0) last[s] = i;
+  }
+  for (int i = 0; i < n; ++i) {
+    const Launch& l = launches_[i];
+    for (const std::vector<int>* v : {&l.in_slots, &l.out_slots})
       for (int s : *v)
         if (slots_[s].kind == Slot::Kind::Arena) arena_done_after_ = i;
+    if (!l.epilogue) continue;
+    LT_CHECK(l.kind == Launch::Kind::Library && l.epilogue->fn &&
+                 l.epilogue->source < static_cast<int>(l.epilogue->in_slots.size()) &&
+                 l.out_slots.size() == (l.epilogue->in_slots[l.epilogue->source] >= 0 ? 1u : 0u),
+             "launch {}: malformed epilogue", i);
+    for (const std::vector<int>* v : {&l.epilogue->in_slots, &l.epilogue->out_slots})
+      for (int s : *v)
+        if (s >= 0 && slots_[s].kind == Slot::Kind::Arena) arena_done_after_ = i;
+  }
   free_after_.resize(n);
   for (size_t s = 0; s < slots_.size(); ++s)
     if (slots_[s].kind == Slot::Kind::Owned && !is_result[s] && last[s] >= 0)
@@ -92,11 +108,15 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
   for (size_t li = 0; li < launches_.size(); ++li) {
     const Launch& l = launches_[li];
     const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    for (int s : l.out_slots) {
-      if (slots_[s].kind != Slot::Kind::Owned) continue;
-      if (!owned[s]) owned[s] = Buffer::allocate(slots_[s].type.bytes());
-      data[s] = owned[s]->data();
-    }
+    auto make_owned = [&](std::span<const int> written) {
+      for (int s : written) {
+        if (slots_[s].kind != Slot::Kind::Owned) continue;
+        if (!owned[s]) owned[s] = Buffer::allocate(slots_[s].type.bytes());
+        data[s] = owned[s]->data();
+      }
+    };
+    make_owned(l.out_slots);
+    if (l.epilogue) make_owned(l.epilogue->out_slots);
     if (l.kind == Launch::Kind::Loop) {
       ptrs.clear();
       for (int s : l.in_slots) ptrs.push_back(data[s]);
@@ -109,7 +129,8 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
       outs.clear();
       for (int s : l.in_slots) ins.push_back({data[s], &slots_[s].type});
       for (int s : l.out_slots) outs.push_back({data[s], &slots_[s].type});
-      run_kernel(l.op, l.attrs, ins, outs);
+      if (l.epilogue) run_with_epilogue(l, data, ins);
+      else run_kernel(l.op, l.attrs, ins, outs);
     }
     if (timed)
       launch_ns[li] += std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -122,6 +143,32 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
   results.reserve(result_slots_.size());
   for (int s : result_slots_) results.push_back(s < num_params_ ? params[s] : owned[s]);
   return results;
+}
+
+void Executable::run_with_epilogue(const Launch& l, std::span<void* const> data, Ins ins) const {
+  const EpilogueLaunch& ep = *l.epilogue;
+  std::vector<void*> buffers;
+  for (int s : ep.in_slots) buffers.push_back(s >= 0 ? data[s] : nullptr);
+  for (int s : ep.out_slots) buffers.push_back(data[s]);
+  const int source_slot = ep.in_slots[ep.source];
+  const TensorRef out{source_slot >= 0 ? data[source_slot] : nullptr, &ep.library_out};
+  const auto esize = static_cast<int64_t>(dtype_size(ep.library_out.dtype));
+  OutputBlocks blocks;
+  blocks.block_elems = ep.block_elems;
+  blocks.done = [&](int64_t begin, int64_t end, const void* block) {
+    if (end <= begin) return;
+    // The kernel indexes the source by element number: point it `begin` elements before the
+    // block (64-byte aligned, as OutputBlocks promises).
+    std::vector<void*> bufs = buffers;
+    bufs[ep.source] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(block) - begin * esize);
+    const int64_t r0 = begin / ep.block_elems * ep.block_rows;
+    const int64_t r1 = end / ep.block_elems * ep.block_rows;
+    void* const* p = bufs.data();
+    parallel_for(r1 - r0, ep.row_grain, [&](int64_t b, int64_t e) { ep.fn(p, r0 + b, r0 + e); });
+  };
+  const auto op = ir::as_library(l.op);
+  LT_CHECK(op.has_value(), "an epilogue follows a library op, not {}", ir::mnemonic(l.op));
+  run_library(*op, l.attrs, ins, std::span<const TensorRef>(&out, 1), &blocks);
 }
 
 RunStats Executable::run_stats() const {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,11 +18,27 @@
 namespace lt::rt {
 
 using BufferPtr = std::shared_ptr<Buffer>;
+struct TensorRef;  // runtime/kernels/kernel.h
 
 /// Signature of a JIT-compiled loop kernel: `buffers` holds the data pointers of the launch's
 /// slots (inputs then outputs); the kernel computes rows [row_begin, row_end) of its iteration
 /// space (rows of the innermost dim, see Launch::rows).
 using LoopKernelFn = void (*)(void* const* buffers, int64_t row_begin, int64_t row_end);
+
+/// A library launch's epilogue: a compiled loop kernel over the library op's output, run on
+/// each block of that output as the eager kernel finishes it (rt::OutputBlocks), so the block
+/// is still in cache. Its rows split into blocks evenly: block i of `block_elems` output
+/// elements is rows [i * block_rows, (i + 1) * block_rows).
+struct EpilogueLaunch {
+  LoopKernelFn fn = nullptr;
+  std::vector<int> in_slots, out_slots;  // the loop's buffers, inputs then outputs
+  int source = 0;  // in_slots[source] is the library output: its slot, or -1 for per-block
+                   // scratch (the launch then has no out_slots)
+  TensorType library_out;
+  int64_t block_elems = 0;
+  int64_t block_rows = 0;
+  int64_t row_grain = 1;
+};
 
 struct Launch {
   enum class Kind : uint8_t { Loop, Library } kind = Kind::Library;
@@ -29,9 +46,10 @@ struct Launch {
   LoopKernelFn fn = nullptr;
   int64_t rows = 0;       // iteration-space rows
   int64_t row_grain = 1;  // rows per chunk at least
-  // Library: an eager kernel call.
+  // Library: an eager kernel call, with a compiled epilogue or without.
   ir::Op op{};
   ir::Attrs attrs;
+  std::optional<EpilogueLaunch> epilogue;
   // Both: slots read and written (slot numbers index the step's buffer table; their types are
   // the executable's slot types).
   std::vector<int> in_slots, out_slots;
@@ -107,6 +125,8 @@ class Executable {
   RunStats run_stats() const;
 
  private:
+  void run_with_epilogue(const Launch& l, std::span<void* const> data,
+                         std::span<const TensorRef> ins) const;
   void take_donations(std::span<const BufferPtr> params, std::span<const long> owned_refs,
                       std::vector<BufferPtr>& owned) const;
 

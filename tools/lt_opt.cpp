@@ -20,10 +20,14 @@ void print_fusion(const lt::ir::Graph& g, const lt::passes::FuseOptions& o) {
   lt::ir::verify(g);
   const lt::ir::FusionPlan plan = lt::passes::fuse(g, o);
   lt::ir::verify_fusion_plan(g, plan);
-  int loops = 0;
-  for (const auto& grp : plan.groups) loops += grp.kind == lt::ir::KernelKind::Loop;
+  size_t loops = 0, epilogues = 0;
+  for (const auto& grp : plan.groups) {
+    loops += grp.kind == lt::ir::KernelKind::Loop;
+    epilogues += grp.kind == lt::ir::KernelKind::Epilogue;
+  }
   std::cout << "fusion plan @" << g.name() << ": " << plan.groups.size() << " kernels (" << loops
-            << " loop, " << plan.groups.size() - loops << " library)\n"
+            << " loop, " << epilogues << " epilogue, " << plan.groups.size() - loops - epilogues
+            << " library)\n"
             << lt::ir::print_fusion_plan(g, plan);
 }
 
@@ -47,6 +51,8 @@ int main(int argc, char** argv) {
                  "most reductions one loop kernel --print-fusion forms ends in")
       ->check(CLI::PositiveNumber);
   app.add_flag("!--no-fusion", fuse_options.enabled, "--print-fusion prints the unfused plan");
+  app.add_flag("!--no-epilogues", fuse_options.epilogues,
+               "--print-fusion keeps loops after matmul/conv2d as kernels of their own");
   CLI11_PARSE(app, argc, argv);
 
   if (list) {

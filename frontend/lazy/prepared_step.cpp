@@ -43,7 +43,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   passes::run_pipeline(g, {}, log);
   for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
   const auto t0 = std::chrono::steady_clock::now();
-  const ir::FusionPlan plan = passes::fuse(g, {.enabled = o.opt_level >= 2});
+  const ir::FusionPlan plan = passes::fuse(g, {.enabled = o.opt_level >= 2, .epilogues = o.epilogues});
   metrics::time_ns("pass fuse", std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now() - t0)
                                     .count());
@@ -83,7 +83,8 @@ uint64_t environment_key(const CompileOptions& o) {
   if (o.opt_level <= 0) return 0x696e7465727031ULL;  // the reference interpreter, v1
   static const uint64_t host = std::hash<std::string>{}(codegen::Jit::host_cpu() + "|" +
                                                         codegen::Jit::host_features());
-  return host ^ (0x636f6d70696c6531ULL + static_cast<uint64_t>(o.opt_level) * 0x9e3779b97f4a7c15ULL);
+  const uint64_t level = static_cast<uint64_t>(o.opt_level) * 2 + (o.epilogues ? 0 : 1);
+  return host ^ (0x636f6d70696c6531ULL + level * 0x9e3779b97f4a7c15ULL);
 }
 
 }  // namespace lt::lazy

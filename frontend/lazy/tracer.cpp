@@ -295,6 +295,7 @@ CompileOptions& options_storage() {
   static CompileOptions o = [] {
     CompileOptions d;
     d.opt_level = static_cast<int>(env_int("LT_OPT_LEVEL", 2));
+    d.epilogues = env_int("LT_EPILOGUES", 1) != 0;
     d.verify = env_int("LT_VERIFY", 0) != 0;
     return d;
   }();

@@ -36,6 +36,9 @@ struct CompileOptions {
   /// 0: the reference interpreter; 1: passes, then every op its own kernel call; 2: passes,
   /// fusion and JIT-compiled loop kernels (the default).
   int opt_level = 2;
+  /// Opt level 2: a loop kernel that alone reads a matmul's or conv2d's output runs as its
+  /// epilogue, on the output while it is still in cache (LT_EPILOGUES=0 turns this off).
+  bool epilogues = true;
   bool verify = false;     ///< re-verify the graph after every pass (tests turn it on)
   bool disk_cache = true;  ///< compiled objects in LT_CACHE_DIR (empty or "off" disables)
 };

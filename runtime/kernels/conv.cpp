@@ -2,10 +2,13 @@
 // Per image and group, the column matrix is [C/g * KH * KW, OH * OW]: row (c, kh, kw) holds the
 // input pixel each output position reads through that tap (zero in the padding).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
+#include "ir/error.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/library_kernels.h"
 #include "runtime/thread_pool.h"
@@ -215,21 +218,49 @@ GemmArgs gemm_args(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
           .c = c, .ldc = ldc, .alpha = 1, .beta = beta, .parallel = parallel};
 }
 
-// y_g[og, OHW] = w_g[og, rows] * col[rows, OHW]
+/// Where images' outputs go when the output is not written whole: one image's worth of scratch,
+/// placed so that its address minus the image's element offset is 64-byte aligned (OutputBlocks).
 template <class T>
-void conv_forward(const ConvGeom& g, const T* x, const T* w, T* y) {
+class ImageScratch {
+ public:
+  explicit ImageScratch(int64_t elems)
+      : raw_(elems > 0 ? new char[elems * sizeof(T) + 2 * kAlign] : nullptr) {}
+  T* at(int64_t offset) {
+    const auto base = (reinterpret_cast<uintptr_t>(raw_.get()) + kAlign - 1) / kAlign * kAlign;
+    return reinterpret_cast<T*>(base + (offset * sizeof(T)) % kAlign);
+  }
+
+ private:
+  static constexpr uintptr_t kAlign = 64;
+  std::unique_ptr<char[]> raw_;
+};
+
+// y_g[og, OHW] = w_g[og, rows] * col[rows, OHW]. With `blocks`, each image's output goes to
+// blocks->done as soon as it is made (in y, or in scratch when y is null), or all of y at the end.
+template <class T>
+void conv_forward(const ConvGeom& g, const T* x, const T* w, T* y, const OutputBlocks* blocks) {
   const int64_t rows = g.col_rows(), cols = g.col_cols(), in_img = g.c * g.h * g.w;
+  const int64_t out_img = g.o * cols;
+  const bool per_image = blocks && blocks->block_elems == out_img;
+  LT_CHECK(!blocks || per_image || (y && blocks->block_elems == g.n * out_img),
+           "conv2d: an epilogue takes images of {} elements or all {}, not blocks of {}{}", out_img,
+           g.n * out_img, blocks ? blocks->block_elems : 0, y ? "" : " without an output");
   over_images(g, [&](int64_t b, int64_t e, bool parallel) {
     std::vector<T> col(g.pointwise() ? 0 : rows * cols);
-    for (int64_t img = b; img < e; ++img)
+    ImageScratch<T> scratch(y ? 0 : out_img);
+    for (int64_t img = b; img < e; ++img) {
+      T* yi = y ? y + img * out_img : scratch.at(img * out_img);
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         const T* xg = x + img * in_img + gr * g.cg() * g.h * g.w;
         if (!g.pointwise()) im2col(g, xg, col.data());
         gemm(gemm_args<T>(false, false, g.og(), cols, rows, w + gr * g.og() * rows, rows,
-                          g.pointwise() ? xg : col.data(), cols,
-                          y + (img * g.o + gr * g.og()) * cols, cols, 0, parallel));
+                          g.pointwise() ? xg : col.data(), cols, yi + gr * g.og() * cols, cols, 0,
+                          parallel));
       }
+      if (per_image) blocks->done(img * out_img, (img + 1) * out_img, yi);
+    }
   });
+  if (blocks && !per_image) blocks->done(0, g.n * out_img, y);
 }
 
 // col[rows, OHW] = w_g^T * gy_g, then scattered back by col2im.
@@ -284,11 +315,11 @@ void conv_weight_grad(const ConvGeom& g, const T* x, const T* gy, T* gw) {
 
 }  // namespace
 
-void conv2d(const ir::ConvAttrs& a, Ins in, Outs out) {
+void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);
-    conv_forward<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+    conv_forward<T>(g, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>(), blocks);
   });
 }
 

@@ -2,6 +2,8 @@
 // reference interpreter calls it per node. Outputs are preallocated by the caller with the types
 // infer_types gave; inputs are contiguous, row-major.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <span>
 
 #include "ir/attrs.h"
@@ -26,6 +28,20 @@ struct TensorRef {
 using Ins = std::span<const TensorRef>;
 using Outs = std::span<const TensorRef>;
 
+/// A consumer of a library kernel's output, block by block: lazy mode's compiled epilogues
+/// (ir::KernelKind::Epilogue). The kernel calls done(begin, end, data) once it has finished
+/// elements [begin, end) of out[0], a whole number of blocks of `block_elems` elements, with
+/// `data` pointing at element `begin` (and `data` less `begin` elements 64-byte aligned, as
+/// out[0].data is, so compiled code may index it by element number); calls for different blocks may come from several threads
+/// at once. When out[0].data is null the kernel keeps each block in scratch of its own that is
+/// reused once done() returns (the output is never written whole). Kernels that take one:
+/// matmul (block_elems = the whole output; out[0] must be given) and conv2d (one image, or the
+/// whole output).
+struct OutputBlocks {
+  int64_t block_elems = 0;
+  std::function<void(int64_t begin, int64_t end, const void* data)> done;
+};
+
 /// Runs `op` on the CPU. Throws lt::Error for data-dependent faults (an embedding id out of
 /// range); everything shape-related was checked by infer_types before.
 void run_kernel(ir::Op op, const ir::Attrs& attrs, Ins in, Outs out);
@@ -34,7 +50,8 @@ void run_kernel(ir::Op op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_elementwise(ir::ElementwiseOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& attrs, Ins in, Outs out);
 void run_view(ir::ViewOp op, const ir::Attrs& attrs, Ins in, Outs out);
-void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out,
+                 const OutputBlocks* blocks = nullptr);
 void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_creation(ir::CreationOp op, const ir::Attrs& attrs, Ins in, Outs out);
 

@@ -6,10 +6,11 @@
 
 namespace lt::rt {
 
-void matmul(const ir::MatMulAttrs& a, Ins in, Outs out);
+void matmul(const ir::MatMulAttrs& a, Ins in, Outs out, const OutputBlocks* blocks = nullptr);
 
 // conv.cpp: NCHW input, [O, C/groups, KH, KW] weight.
-void conv2d(const ir::ConvAttrs& a, Ins in, Outs out);             // (x, w) -> y
+void conv2d(const ir::ConvAttrs& a, Ins in, Outs out,             // (x, w) -> y
+            const OutputBlocks* blocks = nullptr);
 void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out);  // (grad_y, w) -> grad_x
 void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out); // (x, grad_y) -> grad_w
 

@@ -34,9 +34,7 @@ std::vector<int64_t> batch_offsets(const Shape& s, const Shape& out, int64_t mat
   return off;
 }
 
-}  // namespace
-
-void matmul(const ir::MatMulAttrs& at, Ins in, Outs out) {
+void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
   const TensorRef &a = in[0], &b = in[1], &y = out[0];
   const Shape &as = a.shape(), &bs = b.shape(), &ys = y.shape();
   const size_t r = ys.size();
@@ -77,11 +75,26 @@ void matmul(const ir::MatMulAttrs& at, Ins in, Outs out) {
   }
 }
 
-void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out) {
+}  // namespace
+
+void matmul(const ir::MatMulAttrs& at, Ins in, Outs out, const OutputBlocks* blocks) {
+  matmul_into(at, in, out);
+  if (!blocks) return;
+  // The GEMM splits across columns, so no block of whole rows is done before all of it is.
+  LT_CHECK(out[0].data && blocks->block_elems == out[0].numel(),
+           "matmul: an epilogue takes the whole output, not blocks of {} of {} elements",
+           blocks->block_elems, out[0].numel());
+  blocks->done(0, out[0].numel(), out[0].data);
+}
+
+void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out,
+                 const OutputBlocks* blocks) {
   using ir::LibraryOp;
+  LT_CHECK(!blocks || op == LibraryOp::MatMul || op == LibraryOp::Conv2d,
+           "library op {} takes no epilogue (only matmul and conv2d do)", static_cast<int>(op));
   switch (op) {
-    case LibraryOp::MatMul: return matmul(std::get<ir::MatMulAttrs>(attrs), in, out);
-    case LibraryOp::Conv2d: return conv2d(std::get<ir::ConvAttrs>(attrs), in, out);
+    case LibraryOp::MatMul: return matmul(std::get<ir::MatMulAttrs>(attrs), in, out, blocks);
+    case LibraryOp::Conv2d: return conv2d(std::get<ir::ConvAttrs>(attrs), in, out, blocks);
     case LibraryOp::Conv2dInputGrad:
       return conv2d_input_grad(std::get<ir::ConvAttrs>(attrs), in, out);
     case LibraryOp::Conv2dWeightGrad:

@@ -498,7 +498,11 @@ std::vector<std::string> expect_fused_matches(std::string_view text, bool specia
   }
   std::vector<std::string> names;
   for (const rt::Launch& l : c.exe->launches())
-    names.push_back(l.kind == rt::Launch::Kind::Loop ? "loop" : l.name);
+    names.push_back(l.kind == rt::Launch::Kind::Loop ? "loop"
+                    : !l.epilogue                     ? l.name
+                    // "/block": an epilogue that runs on blocks smaller than the whole output
+                    : l.epilogue->block_elems < l.epilogue->library_out.numel() ? l.name + "+loop/block"
+                                                                                : l.name + "+loop");
   return names;
 }
 
@@ -641,6 +645,74 @@ TEST(FusedKernels, AReductionNextToADonatedParameterOfItsBytes) {
       return %3, %1
     })"),
               ElementsAre("loop", "loop"));
+}
+
+// ---- Epilogues: loop kernels run on blocks of a matmul's or conv2d's output ----
+
+TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
+  // Bias, relu and relu's backward mask on each image as its GEMM finishes; the convolution's
+  // output lives in per-image scratch only (no launch writes it whole).
+  const char* conv = R"(graph @f(%x: f32[5,4,9,9], %w: f32[6,4,3,3], %b: f32[6]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : f32[5,6,9,9]
+      %1 = reshape(%b) {shape=[1,6,1,1]} : f32[1,6,1,1]
+      %2 = expand(%1) {shape=[5,6,9,9]} : f32[5,6,9,9]
+      %3 = add(%0, %2) : f32[5,6,9,9]
+      %4 = relu(%3) : f32[5,6,9,9]
+      %5 = full() {shape=[], dtype=f32, value=0} : f32[]
+      %6 = gt(%3, %5) : bool[5,6,9,9]
+      return %4, %6
+    })";
+  EXPECT_THAT(expect_fused_matches(conv), ElementsAre("full", "conv2d+loop/block"));
+  // f64, groups and strides; the epilogue also reads a full-size input (a residual).
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f64[3,4,10,10], %w: f64[6,2,3,3], %r: f64[3,6,5,5]) {
+      %0 = conv2d(%x, %w) {stride=[2,2], padding=[1,1], dilation=[1,1], groups=2, grad_shape=[]} : f64[3,6,5,5]
+      %1 = add(%0, %r) : f64[3,6,5,5]
+      %2 = tanh(%1) : f64[3,6,5,5]
+      return %2
+    })"),
+              ElementsAre("conv2d+loop/block"));
+}
+
+TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {
+  // The conv output is also a result: it is written whole, and the epilogue reads it per image.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[4,3,6,6], %w: f32[5,3,3,3]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : f32[4,5,4,4]
+      %1 = exp(%0) : f32[4,5,4,4]
+      return %1, %0
+    })"),
+              ElementsAre("conv2d+loop/block"));
+  // One element per image: the loop's rows do not split by image (its only dim is the batch),
+  // so the epilogue runs once over the whole output, which then needs a buffer of its own.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[7,2,3,3], %w: f32[1,2,3,3], %y: f32[7,1,1,1]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : f32[7,1,1,1]
+      %1 = mul(%0, %y) : f32[7,1,1,1]
+      return %1
+    })"),
+              ElementsAre("conv2d+loop"));
+}
+
+TEST(FusedKernels, MatMulEpilogues) {
+  // Bias and tanh; a batched matmul with a residual.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[37,20], %w: f32[33,20], %b: f32[33], %r: f32[3,4,6], %a: f32[3,4,5], %c: f32[5,6]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=true} : f32[37,33]
+      %1 = add(%0, %b) : f32[37,33]
+      %2 = tanh(%1) : f32[37,33]
+      %3 = matmul(%a, %c) {transpose_a=false, transpose_b=false} : f32[3,4,6]
+      %4 = add(%3, %r) : f32[3,4,6]
+      return %2, %4
+    })"),
+              ElementsAre("matmul+loop", "matmul+loop"));
+  // The momentum update as the epilogue of the matmul making the weight gradient, written over
+  // the donated weights and momentum.
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%w: f64[24,16], %m: f64[24,16], %x: f64[32,16], %g: f64[32,24], %lr: f64[]) donate(%w: 0, %m: 1) {
+      %0 = matmul(%g, %x) {transpose_a=true, transpose_b=false} : f64[24,16]
+      %1 = add(%m, %0) : f64[24,16]
+      %2 = mul(%1, %lr) : f64[24,16]
+      %3 = sub(%w, %2) : f64[24,16]
+      return %3, %1
+    })"),
+              ElementsAre("matmul+loop"));
 }
 
 // Opt level 2: passes, fusion into LLVM loop kernels.

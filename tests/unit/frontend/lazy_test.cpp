@@ -225,17 +225,20 @@ TEST_F(Lazy, LaunchProfileTimesEveryLaunchOfACompiledStep) {
   ModeGuard lazy(Mode::Lazy);
   for (int i = 0; i < 3; ++i) {
     Tensor y = relu(matmul(x, w, false, true)) * 2.0;
+    Tensor z = sin(x) * 3.0;
     mark_step();
   }
   debug::set_profiling(false);
   const std::string report = debug::profile_report();
-  // One graph of this test: a matmul library call and one fused loop kernel, each with its
+  // One graph of this test: the matmul with its fused epilogue, and a loop kernel, each with its
   // share of the graph's time, slowest first.
   EXPECT_THAT(report, ::testing::ContainsRegex("graph [0-9a-f]{16}: 3 runs, [0-9.]+ ms per run in 2 launches\n"))
       << report;
-  EXPECT_THAT(report, ::testing::ContainsRegex("  +[0-9.]+ us +[0-9.]+%  #0   library matmul -> f32\\[2,4\\]\n"))
+  EXPECT_THAT(report, ::testing::ContainsRegex(
+                          "  +[0-9.]+ us +[0-9.]+%  #[01]   kernel [01] matmul\\+loop f32\\[2,4\\] matmul\\+relu\\+mul\n"))
       << report;
-  EXPECT_THAT(report, ::testing::ContainsRegex("  +[0-9.]+ us +[0-9.]+%  #1   kernel 1 loop f32\\[2,4\\] relu\\+mul\n"))
+  EXPECT_THAT(report, ::testing::ContainsRegex(
+                          "  +[0-9.]+ us +[0-9.]+%  #[01]   kernel [01] loop f32\\[2,3\\] sin\\+mul\n"))
       << report;
 }
 

@@ -1,4 +1,5 @@
 #include "passes/fuse.h"
+#include "passes/epilogue.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -51,17 +52,22 @@ TEST(Fuse, ChainBecomesOneLoopKernel) {
             "kernel 0 loop f32[4,8]: %0 %1 %2 (in: %x, %y; out: %2)\n");
 }
 
+// The loop after the matmul becomes its epilogue; the one before stays a kernel of its own.
 TEST(Fuse, MatMulBreaksAChain) {
-  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+  const char* text = R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
       %0 = exp(%x) : f32[4,4]
       %1 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
       %2 = relu(%1) : f32[4,4]
       %3 = neg(%2) : f32[4,4]
       return %3
-    })"),
+    })";
+  EXPECT_EQ(plan_of(text, {.epilogues = false}),
             "kernel 0 loop f32[4,4]: %0 (in: %x; out: %0)\n"
             "kernel 1 library matmul: %1 (in: %0, %w; out: %1)\n"
             "kernel 2 loop f32[4,4]: %2 %3 (in: %1; out: %3)\n");
+  EXPECT_EQ(plan_of(text),
+            "kernel 0 loop f32[4,4]: %0 (in: %x; out: %0)\n"
+            "kernel 1 matmul+loop f32[4,4]: %1 %2 %3 (in: %0, %w; out: %3)\n");
 }
 
 // %2 reads %0 directly and through the logsumexp (a library kernel): joining %0's kernel would
@@ -90,13 +96,14 @@ TEST(Fuse, NoCycleBetweenKernelsThatNodesAloneDoNotShow) {
       %5 = mul(%0, %4) : f32[4,4]
       return %3, %5
     })";
-  EXPECT_EQ(plan_of(text, {.max_nodes_per_kernel = 3}),
+  EXPECT_EQ(plan_of(text, {.max_nodes_per_kernel = 3, .epilogues = false}),
             "kernel 0 loop f32[4,4]: %0 (in: %x; out: %0)\n"
             "kernel 1 library matmul: %2 (in: %0, %w; out: %2)\n"
             "kernel 2 loop f32[4,4]: %1 %3 %4 (in: %w, %2; out: %3, %4)\n"
             "kernel 3 loop f32[4,4]: %5 (in: %0, %4; out: %5)\n");
   // With room, %5 joins kernel B (the legal side) instead.
-  EXPECT_THAT(plan_of(text), HasSubstr("loop f32[4,4]: %1 %3 %4 %5 (in: %w, %2, %0; out: %3, %5)"));
+  EXPECT_THAT(plan_of(text, {.epilogues = false}),
+              HasSubstr("loop f32[4,4]: %1 %3 %4 %5 (in: %w, %2, %0; out: %3, %5)"));
 }
 
 TEST(Fuse, DifferentShapesMakeSeparateKernels) {
@@ -188,7 +195,7 @@ TEST(Fuse, SiblingsJoinedThroughAnotherKernelStayApart) {
       %3 = gt(%h, %2) : bool[4,4]
       %4 = where(%3, %1, %2) : f32[4,4]
       return %4
-    })"),
+    })", {.epilogues = false}),
             "kernel 0 loop f32[4,4]: %0 (in: %h; out: %0)\n"
             "kernel 1 library matmul: %1 (in: %0, %w; out: %1)\n"
             "kernel 2 library full: %2 (in: -; out: %2)\n"
@@ -532,6 +539,133 @@ TEST_F(VerifyFusionPlan, NodeInTwoKernels) {
   EXPECT_EQ(rejection(g_, p), "invalid fusion plan: node %1 is in kernels 1 and 2");
 }
 
+// ---- Epilogues ----
+
+TEST(Fuse, ConvBiasReluBecomesAnEpilogue) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[2,3,8,8], %w: f32[4,3,3,3], %b: f32[4]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : f32[2,4,8,8]
+      %1 = reshape(%b) {shape=[1,4,1,1]} : f32[1,4,1,1]
+      %2 = expand(%1) {shape=[2,4,8,8]} : f32[2,4,8,8]
+      %3 = add(%0, %2) : f32[2,4,8,8]
+      %4 = relu(%3) : f32[2,4,8,8]
+      return %4
+    })"),
+            "kernel 0 conv2d+loop f32[2,4,8,8]: %0 %1 %2 %3 %4 (in: %x, %w, %b; out: %4)\n");
+}
+
+TEST(Fuse, EpiloguesNeedTheOnlyReaderReadingElementByElement) {
+  // Two kernels read the matmul's output.
+  EXPECT_THAT(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = relu(%0) : f32[4,4]
+      %2 = logsumexp(%0) {axes=[1], keepdim=true} : f32[4,1]
+      return %1, %2
+    })"),
+              HasSubstr("library matmul: %0 (in: %x, %w; out: %0)"));
+  // The reader ends in a reduction.
+  EXPECT_THAT(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = exp(%0) : f32[4,4]
+      %2 = sum(%1) {axes=[1], keepdim=false} : f32[4]
+      return %2
+    })"),
+              HasSubstr("library matmul: %0 (in: %x, %w; out: %0)"));
+  // The reader reads it through a view (other elements than the one it writes).
+  EXPECT_THAT(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4], %y: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = permute(%0) {perm=[1,0]} : f32[4,4]
+      %2 = add(%1, %y) : f32[4,4]
+      return %2
+    })"),
+              HasSubstr("library matmul: %0 (in: %x, %w; out: %0)"));
+  // The reader has another shape (a broadcast of the output).
+  EXPECT_THAT(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,1], %y: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,1]
+      %1 = add(%0, %y) : f32[4,4]
+      return %1
+    })"),
+              HasSubstr("library matmul: %0 (in: %x, %w; out: %0)"));
+  // One loop reads two matmul outputs: it follows the first, the second is written.
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4], %v: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = matmul(%x, %v) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %2 = add(%0, %1) : f32[4,4]
+      return %2
+    })"),
+            "kernel 0 library matmul: %1 (in: %x, %v; out: %1)\n"
+            "kernel 1 matmul+loop f32[4,4]: %0 %2 (in: %x, %w, %1; out: %2)\n");
+}
+
+TEST(Fuse, AnEpilogueKeepsAReturnedLibraryOutput) {
+  EXPECT_EQ(plan_of(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = relu(%0) : f32[4,4]
+      return %1, %0
+    })"),
+            "kernel 0 matmul+loop f32[4,4]: %0 %1 (in: %x, %w; out: %0, %1)\n");
+}
+
+TEST(Fuse, EpiloguesAreIdempotent) {
+  // Running the whole of fuse twice gives the same plan (the pass is a function of the graph).
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = tanh(%0) : f32[4,4]
+      return %1
+    })");
+  EXPECT_EQ(ir::print_fusion_plan(g, fuse(g)), ir::print_fusion_plan(g, fuse(g)));
+  // Attaching again to a plan that has its epilogues changes nothing.
+  ir::FusionPlan plan = fuse(g);
+  const std::string before = ir::print_fusion_plan(g, plan);
+  EXPECT_EQ(attach_epilogues(g, plan), 0);
+  EXPECT_EQ(ir::print_fusion_plan(g, plan), before);
+}
+
+TEST(VerifyFusionPlanEpilogue, RejectsWhatAnEpilogueCannotBe) {
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[4,4], %w: f32[4,4]) {
+      %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = exp(%0) : f32[4,4]
+      %2 = sum(%1) {axes=[1], keepdim=false} : f32[4]
+      %3 = neg(%x) : f32[4,4]
+      %4 = permute(%0) {perm=[1,0]} : f32[4,4]
+      %5 = add(%4, %x) : f32[4,4]
+      return %2, %3, %5
+    })");
+  auto plan = [&](std::vector<std::pair<KernelKind, std::vector<int>>> groups) {
+    ir::FusionPlan p;
+    std::vector<int> kernel(g.nodes().size());
+    for (size_t k = 0; k < groups.size(); ++k) {
+      ir::FusionGroup& grp = p.groups.emplace_back();
+      grp.kind = groups[k].first;
+      grp.nodes = groups[k].second;
+      grp.shape = {4, 4};
+      for (int id : grp.nodes) kernel[id] = static_cast<int>(k);
+    }
+    ir::fill_group_io(g, kernel, p.groups);
+    return p;
+  };
+  using K = KernelKind;
+  EXPECT_EQ(rejection(g, plan({{K::Epilogue, {0, 1}}, {K::Loop, {2}}, {K::Loop, {3}},
+                               {K::Library, {4}}, {K::Loop, {5}}})),
+            "");
+  EXPECT_EQ(rejection(g, plan({{K::Epilogue, {0, 1, 2}}, {K::Loop, {3}}, {K::Library, {4}},
+                               {K::Loop, {5}}})),
+            "invalid fusion plan: epilogue kernel 0 ([4,4]) holds %2 = sum(%1) {axes=[1], "
+            "keepdim=false} : f32[4], a reduction");
+  EXPECT_EQ(rejection(g, plan({{K::Epilogue, {3, 1}}, {K::Library, {0}}, {K::Loop, {2}},
+                               {K::Library, {4}}, {K::Loop, {5}}})),
+            "invalid fusion plan: kernel 0 reads %0 from kernel 1, which runs later");
+  EXPECT_EQ(rejection(g, plan({{K::Library, {0}}, {K::Epilogue, {3, 1}}, {K::Loop, {2}},
+                               {K::Library, {4}}, {K::Loop, {5}}})),
+            "invalid fusion plan: epilogue kernel 1 ([4,4]) starts with %3 = neg(%x) : f32[4,4], "
+            "which takes no epilogue");
+  EXPECT_EQ(rejection(g, plan({{K::Epilogue, {0, 1, 4, 5}}, {K::Loop, {2}}, {K::Loop, {3}}})),
+            "invalid fusion plan: epilogue kernel 0 ([4,4]) holds %4 = permute(%0) {perm=[1,0]} : "
+            "f32[4,4], which reads the library output other than element by element");
+  EXPECT_EQ(rejection(g, plan({{K::Epilogue, {0}}, {K::Loop, {1}}, {K::Loop, {2}},
+                               {K::Loop, {3}}, {K::Library, {4}}, {K::Loop, {5}}})),
+            "invalid fusion plan: epilogue kernel 0 holds no loop after its library node");
+}
+
 TEST_F(VerifyFusionPlan, BadNodeIdsAndEmptyKernels) {
   ir::FusionPlan p = good();
   p.groups[2].nodes = {7};
@@ -850,7 +984,9 @@ TEST(Fuse, RandomGraphsGivePlansThatVerify) {
       int loops = 0;
       for (const ir::FusionGroup& grp : plan.groups) {
         loops += grp.kind == KernelKind::Loop;
-        EXPECT_LE(static_cast<int>(grp.nodes.size()), max_nodes);
+        const int loop_nodes = static_cast<int>(grp.nodes.size()) -
+                               (grp.kind == KernelKind::Epilogue ? 1 : 0);  // the library node
+        EXPECT_LE(loop_nodes, max_nodes);
       }
       if (max_nodes == 64) {
         EXPECT_LT(plan.groups.size(), g.nodes().size()) << "seed " << seed;
@@ -886,10 +1022,17 @@ TEST(Fuse, LargeGeluMlp) {
   g.set_results({grad});
   const ir::FusionPlan plan = fuse(g);
   EXPECT_EQ(rejection(g, plan), "");
-  // Per layer: forward matmul, {add gelu tanh mul sub}, {mul}, two backward matmuls; the last
-  // layer's gradient product joins its forward kernel.
-  EXPECT_EQ(plan.groups.size(), 5u * layers - 1);
-  EXPECT_EQ(plan.groups[1].nodes.size(), 5u);
+  // Per layer: forward matmul with {add gelu tanh mul sub} as its epilogue, the weight-gradient
+  // matmul, and the input-gradient matmul with the previous layer's {mul} as its epilogue; the
+  // last layer's gradient product joins its forward kernel.
+  EXPECT_EQ(plan.groups.size(), 3u * layers);
+  EXPECT_EQ(plan.groups[0].kind, KernelKind::Epilogue);
+  EXPECT_EQ(plan.groups[0].nodes.size(), 6u);
+  // Without epilogues: forward matmul, {add gelu tanh mul sub}, {mul}, two backward matmuls.
+  const ir::FusionPlan loops_only = fuse(g, {.epilogues = false});
+  EXPECT_EQ(rejection(g, loops_only), "");
+  EXPECT_EQ(loops_only.groups.size(), 5u * layers - 1);
+  EXPECT_EQ(loops_only.groups[1].nodes.size(), 5u);
 }
 
 // A residual stack, 30k nodes: h = h + matmul(relu(h), w). Each relu joins the add before it;
@@ -910,7 +1053,8 @@ TEST(Fuse, LargeResidualStack) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(rejection(g, plan), "");
-  EXPECT_EQ(plan.groups.size(), 2u * layers + 1);  // relu0, then (matmul, add+relu) per layer
+  EXPECT_EQ(plan.groups.size(), layers + 1u);  // relu0, then matmul with add+relu per layer
+  EXPECT_EQ(fuse(g, {.epilogues = false}).groups.size(), 2u * layers + 1);
   RecordProperty("fuse_ms", std::to_string(ms));
 }
 

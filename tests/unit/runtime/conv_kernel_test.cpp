@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <vector>
 
+#include "ir/error.h"
 #include "ir/type_rules.h"
 #include "runtime/kernels/kernel.h"
 #include "tests/unit/runtime/host_tensor.h"
@@ -268,6 +270,73 @@ TEST(ConvKernel, GradientsAreAdjointsOfTheForward) {
     const double lhs = dot(y.data, g.data);
     EXPECT_NEAR(dot(x.data, gx.data), lhs, 1e-10 * (1 + std::abs(lhs))) << shape_str(c.x);
     EXPECT_NEAR(dot(w.data, gw.data), lhs, 1e-10 * (1 + std::abs(lhs))) << shape_str(c.x);
+  }
+  rt::set_num_threads(1);
+}
+
+// Output blocks (compiled epilogues): image by image, from scratch when there is no output
+// buffer, each block bit for bit the plain kernel's image, every image exactly once, and each
+// scratch block's address less its element offset 64-byte aligned (the epilogue indexes it by
+// element).
+TEST(ConvKernel, OutputBlocksGiveEachImageOnce) {
+  std::mt19937 rng(11);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    ir::ConvAttrs a;
+    a.padding = {1, 1};
+    Tensor<float> x = random_tensor<float>({5, 3, 7, 6}, rng);
+    Tensor<float> w = random_tensor<float>({4, 3, 3, 3}, rng);
+    const Tensor<float> want = run<float>(ir::LibraryOp::Conv2d, ir::Op::Conv2d, a, x, w);
+    const int64_t image = want.type.numel() / 5;
+    for (bool with_output : {false, true}) {
+      std::vector<float> got(want.data.size(), std::numeric_limits<float>::quiet_NaN());
+      std::vector<int> seen(5, 0);
+      std::mutex m;
+      Tensor<float> y{want.type, {}};
+      y.data.assign(want.data.size(), 0.0f);
+      rt::OutputBlocks blocks;
+      blocks.block_elems = image;
+      blocks.done = [&](int64_t begin, int64_t end, const void* data) {
+        std::lock_guard<std::mutex> lock(m);
+        ASSERT_EQ(end - begin, image);
+        ASSERT_EQ(begin % image, 0);
+        if (with_output) {
+          EXPECT_EQ(data, y.data.data() + begin);
+        } else {
+          EXPECT_EQ((reinterpret_cast<uintptr_t>(data) - begin * sizeof(float)) % 64, 0u);
+        }
+        ++seen[begin / image];
+        std::memcpy(got.data() + begin, data, image * sizeof(float));
+      };
+      const rt::TensorRef in[] = {x.ref(), w.ref()};
+      const rt::TensorRef out[] = {with_output ? y.ref() : rt::TensorRef{nullptr, &y.type}};
+      rt::run_library(ir::LibraryOp::Conv2d, a, in, out, &blocks);
+      EXPECT_EQ(seen, std::vector<int>(5, 1)) << threads << " threads";
+      EXPECT_EQ(std::memcmp(got.data(), want.data.data(), got.size() * sizeof(float)), 0);
+      if (with_output) {
+        EXPECT_EQ(y.data, want.data);
+      }
+    }
+    // The whole output as one block needs the output buffer.
+    rt::OutputBlocks whole;
+    whole.block_elems = want.type.numel();
+    int calls = 0;
+    whole.done = [&](int64_t begin, int64_t end, const void*) {
+      ++calls;
+      EXPECT_EQ(begin, 0);
+      EXPECT_EQ(end, whole.block_elems);
+    };
+    Tensor<float> y{want.type, {}};
+    y.data.assign(want.data.size(), 0.0f);
+    const rt::TensorRef in[] = {x.ref(), w.ref()}, out[] = {y.ref()};
+    rt::run_library(ir::LibraryOp::Conv2d, a, in, out, &whole);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(y.data, want.data);
+    const rt::TensorRef none[] = {rt::TensorRef{nullptr, &y.type}};
+    EXPECT_THROW(rt::run_library(ir::LibraryOp::Conv2d, a, in, none, &whole), InternalError);
+    // Blocks of another size are refused, not split wrongly.
+    whole.block_elems = image + 1;
+    EXPECT_THROW(rt::run_library(ir::LibraryOp::Conv2d, a, in, out, &whole), InternalError);
   }
   rt::set_num_threads(1);
 }
