@@ -51,17 +51,51 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
     ++formed;
   }
   if (formed == 0) return 0;
-  // The merged group takes the loop group's place: the library node's inputs are ready there, and
-  // no group in between reads its output (the loop group is the only reader).
+  // Where each merged group runs: at the library group's place when everything else the loop
+  // reads is ready there and no group in between reads a parameter it reads (an optimizer update
+  // reads only parameters: the weight gradient's matmul then keeps its place, and the activations
+  // it reads are not kept alive to the loop's place), else at the loop group's place. Both keep the groups in a topological order: the library
+  // output has no other reader, a merged group never runs later than the loop group did, and
+  // a library group that joins a later loop group produces nothing earlier groups read.
+  std::vector<int> group_of(g.nodes().size(), -1);
+  for (int k = 0; k < num_groups; ++k)
+    for (int id : plan.groups[k].nodes) group_of[id] = k;
+  // The groups reading each parameter, in order: a loop that writes a parameter's new value
+  // over its buffer must still run after every other reader of the old one.
+  std::vector<std::vector<int>> param_readers(g.params().size());
+  for (int k = 0; k < num_groups; ++k)
+    for (Value v : plan.groups[k].inputs)
+      if (v.is_param()) param_readers[v.param_index()].push_back(k);
+  auto read_between = [&](Value p, int lo, int hi) {
+    const std::vector<int>& r = param_readers[p.param_index()];
+    const auto it = std::upper_bound(r.begin(), r.end(), lo);
+    return it != r.end() && *it < hi;
+  };
+  std::vector<char> at_library(num_groups, 0);  // by library group
+  for (int k = 0; k < num_groups; ++k) {
+    if (merged_into[k] < 0) continue;
+    const int r = merged_into[k];
+    bool ready = true;
+    for (Value v : plan.groups[r].inputs)
+      ready = ready && (v.is_param() ? !read_between(v, k, r)
+                                     : v.def == plan.groups[k].nodes[0] || group_of[v.def] < k);
+    at_library[k] = ready;
+  }
+  auto merged = [&](int lib) {
+    ir::FusionGroup grp = std::move(plan.groups[merged_into[lib]]);
+    grp.kind = ir::KernelKind::Epilogue;
+    grp.nodes.insert(grp.nodes.begin(), plan.groups[lib].nodes[0]);
+    return grp;
+  };
   std::vector<ir::FusionGroup> groups;
   for (int k = 0; k < num_groups; ++k) {
-    if (merged_into[k] >= 0) continue;
-    ir::FusionGroup grp = std::move(plan.groups[k]);
-    if (lib_of[k] >= 0) {
-      grp.kind = ir::KernelKind::Epilogue;
-      grp.nodes.insert(grp.nodes.begin(), plan.groups[lib_of[k]].nodes[0]);
+    if (merged_into[k] >= 0) {
+      if (at_library[k]) groups.push_back(merged(k));
+    } else if (lib_of[k] >= 0) {
+      if (!at_library[lib_of[k]]) groups.push_back(merged(lib_of[k]));
+    } else {
+      groups.push_back(std::move(plan.groups[k]));
     }
-    groups.push_back(std::move(grp));
   }
   std::vector<int> kernel(g.nodes().size(), -1);
   for (int k = 0; k < static_cast<int>(groups.size()); ++k)
