@@ -713,6 +713,17 @@ TEST(FusedKernels, MatMulEpilogues) {
       return %3, %1
     })"),
               ElementsAre("matmul+loop"));
+  // The update runs at its matmul's place, before the loop and matmul traced ahead of it.
+  EXPECT_THAT(expect_fused_matches(
+                  R"(graph @f(%x: f32[8,4], %g: f32[8,4], %w: f32[4,4], %lr: f32[], %h: f32[8,4], %v: f32[4,4]) donate(%w: 0) {
+      %0 = matmul(%g, %x) {transpose_a=true, transpose_b=false} : f32[4,4]
+      %1 = exp(%h) : f32[8,4]
+      %2 = matmul(%1, %v) {transpose_a=false, transpose_b=false} : f32[8,4]
+      %3 = mul(%0, %lr) : f32[4,4]
+      %4 = sub(%w, %3) : f32[4,4]
+      return %4, %2
+    })"),
+              ElementsAre("matmul+loop", "loop", "matmul"));
 }
 
 // Opt level 2: passes, fusion into LLVM loop kernels.
