@@ -145,8 +145,8 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       launches.push_back(std::move(l));
       continue;
     }
-    // One eager-kernel call per node. A Loop (or Epilogue) group run this way writes its outputs node by node,
-    // so none may write over a donor that a later node of the group still reads.
+    // One eager-kernel call per node. A Loop (or Epilogue) group run this way writes its outputs
+    // node by node, so none may write over a donor that a later node of the group still reads.
     for (ir::Value v : grp.outputs)
       if (const int s = planned_slot(v); buffers.slots[s].in_place) slots[s].donor = -1;
     for (int id : grp.nodes) {

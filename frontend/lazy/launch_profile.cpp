@@ -64,7 +64,8 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
     const bool in_plan = group >= 0 && group < static_cast<int>(plan.groups.size());
     if (l.epilogue && in_plan)
       labels_.push_back(fmt::format("kernel {} {}+loop {} {}", group, l.name,
-                                    type_str(l.epilogue->library_out), op_list(g, plan.groups[group])));
+                                    type_str(l.epilogue->library_out),
+                                    op_list(g, plan.groups[group])));
     else if (l.kind == rt::Launch::Kind::Loop && in_plan)
       labels_.push_back(fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
     else

@@ -43,7 +43,8 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   passes::run_pipeline(g, {}, log);
   for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
   const auto t0 = std::chrono::steady_clock::now();
-  const ir::FusionPlan plan = passes::fuse(g, {.enabled = o.opt_level >= 2, .epilogues = o.epilogues});
+  const ir::FusionPlan plan =
+      passes::fuse(g, {.enabled = o.opt_level >= 2, .epilogues = o.epilogues});
   metrics::time_ns("pass fuse", std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now() - t0)
                                     .count());
