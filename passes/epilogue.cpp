@@ -16,7 +16,8 @@ bool fits_epilogue(const ir::Graph& g, const ir::FusionGroup& grp, int lib) {
   for (size_t i = 0; i < grp.nodes.size(); ++i) {
     if (roles[i] == LoopRole::Reduction || roles[i] == LoopRole::Invalid) return false;
     const ir::Node& n = g.node(grp.nodes[i]);
-    const bool reads = std::find(n.inputs.begin(), n.inputs.end(), Value::node(lib)) != n.inputs.end();
+    const bool reads =
+        std::find(n.inputs.begin(), n.inputs.end(), Value::node(lib)) != n.inputs.end();
     if (reads && roles[i] != LoopRole::Compute) return false;
   }
   return true;
@@ -41,9 +42,8 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
     const ir::FusionGroup& lib = plan.groups[k];
     if (lib.kind != ir::KernelKind::Library || !ir::takes_epilogue(g, lib.nodes[0])) continue;
     const int reader = reader_of[lib.nodes[0]];
-    const bool single = readers[lib.nodes[0]] == 1;
     // A loop reading two library outputs (matmul + matmul) follows the first.
-    if (!single || reader < 0 || lib_of[reader] >= 0 ||
+    if (readers[lib.nodes[0]] != 1 || lib_of[reader] >= 0 ||
         !fits_epilogue(g, plan.groups[reader], lib.nodes[0]))
       continue;
     merged_into[k] = reader;
@@ -54,9 +54,10 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
   // Where each merged group runs: at the library group's place when everything else the loop
   // reads is ready there and no group in between reads a parameter it reads (an optimizer update
   // reads only parameters: the weight gradient's matmul then keeps its place, and the activations
-  // it reads are not kept alive to the loop's place), else at the loop group's place. Both keep the groups in a topological order: the library
-  // output has no other reader, a merged group never runs later than the loop group did, and
-  // a library group that joins a later loop group produces nothing earlier groups read.
+  // it reads are not kept alive to the loop's place), else at the loop group's place. Both keep
+  // the groups in a topological order: the library output has no other reader, a merged group
+  // never runs later than the loop group did, and a library group that joins a later loop group
+  // produces nothing earlier groups read.
   std::vector<int> group_of(g.nodes().size(), -1);
   for (int k = 0; k < num_groups; ++k)
     for (int id : plan.groups[k].nodes) group_of[id] = k;

@@ -32,11 +32,11 @@ using Outs = std::span<const TensorRef>;
 /// (ir::KernelKind::Epilogue). The kernel calls done(begin, end, data) once it has finished
 /// elements [begin, end) of out[0], a whole number of blocks of `block_elems` elements, with
 /// `data` pointing at element `begin` (and `data` less `begin` elements 64-byte aligned, as
-/// out[0].data is, so compiled code may index it by element number); calls for different blocks may come from several threads
-/// at once. When out[0].data is null the kernel keeps each block in scratch of its own that is
-/// reused once done() returns (the output is never written whole). Kernels that take one:
-/// matmul (block_elems = the whole output; out[0] must be given) and conv2d (one image, or the
-/// whole output).
+/// out[0].data is, so compiled code may index it by element number). Calls for different blocks
+/// may come from several threads at once. When out[0].data is null the kernel keeps each block
+/// in scratch of its own that is reused once done() returns (the output is never written
+/// whole). Kernels that take one: matmul (block_elems = the whole output; out[0] must be given)
+/// and conv2d (one image, or the whole output).
 struct OutputBlocks {
   int64_t block_elems = 0;
   std::function<void(int64_t begin, int64_t end, const void* data)> done;
