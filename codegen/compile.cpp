@@ -10,6 +10,8 @@
 #include "codegen/jit.h"
 #include "codegen/loop_emitter.h"
 #include "ir/error.h"
+#include "ir/hash.h"
+#include "ir/plan_hash.h"
 
 namespace lt::codegen {
 
@@ -81,6 +83,14 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
 }
 
 }  // namespace
+
+std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
+                       const ir::BufferPlan& buffers) {
+  ir::Hasher h(0x6f626a6563747331ULL);
+  h.add(ir::structural_hash(g)).add(ir::plan_hash(plan)).add(ir::plan_hash(buffers));
+  h.add(static_cast<uint64_t>(kCodegenVersion)).add(Jit::host_cpu()).add(Jit::host_features());
+  return fmt::format("{:016x}", h.value());
+}
 
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
@@ -174,7 +184,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     JitOptions jo;
     jo.dump_dir = options.dump_dir;
     jo.dump_prefix = options.dump_prefix;
-    jo.cache_key = options.cache_key;
+    if (options.disk_cache) jo.cache_key = object_key(g, plan, buffers);
     jit->add_module(std::move(ctx), std::move(module), jo);
     for (auto& [li, name] : loop_launches) {
       const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
