@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   bool fusion = false;
   bool buffers = false;
   lt::passes::LowerOptions options;
+  lt::passes::PassLogOptions log_options;
+  log_options.verify = true;  // stages see a verified graph and have their output verified
   app.add_option("input", input, "IR file ('-' for stdin)");
   app.add_option("--passes", pass_list,
                  "comma-separated stages, run in order ('pipeline' is the whole lowering)");
@@ -48,6 +50,9 @@ int main(int argc, char** argv) {
   app.add_flag("--print-buffers", buffers,
                "after the passes, print the buffer plan (running 'fuse' and 'buffer_plan' if "
                "they did not)");
+  app.add_option("--dump-dir", log_options.dump_dir,
+                 "write each stage's output as a compiled step does under LT_DUMP_DIR");
+  app.add_option("--dump-prefix", log_options.prefix, "file-name prefix of those dumps");
   app.add_option("--fusion-max-nodes", options.fusion.max_nodes_per_kernel,
                  "largest loop kernel 'fuse' forms")
       ->check(CLI::PositiveNumber);
@@ -81,11 +86,10 @@ int main(int argc, char** argv) {
     std::stringstream list_text(pass_list);
     for (std::string name; std::getline(list_text, name, ',');)
       if (!name.empty()) names.push_back(name);
-    // Stages get a verified graph and have their output verified, as under LT_VERIFY=1.
-    lt::passes::PassLogOptions log_options;
-    log_options.verify = true;
     lt::passes::PassLog log(log_options);
-    if (!names.empty() || fusion || buffers) log.verify(l.graph);
+    // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
+    if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
+      log.verify(l.graph);
     lt::passes::run_passes(l, names, options, log);
     std::vector<std::string> more;
     if ((fusion || buffers) && !l.fusion) more.push_back("fuse");
