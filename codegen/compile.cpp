@@ -4,11 +4,11 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-#include <chrono>
 #include <map>
 
 #include "codegen/jit.h"
 #include "codegen/loop_emitter.h"
+#include "ir/clock.h"
 #include "ir/error.h"
 #include "ir/hash.h"
 #include "ir/plan_hash.h"
@@ -95,7 +95,7 @@ std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
                                         const CompileOptions& options, CompileStats* stats) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t t0 = ir::now_ns();
   LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
                buffers.node_slots.size() == g.nodes().size(),
            "the buffer plan is not for this graph");
@@ -194,8 +194,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
   if (stats) {
     stats->loop_kernels = static_cast<int>(loop_launches.size());
     stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
-    stats->llvm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->llvm_ms = static_cast<double>(ir::now_ns() - t0) / 1e6;
   }
   const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
                               buffers.donated_bytes, buffers.naive_bytes};
