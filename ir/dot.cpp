@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <vector>
+
 #include "ir/error.h"
 
 namespace lt::ir {
@@ -70,8 +73,8 @@ std::string draw(const Graph& g, const FusionPlan* plan) {
       const FusionGroup& grp = plan->groups[k];
       for (int id : grp.nodes)
         if (id < 0 || id >= n)
-          throw InternalError(fmt::format("to_dot: kernel {} holds %{}, not a node of @{}", k, id,
-                                          g.name()));
+          throw InternalError(
+              fmt::format("to_dot: kernel {} holds %{}, not a node of @{}", k, id, g.name()));
       if (grp.nodes.empty()) continue;
       s += fmt::format("  subgraph cluster_{} {{\n    graph [{}];\n", k, cluster_style(g, grp, k));
       for (int id : grp.nodes) {
