@@ -199,7 +199,7 @@ Tensor full(Shape shape, double value, DType dtype, Loc loc) {
   if (!lazy::tracing() || special)
     return apply1(ir::Op::Full, {}, ir::FullAttrs{std::move(shape), dtype, value}, loc);
   // Any other value enters the graph as a 0-d parameter (device data made now), so a value that
-  // changes every step (a learning rate) never changes the graph (DESIGN.md section 4).
+  // changes every step (a learning rate) never changes the graph, and so never recompiles.
   Tensor s;
   {
     ModeGuard eager(Mode::Eager);

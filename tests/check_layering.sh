@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a file includes a header from a higher layer (DESIGN.md section 2), or when LLVM,
-# Eigen or MPI headers leak outside the one folder allowed to use them.
+# Fails when a file includes a header from a higher layer (docs/ARCHITECTURE.md, "Layers"), or
+# when LLVM, Eigen or MPI headers leak outside the one folder allowed to use them.
 set -u
 root=${1:-.}
 cd "$root" || exit 2

@@ -1,8 +1,8 @@
-// The random-graph differential test (DESIGN.md section 9): seeded random DAGs, many per graph so
-// one compile covers many, each run by the reference interpreter on the original graph and
-// compiled (passes, fusion, LLVM loop kernels). Every result must agree within the error bound
-// the generator derived for it: bit for bit where every op on the way is exactly rounded, NaN and
-// inf at the same places, integers and bools exactly. tests/diff/README.md has the knobs:
+// The random-graph differential test: seeded random DAGs, many per graph so one compile covers
+// many, each run by the reference interpreter on the original graph and compiled (passes, fusion,
+// LLVM loop kernels). Every result must agree within the error bound the generator derived for
+// it: bit for bit where every op on the way is exactly rounded, NaN and inf at the same places,
+// integers and bools exactly. tests/diff/README.md has the knobs:
 // LT_RANDOM_GRAPHS=<count> for a longer run, LT_RANDOM_GRAPH_SEED=<n> to rerun one DAG.
 #include "tests/support/random_graph.h"
 
