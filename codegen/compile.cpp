@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/hash.h"
 #include "ir/plan_hash.h"
+#include "ir/loop_kernel.h"
 
 namespace lt::codegen {
 
@@ -55,7 +56,7 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
                            PlannedSlotOf&& planned_slot) {
   const ir::Node& lib = g.node(grp.nodes.front());
   const ir::Value out = ir::Value::node(grp.nodes.front());
-  const bool by_image = ir::as_library(lib.op) == ir::LibraryOp::Conv2d;
+  const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
   const LoopShape shape = emit_loop_kernel(module, g, loop, name, !in_place, by_image);
   const int64_t elems = numel(grp.shape);
   const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;

@@ -66,16 +66,7 @@ ValueIndex::ValueIndex(const Graph& g) {
   first_.push_back(next);
 }
 
-bool checks_data_at_run_time(const Node& n) {
-  switch (n.op) {
-    case Op::Embedding:
-    case Op::EmbeddingGrad:
-    case Op::OneHot:
-    case Op::CrossEntropy: return true;
-    case Op::Div: return is_integer(n.types[0].dtype);
-    default: return false;
-  }
-}
+bool checks_data_at_run_time(const Node& n) { return checks_data(n.op, n.types[0].dtype); }
 
 void verify(const Graph& g) {
   const int np = static_cast<int>(g.params().size());

@@ -131,6 +131,14 @@ TEST(Fold, CastsFollowTheKernels) {
   expect_unfolded("f32", 0.1, 0, "cast(%0) {to=f16}", "f16[]");
 }
 
+TEST(Fold, CastToBoolIsNonzeroInTheSourcePrecision) {
+  // 1e-310 is a nonzero f64 that f32 would round to 0: the kernels (eager and compiled) say true.
+  EXPECT_EQ(fold_value("f64", 1e-310, 0, "cast(%0) {to=bool}", "bool[]"), 1.0);
+  EXPECT_EQ(fold_value("f64", -4.9e-324, 0, "cast(%0) {to=bool}", "bool[]"), 1.0);
+  EXPECT_EQ(fold_value("f64", -0.0, 0, "cast(%0) {to=bool}", "bool[]"), 0.0);
+  EXPECT_EQ(fold_value("f32", NAN, 0, "cast(%0) {to=bool}", "bool[]"), 1.0);
+}
+
 TEST(Fold, Where) {
   ir::Graph g = parse_ok(R"(
     graph @f() {
