@@ -168,7 +168,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
 
   std::shared_ptr<Jit> jit;
   if (!loop_launches.empty()) {
-    jit = Jit::create();
+    jit = Jit::create(options.cache_dir);
     module->setDataLayout(jit->data_layout());
     module->setTargetTriple(jit->target_triple());
     JitOptions jo;

@@ -19,6 +19,7 @@ struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
   std::string dump_prefix;  // file stem for the dumps
   std::string cache_key;    // non-empty: on-disk object cache entry for this graph
+  std::string cache_dir;    // the on-disk object cache's folder (empty: no disk cache)
 };
 
 struct CompileStats {

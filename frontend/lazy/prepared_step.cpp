@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <functional>
 
 #include "codegen/compile.h"
 #include "codegen/jit.h"
 #include "codegen/object_cache.h"
+#include "frontend/options/store.h"
 #include "lt/metrics.h"
 #include "passes/buffer_plan.h"
 #include "passes/fuse.h"
@@ -35,8 +35,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
     step->traced_ = std::move(traced);
     return step;
   }
-  const char* dump = std::getenv("LT_DUMP_DIR");
-  const std::string dump_dir = dump ? dump : "";
+  const std::string dump_dir = options::text(options::Setting::DumpDir);
   const std::string prefix = fmt::format("{:016x}", key);
   ir::Graph g = traced;
   passes::PassLog log({o.verify, dump_dir, prefix});
@@ -67,7 +66,9 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   const std::string cache_key =
       o.disk_cache ? fmt::format("{}-cg{}-{:016x}", prefix, codegen::kCodegenVersion, plans)
                    : std::string();
-  step->executable_ = codegen::compile(g, plan, buffers, {dump_dir, prefix, cache_key}, &stats);
+  const std::string cache_dir = o.disk_cache ? options::text(options::Setting::CacheDir) : "";
+  step->executable_ =
+      codegen::compile(g, plan, buffers, {dump_dir, prefix, cache_key, cache_dir}, &stats);
   step->profile_ = std::make_shared<LaunchProfile>(prefix, g, plan, *step->executable_);
   const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);

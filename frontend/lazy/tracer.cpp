@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <unordered_map>
@@ -18,10 +17,12 @@
 #include "frontend/lazy/prepared_step.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/recompile_report.h"
+#include "frontend/options/store.h"
 #include "ir/dot.h"
 #include "frontend/tensor_impl.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
+#include "lt/options.h"
 
 namespace lt {
 namespace {
@@ -31,11 +32,7 @@ std::atomic<Mode> g_mode{Mode::Eager};
 // rather than a metrics::count call (a map lookup under a mutex) per op.
 std::atomic<int64_t> g_nodes_traced{0};
 
-int64_t env_int(const char* name, int64_t fallback) {
-  const char* s = std::getenv(name);
-  return s && *s ? std::atoll(s) : fallback;
-}
-std::atomic<bool> g_debug{env_int("LT_DEBUG", 0) != 0};
+bool debug_on() { return options::enabled(options::Setting::Debug); }
 
 struct DebugLog {
   std::vector<std::string> lines;
@@ -51,8 +48,8 @@ void log_line(std::string line) {
 
 /// LT_DUMP_DIR: the traced IR and its Graphviz form, per graph prepared.
 void dump_graph(const ir::Graph& g, uint64_t key, int64_t seq) {
-  static const char* dir = std::getenv("LT_DUMP_DIR");
-  if (!dir || !*dir) return;
+  const std::string dir = options::text(options::Setting::DumpDir);
+  if (dir.empty()) return;
   std::filesystem::create_directories(dir);
   const std::string stem = fmt::format("{}/{:04}-{:016x}", dir, seq, key);
   std::ofstream(stem + ".traced.ir") << ir::print(g);
@@ -252,7 +249,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
     metrics::count("cache_miss");
     const int64_t seq = metrics::counter("cache_miss");
     ir::Graph graph = build_graph(c);
-    if (g_debug && cache.size() > 0)
+    if (debug_on() && cache.size() > 0)
       log_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
                            lazy::explain_difference(graph, cache.graphs())));
     dump_graph(graph, key, seq);
@@ -283,7 +280,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
     t->donor.reset();
   }
   registry().pending_nodes = 0;
-  if (g_debug)
+  if (debug_on())
     log_line(fmt::format("lt: {} graph={:016x} nodes={} params={} cache={} build+hash={:.1f}us "
                          "{}={:.3f}ms exec={:.3f}ms",
                          cause, key, nodes, c.params.size(),
@@ -291,24 +288,13 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
                          hit ? "lookup" : "prepare", (t2 - t1) / 1e6, (t3 - t2) / 1e6));
 }
 
-CompileOptions& options_storage() {
-  static CompileOptions o = [] {
-    CompileOptions d;
-    d.opt_level = static_cast<int>(env_int("LT_OPT_LEVEL", 2));
-    d.epilogues = env_int("LT_EPILOGUES", 1) != 0;
-    d.verify = env_int("LT_VERIFY", 0) != 0;
-    return d;
-  }();
-  return o;
-}
-
 }  // namespace
 
-CompileOptions compile_options() { return options_storage(); }
-void set_compile_options(const CompileOptions& o) { options_storage() = o; }
-
 Mode mode() { return g_mode.load(); }
-void set_mode(Mode m) { g_mode.store(m); }
+void set_mode(Mode m) {
+  init();  // the settings are read before anything is traced
+  g_mode.store(m);
+}
 
 namespace lazy {
 
@@ -351,7 +337,7 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
   }
   g_nodes_traced.fetch_add(1, std::memory_order_relaxed);
   Registry& r = registry();
-  static const int64_t limit = env_int("LT_MAX_PENDING_NODES", 200000);
+  const int64_t limit = options::number(options::Setting::MaxPendingNodes);
   if (++r.pending_nodes > limit && !r.warned) {
     r.warned = true;
     std::fprintf(stderr,
@@ -415,7 +401,7 @@ Tensor constant(double value, DType dtype, Loc loc) {
 }
 
 namespace debug {
-void set_enabled(bool on) { g_debug = on; }
+void set_enabled(bool on) { options::set_number(options::Setting::Debug, on); }
 std::vector<std::string> take_log() { return std::exchange(debug_log().lines, {}); }
 std::string graph_text(std::span<const Tensor> tensors) {
   std::vector<TensorImpl*> targets;
