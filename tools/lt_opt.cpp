@@ -1,6 +1,7 @@
 // lt-opt: reads IR text, runs the named passes in order, prints IR text (and, with --print-fusion,
 // the fusion plan). Used by the golden tests under tests/ir/ and by users who want to see what a
-// pass does.
+// pass does. Exit status 2 for a bad flag, an unreadable file, IR that does not parse or an
+// unknown pass; 1 for any other failure.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "ir/parser.h"
 #include "passes/fuse.h"
 #include "passes/registry.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -31,6 +33,28 @@ void print_fusion(const lt::ir::Graph& g, const lt::passes::FuseOptions& o) {
             << lt::ir::print_fusion_plan(g, plan);
 }
 
+lt::ir::Graph read_graph(const std::string& input) {
+  std::stringstream text;
+  if (input == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream f(input);
+    if (!f) throw lt::InputError("cannot open " + input);
+    text << f.rdbuf();
+  }
+  return lt::ir::parse(text.str());
+}
+
+void run_passes(lt::ir::Graph& g, const std::string& pass_list) {
+  std::stringstream names(pass_list);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name.empty()) continue;
+    const auto* p = lt::passes::find_pass(name);
+    if (!p) throw lt::InputError("unknown pass '" + name + "' (see --list-passes)");
+    p->run(g);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,50 +70,30 @@ int main(int argc, char** argv) {
   app.add_flag("--print-fusion", fusion, "after the passes, print the graph and its fusion plan");
   app.add_option("--fusion-max-nodes", fuse_options.max_nodes_per_kernel,
                  "largest loop kernel --print-fusion forms")
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_option("--fusion-max-reductions", fuse_options.max_reductions_per_kernel,
                  "most reductions one loop kernel --print-fusion forms ends in")
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_flag("!--no-fusion", fuse_options.enabled, "--print-fusion prints the unfused plan");
   app.add_flag("!--no-epilogues", fuse_options.epilogues,
                "--print-fusion keeps loops after matmul/conv2d as kernels of their own");
-  CLI11_PARSE(app, argc, argv);
-
-  if (list) {
-    for (const auto& p : lt::passes::all_passes()) std::cout << p.name << "  " << p.summary << "\n";
-    return 0;
-  }
-  std::stringstream text;
-  if (input == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream f(input);
-    if (!f) {
-      std::cerr << "error: cannot open " << input << "\n";
-      return 1;
+  return lt::cli::run(app, argc, argv, [&] {
+    if (list) {
+      for (const auto& p : lt::passes::all_passes())
+        std::cout << p.name << "  " << p.summary << "\n";
+      return;
     }
-    text << f.rdbuf();
-  }
-  try {
-    lt::ir::Graph g = lt::ir::parse(text.str());
-    std::stringstream names(pass_list);
-    for (std::string name; std::getline(names, name, ',');) {
-      if (name.empty()) continue;
-      const auto* p = lt::passes::find_pass(name);
-      if (!p) {
-        std::cerr << "error: unknown pass '" << name << "' (see --list-passes)\n";
-        return 1;
-      }
-      p->run(g);
+    // lt::Error here means the input graph is malformed: it does not parse, or a pass's
+    // verification refuses it.
+    try {
+      lt::ir::Graph g = read_graph(input);
+      run_passes(g, pass_list);
+      std::cout << lt::ir::print(g);
+      if (fusion) print_fusion(g, fuse_options);
+    } catch (const lt::InputError&) {
+      throw;
+    } catch (const lt::Error& e) {
+      throw lt::InputError(e.what());
     }
-    std::cout << lt::ir::print(g);
-    if (fusion) print_fusion(g, fuse_options);
-  } catch (const lt::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  } catch (const lt::InternalError& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 2;
-  }
-  return 0;
+  });
 }
