@@ -13,7 +13,9 @@ namespace {
 
 thread_local bool t_in_worker = false;
 
-int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int default_threads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 // One job at a time. Each job is its own object (function, range, chunk counter): a worker that
 // wakes late still holds the job it woke for, whose chunks are all taken, so it can never run or

@@ -230,7 +230,8 @@ TEST(Options, CompileOptionsAreTheirSettings) {
   EXPECT_FALSE(compile_options().disk_cache);
   o.disk_cache = true;  // back on: the machine's default folder
   set_compile_options(o);
-  EXPECT_EQ(option("LT_CACHE_DIR"), value_text(Setting::CacheDir, default_value(Setting::CacheDir)));
+  EXPECT_EQ(option("LT_CACHE_DIR"),
+            value_text(Setting::CacheDir, default_value(Setting::CacheDir)));
   set_compile_options(saved);
   EXPECT_EQ(compile_options().verify, saved.verify);
   EXPECT_EQ(compile_options().epilogues, saved.epilogues);

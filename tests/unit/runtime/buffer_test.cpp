@@ -7,7 +7,9 @@ namespace {
 
 // Restores the process's limit (other tests of this binary allocate too).
 struct CacheLimit {
-  explicit CacheLimit(size_t bytes) : saved(Buffer::cache_limit()) { Buffer::set_cache_limit(bytes); }
+  explicit CacheLimit(size_t bytes) : saved(Buffer::cache_limit()) {
+    Buffer::set_cache_limit(bytes);
+  }
   ~CacheLimit() { Buffer::set_cache_limit(saved); }
   size_t saved;
 };
