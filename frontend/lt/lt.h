@@ -3,5 +3,6 @@
 #include "lt/autograd.h"
 #include "lt/ops.h"
 #include "lt/options.h"
+#include "lt/serialize.h"
 #include "lt/tensor.h"
 #include "lt/threads.h"
