@@ -1,6 +1,7 @@
 // The on-disk object cache: compiled kernels as files in one folder (the frontend's
 // LT_CACHE_DIR), keyed by the caller's graph hash plus what compiled them (LLVM version, CPU,
-// features), so that a second run of a trainer compiles nothing. LLVM stays out of this header: the cache is handed out as a pointer.
+// features), so that a second run of a trainer compiles nothing. LLVM stays out of this header:
+// the cache is handed out as a pointer.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
-// The setting LT_DUMP_DIR: the traced IR of every graph prepared, and its Graphviz form. The lowering's own
-// stages dump through passes::PassLog under the same directory and prefix.
+// The setting LT_DUMP_DIR: the traced IR of every graph prepared, and its Graphviz form. The
+// lowering's own stages dump through passes::PassLog under the same directory and prefix.
 #pragma once
 #include <cstdint>
 #include <string>
