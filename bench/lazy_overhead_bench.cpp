@@ -6,6 +6,7 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -53,7 +54,8 @@ BENCHMARK(BM_Trace)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceBuildHashRun)->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
+  benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return lt::cli::kExitBadInput;
   benchmark::RunSpecifiedBenchmarks();
   // The split of a step, from the runtime's own timers (p50 over every step above).
   std::printf("%s", lt::metrics::report().c_str());

@@ -179,13 +179,13 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
 
   std::shared_ptr<Jit> jit;
   if (!loop_launches.empty()) {
-    jit = Jit::create();
+    jit = Jit::create(options.cache_dir);
     module->setDataLayout(jit->data_layout());
     module->setTargetTriple(jit->target_triple());
     JitOptions jo;
     jo.dump_dir = options.dump_dir;
     jo.dump_prefix = options.dump_prefix;
-    if (options.disk_cache) jo.cache_key = object_key(g, plan, buffers);
+    if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
     jit->add_module(std::move(ctx), std::move(module), jo);
     for (auto& [li, name] : loop_launches) {
       const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));

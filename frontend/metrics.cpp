@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include "frontend/options/store.h"
 
 namespace lt::metrics {
 namespace {
@@ -18,8 +19,7 @@ struct Store {
   std::map<std::string, std::vector<int64_t>, std::less<>> timings;
 
   ~Store() {
-    if (const char* e = std::getenv("LT_METRICS"); e && std::string_view(e) == "1")
-      std::fputs(report_locked().c_str(), stderr);
+    if (options::enabled(options::Setting::Metrics)) std::fputs(report_locked().c_str(), stderr);
   }
 
   std::string report_locked() {

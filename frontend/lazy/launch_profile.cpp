@@ -3,31 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <string_view>
 
+#include "frontend/options/store.h"
 #include "lt/lazy.h"
 
 namespace lt::lazy {
 namespace {
 
-bool env_profiling() {
-  const char* e = std::getenv("LT_PROFILE");
-  return e && std::string_view(e) == "1";
-}
-
-std::atomic<bool> g_profiling{env_profiling()};
-
 struct Profiles {
   std::mutex m;
   std::vector<std::shared_ptr<LaunchProfile>> all;
   ~Profiles() {
-    if (env_profiling()) std::fputs(report().c_str(), stderr);
+    if (profiling()) std::fputs(report().c_str(), stderr);
   }
   std::string report() {
     std::lock_guard<std::mutex> lk(m);
@@ -88,7 +80,7 @@ std::string LaunchProfile::report() const {
   return s;
 }
 
-bool profiling() { return g_profiling.load(std::memory_order_relaxed); }
+bool profiling() { return options::enabled(options::Setting::Profile); }
 
 void register_profile(std::shared_ptr<LaunchProfile> p) {
   Profiles& all = profiles();
@@ -99,6 +91,6 @@ void register_profile(std::shared_ptr<LaunchProfile> p) {
 }  // namespace lt::lazy
 
 namespace lt::debug {
-void set_profiling(bool on) { lazy::g_profiling = on; }
+void set_profiling(bool on) { options::set_number(options::Setting::Profile, on); }
 std::string profile_report() { return lazy::profiles().report(); }
 }  // namespace lt::debug

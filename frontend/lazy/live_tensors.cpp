@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <unordered_set>
 
 #include "frontend/lazy/tracer.h"
+#include "frontend/options/store.h"
 
 namespace lt::lazy {
 namespace {
@@ -26,13 +26,7 @@ LiveTensors& live_tensors() {
 
 std::atomic<int64_t> g_nodes_traced{0};
 
-int64_t max_pending_nodes() {
-  static const int64_t limit = [] {
-    const char* s = std::getenv("LT_MAX_PENDING_NODES");
-    return s && *s ? std::atoll(s) : int64_t{200000};
-  }();
-  return limit;
-}
+int64_t max_pending_nodes() { return options::number(options::Setting::MaxPendingNodes); }
 
 }  // namespace
 
