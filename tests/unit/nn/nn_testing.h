@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/nn.h"
 
