@@ -33,8 +33,10 @@ Conv2d::Conv2d(int64_t in, int64_t out, Size2d kernel, Conv2dOptions o)
     : in_channels(in), out_channels(out), kernel_size(kernel), options(o) {
   require(in >= 1 && out >= 1, "Conv2d", "channels must be >= 1, got in={}, out={}", in, out);
   require(o.groups >= 1 && in % o.groups == 0 && out % o.groups == 0, "Conv2d",
-          "groups={} must be >= 1 and divide in_channels={} and out_channels={}", o.groups, in, out);
-  require(kernel.h >= 1 && kernel.w >= 1, "Conv2d", "kernel_size {} must be >= 1", pair_str(kernel));
+          "groups={} must be >= 1 and divide in_channels={} and out_channels={}", o.groups, in,
+          out);
+  require(kernel.h >= 1 && kernel.w >= 1, "Conv2d", "kernel_size {} must be >= 1",
+          pair_str(kernel));
   require(o.stride.h >= 1 && o.stride.w >= 1 && o.dilation.h >= 1 && o.dilation.w >= 1, "Conv2d",
           "stride {} and dilation {} must be >= 1", pair_str(o.stride), pair_str(o.dilation));
   require(o.padding.h >= 0 && o.padding.w >= 0, "Conv2d", "padding {} must be >= 0",

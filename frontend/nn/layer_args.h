@@ -13,7 +13,8 @@ namespace lt::nn {
 
 template <class... Args>
 void require(bool ok, std::string_view layer, fmt::format_string<Args...> what, Args&&... args) {
-  if (!ok) throw Error(fmt::format("{}: {}", layer, fmt::format(what, std::forward<Args>(args)...)));
+  if (!ok)
+    throw Error(fmt::format("{}: {}", layer, fmt::format(what, std::forward<Args>(args)...)));
 }
 
 inline Tensor eager_full(Shape shape, double value, DType dtype = DType::F32) {

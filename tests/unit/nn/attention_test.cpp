@@ -45,7 +45,8 @@ std::vector<double> host_attention(const nn::CausalSelfAttention& m, const std::
         for (double& s : score) z += (s = std::exp(s - top));
         for (int64_t e = 0; e < d; ++e) {
           double acc = 0;
-          for (int64_t j = 0; j <= i; ++j) acc += score[j] / z * qkv[j * 3 * c + 2 * c + head * d + e];
+          for (int64_t j = 0; j <= i; ++j)
+            acc += score[j] / z * qkv[j * 3 * c + 2 * c + head * d + e];
           joined[i * c + head * d + e] = acc;
         }
       }

@@ -102,7 +102,8 @@ TEST(Init, GainsFansAndErrors) {
   EXPECT_EQ(nn::init::calculate_gain(Nonlinearity::ReLU), std::sqrt(2.0));
   EXPECT_EQ(nn::init::calculate_gain(Nonlinearity::LeakyReLU, std::sqrt(5.0)), std::sqrt(2.0 / 6));
   EXPECT_EQ(nn::init::calculate_gain(Nonlinearity::SELU), 0.75);
-  EXPECT_EQ(nn::init::fan_in_and_fan_out(zeros({8, 4, 3, 2})), (std::pair<int64_t, int64_t>{24, 48}));
+  EXPECT_EQ(nn::init::fan_in_and_fan_out(zeros({8, 4, 3, 2})),
+            (std::pair<int64_t, int64_t>{24, 48}));
   const int line = __LINE__ + 1;
   EXPECT_EQ(testing::error_of([] { nn::init::xavier_uniform_(zeros({5})); }),
             "init: fan in and fan out need a tensor of rank >= 2, got f32[5] at init_test.cpp:" +
