@@ -233,7 +233,7 @@ Header parse_header(std::string_view text, uint64_t data_bytes) {
   json root;
   try {
     root = json::parse(text.begin(), text.end(), on_event);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse_error, or out_of_range for a number like 1e400
     std::string_view what = e.what();
     if (const size_t tag = what.find("] "); tag != what.npos) what.remove_prefix(tag + 2);
     throw Error(fmt::format("header is not valid JSON: {}", printable(what)));

@@ -76,6 +76,8 @@ TEST_F(LoadErrors, BadJson) {
             "header is not valid JSON: parse error at line 1, column 3: syntax error while "
             "parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"\\xff'; "
             "expected string literal");
+  EXPECT_EQ(problem(file_of(R"({"a":1e400})")),
+            "header is not valid JSON: number overflow parsing '1e400'");
   EXPECT_EQ(problem(file_of(R"({"a":{"dtype":"F32","dtype":"F32"}})")),
             "header repeats the key \"dtype\"");
   EXPECT_EQ(problem(file_of(R"({"a":{},"a":{}})")), "header repeats the key \"a\"");
