@@ -31,7 +31,7 @@ struct Args {
 
 lt::Tensor as_images(const lt::Tensor& flat) { return lt::reshape(flat, {-1, 1, 28, 28}); }
 
-double accuracy(const lt::examples::Cnn& model, const lt::data::Dataset& ds) {
+double accuracy(lt::examples::Cnn& model, const lt::data::Dataset& ds) {
   using namespace lt;
   NoGradGuard no_grad;
   int64_t correct = 0;
@@ -55,7 +55,7 @@ void train(const Args& a) {
       data::load_fashion_mnist(data::Split::Train, {.limit = a.train_limit, .normalize = true});
   const data::Dataset test_set =
       data::load_fashion_mnist(data::Split::Test, {.limit = a.test_limit, .normalize = true});
-  const examples::Cnn model;
+  examples::Cnn model;
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
   data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed, .drop_last = true});
   fmt::print("fmnist_cnn: {} train / {} test images, batch {}, lr {}, momentum {}, {} threads, {} mode\n",

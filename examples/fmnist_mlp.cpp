@@ -50,7 +50,7 @@ void train(const Args& a) {
   std::vector<int64_t> sizes{784};
   sizes.insert(sizes.end(), a.hidden.begin(), a.hidden.end());
   sizes.push_back(10);
-  const examples::Mlp model(sizes);
+  examples::Mlp model(sizes);
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
   data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed});
   fmt::print(
