@@ -135,7 +135,7 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
   if (type == state.metadata.end())
     fail(fmt::format("no {}.type in the metadata (not an optimizer's state?)", prefix));
   if (type->second != type_)
-    fail(fmt::format("the state is of a {} optimizer, this is {}", type->second, type_));
+    fail(fmt::format("the state is of optimizer type {}, this one is {}", type->second, type_));
   std::vector<StringDict> saved;
   for (size_t g = 0; g < params_.size(); ++g) saved.push_back(options_text(g));
   const auto restore_options = [&] {
