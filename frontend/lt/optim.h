@@ -7,8 +7,8 @@
 #pragma once
 #include <array>
 #include <cstddef>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lt/serialize.h"

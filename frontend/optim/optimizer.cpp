@@ -50,12 +50,13 @@ Optimizer::Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, 
         throw Error(fmt::format("{}: parameter {} of group {} is an undefined tensor at {}", type_,
                                 i, g, location_str(loc)));
       if (p.dtype() != DType::F32 && p.dtype() != DType::F64)
-        throw Error(fmt::format("{}: parameter {} of group {} is {}; optimizers update f32 or "
-                                "f64 tensors at {}",
-                                type_, i, g, type_str(p.type()), location_str(loc)));
+        throw Error(
+            fmt::format("{}: parameter {} of group {} is {}; optimizers update f32 or "
+                        "f64 tensors at {}",
+                        type_, i, g, type_str(p.type()), location_str(loc)));
       if (!seen.insert(p.impl()).second)
-        throw Error(fmt::format("{}: parameter {} of group {} appears more than once at {}",
-                                type_, i, g, location_str(loc)));
+        throw Error(fmt::format("{}: parameter {} of group {} appears more than once at {}", type_,
+                                i, g, location_str(loc)));
     }
   }
   if (seen.empty())
@@ -64,14 +65,11 @@ Optimizer::Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, 
 
 size_t Optimizer::checked(size_t group) const {
   if (group >= params_.size())
-    throw Error(fmt::format("{}: no parameter group {} (it has {})", type_, group,
-                            params_.size()));
+    throw Error(fmt::format("{}: no parameter group {} (it has {})", type_, group, params_.size()));
   return group;
 }
 
-const std::vector<Tensor>& Optimizer::params(size_t group) const {
-  return params_[checked(group)];
-}
+const std::vector<Tensor>& Optimizer::params(size_t group) const { return params_[checked(group)]; }
 
 void Optimizer::init_state() {
   ModeGuard eager(Mode::Eager);  // device data: the first step's graph reads it like later ones
@@ -143,8 +141,8 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
   };
   try {
     if (const size_t n = read_count(state.metadata, prefix + ".groups"); n != params_.size())
-      throw Error(fmt::format("the state has {} parameter groups, this optimizer {}", n,
-                              params_.size()));
+      throw Error(
+          fmt::format("the state has {} parameter groups, this optimizer {}", n, params_.size()));
     for (size_t g = 0; g < params_.size(); ++g) {
       const std::string group = fmt::format("{}.{}.", prefix, g);
       const size_t n = read_count(state.metadata, group + "params");
@@ -160,7 +158,8 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
       }
       const StringDict known = options_text(g);
       for (const auto& [name, _] : text)
-        if (!known.contains(name)) throw Error(fmt::format("{}{} is not an option of {}", group, name, type_));
+        if (!known.contains(name))
+          throw Error(fmt::format("{}{} is not an option of {}", group, name, type_));
     }
   } catch (const Error& e) {
     restore_options();

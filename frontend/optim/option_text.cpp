@@ -35,8 +35,7 @@ std::string numbers_text(const std::vector<double>& v) {
 double read_number(const StringDict& text, const std::string& name) {
   const std::string& s = find(text, name);
   double v = 0;
-  if (!parse_number(s, v))
-    throw Error(fmt::format("{} is \"{}\", not a finite number", name, s));
+  if (!parse_number(s, v)) throw Error(fmt::format("{} is \"{}\", not a finite number", name, s));
   return v;
 }
 
@@ -60,8 +59,7 @@ std::vector<double> read_numbers(const StringDict& text, const std::string& name
     start = comma + 1;
   }
   if (count != 0 && out.size() != count)
-    throw Error(fmt::format("{} is \"{}\": {} numbers, expected {}", name, s, out.size(),
-                            count));
+    throw Error(fmt::format("{} is \"{}\": {} numbers, expected {}", name, s, out.size(), count));
   return out;
 }
 

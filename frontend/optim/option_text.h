@@ -18,7 +18,6 @@ std::string numbers_text(const std::vector<double>& v);
 double read_number(const StringDict& text, const std::string& name);
 bool read_bool(const StringDict& text, const std::string& name);
 /// Exactly `count` comma-separated numbers; count 0 accepts any number of them.
-std::vector<double> read_numbers(const StringDict& text, const std::string& name,
-                                 size_t count = 0);
+std::vector<double> read_numbers(const StringDict& text, const std::string& name, size_t count = 0);
 
 }  // namespace lt::optim

@@ -31,12 +31,10 @@ Schedule::Schedule(std::function<double(int64_t)> factor, std::string kind)
 }
 
 StepLR::StepLR(int64_t step_size, double gamma)
-    : Schedule(
-          [n = positive(step_size, "StepLR: step_size"),
-           gamma = nonnegative(gamma, "StepLR: gamma")](int64_t t) {
-            return std::pow(gamma, static_cast<double>(t / n));
-          },
-          fmt::format("step(step_size={},gamma={})", step_size, number_text(gamma))) {}
+    : Schedule([n = positive(step_size, "StepLR: step_size"),
+                gamma = nonnegative(gamma, "StepLR: gamma")](
+                   int64_t t) { return std::pow(gamma, static_cast<double>(t / n)); },
+               fmt::format("step(step_size={},gamma={})", step_size, number_text(gamma))) {}
 
 namespace {
 std::vector<int64_t> sorted_milestones(std::vector<int64_t> m) {

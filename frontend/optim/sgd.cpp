@@ -29,9 +29,10 @@ void check(const SGDOptions& o) {
   if (!std::isfinite(o.dampening))
     throw Error(fmt::format("dampening must be finite, got {}", o.dampening));
   if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
-    throw Error(fmt::format("nesterov needs momentum > 0 and dampening 0, got momentum {} and "
-                            "dampening {}",
-                            o.momentum, o.dampening));
+    throw Error(
+        fmt::format("nesterov needs momentum > 0 and dampening 0, got momentum {} and "
+                    "dampening {}",
+                    o.momentum, o.dampening));
 }
 
 constexpr size_t kBuffer = 0, kStep = 1;
@@ -73,8 +74,7 @@ void SGD::update(size_t group, const Tensor& skip) {
       Tensor& step = state(group, i, kStep);
       const Tensor momentum = s.get("momentum", o.momentum, dt);
       const Tensor later =
-          buf * momentum +
-          (o.dampening != 0 ? d * s.get("1-dampening", 1 - o.dampening, dt) : d);
+          buf * momentum + (o.dampening != 0 ? d * s.get("1-dampening", 1 - o.dampening, dt) : d);
       const Tensor b = where(eq(step, scalar_like(0, step)), d, later);
       d = o.nesterov ? d + b * momentum : b;
       assign(buf, b, skip);

@@ -79,8 +79,8 @@ TEST(LazyOptimMlp, AdamWScheduleClipDropoutCompilesOnceWithoutSyncsLikeEager) {
   ASSERT_EQ(lazy.losses.size(), static_cast<size_t>(kSteps));
   for (int i = 0; i < kSteps; ++i) EXPECT_NEAR(lazy.losses[i], eager.losses[i], 1e-5) << i;
   EXPECT_LT(lazy.losses.back(), 0.5 * lazy.losses.front());  // it learns
-  EXPECT_EQ(lazy.misses[1], lazy.misses.back());  // no compile after the second step
-  EXPECT_EQ(lazy.misses.back(), 1);               // in fact the first graph is the only one
+  EXPECT_EQ(lazy.misses[1], lazy.misses.back());             // no compile after the second step
+  EXPECT_EQ(lazy.misses.back(), 1);  // in fact the first graph is the only one
   EXPECT_EQ(lazy.syncs, 0);
 }
 

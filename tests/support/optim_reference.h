@@ -70,7 +70,8 @@ struct RefAdam {
 /// A made-up gradient for step t: mixed signs and magnitudes, different in every element.
 inline Vec grad_at(int t, size_t n, double scale = 1) {
   Vec g(n);
-  for (size_t k = 0; k < n; ++k) g[k] = scale * std::sin(1.7 * static_cast<double>(k) + 0.9 * t + 0.3);
+  for (size_t k = 0; k < n; ++k)
+    g[k] = scale * std::sin(1.7 * static_cast<double>(k) + 0.9 * t + 0.3);
   return g;
 }
 
@@ -79,9 +80,8 @@ inline ::testing::AssertionResult Near(const Vec& a, const Vec& b, double tol) {
   if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
   for (size_t k = 0; k < a.size(); ++k)
     if (!(std::abs(a[k] - b[k]) <= tol * std::max(1.0, std::abs(b[k]))))
-      return ::testing::AssertionFailure()
-             << "element " << k << ": " << a[k] << " vs " << b[k] << " (diff " << a[k] - b[k]
-             << ")";
+      return ::testing::AssertionFailure() << "element " << k << ": " << a[k] << " vs " << b[k]
+                                           << " (diff " << a[k] - b[k] << ")";
   return ::testing::AssertionSuccess();
 }
 

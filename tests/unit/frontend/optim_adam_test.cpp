@@ -80,8 +80,7 @@ TEST(Adam, L2WeightDecayAndOtherBetas) {
 }
 
 TEST(Adam, Amsgrad) {
-  expect_matches_reference<Adam>(AdamOptions{.lr = 0.02, .weight_decay = 0.05, .amsgrad = true},
-                                 6);
+  expect_matches_reference<Adam>(AdamOptions{.lr = 0.02, .weight_decay = 0.05, .amsgrad = true}, 6);
 }
 
 TEST(AdamW, DecoupledWeightDecay) {
@@ -123,7 +122,10 @@ TEST(AdamW, GroupsWithAndWithoutDecayAndTheirOwnRates) {
     const Vec gw = shrinking_grad(t, 4), gb = grad_at(t + 5, 2);
     w.set_grad(grad(gw));
     // b has no gradient at step 2: its step count stays, so its bias correction lags w's.
-    if (t == 2) b.zero_grad(); else b.set_grad(grad(gb));
+    if (t == 2)
+      b.zero_grad();
+    else
+      b.set_grad(grad(gb));
     opt.step();
     rw.step(ew, gw);
     if (t != 2) rb.step(eb, gb);
@@ -172,7 +174,8 @@ TEST(Adam, BadOptionsAreErrors) {
     Adam({p}, {.betas = {0.9, 1.0}});
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).substr(0, 50), "Adam: group 0: betas must be in [0, 1), got 0.9,1 ");
+    EXPECT_EQ(std::string(e.what()).substr(0, 50),
+              "Adam: group 0: betas must be in [0, 1), got 0.9,1 ");
   }
   EXPECT_THROW(AdamW({p}, {.eps = -1}), Error);
 }

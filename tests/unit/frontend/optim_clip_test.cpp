@@ -109,7 +109,9 @@ TEST(ClipGradNorm, BadArgumentsAreErrors) {
             "clip_grad_norm_: max_norm must be >= 0, got -1");
   Tensor f = zeros({1}).requires_grad_();
   f.set_grad(ones({1}));
-  EXPECT_EQ(message([&] { clip_grad_norm_({p.a, f}, 1); }),
+  EXPECT_EQ(message([&] {
+              clip_grad_norm_({p.a, f}, 1);
+            }),
             "clip_grad_norm_: gradients of different dtypes (f64 and f32)");
 }
 

@@ -50,7 +50,7 @@ TEST(Schedules, CosineAnnealingEndsAtTheFloorAndStaysThere) {
 TEST(Schedules, LinearWarmupThenAnyOther) {
   const LinearWarmup s(4, CosineAnnealingLR(6, 0.01), 0.2);
   expect_near(factors(s, 4), {0.2, 0.4, 0.6, 0.8});
-  EXPECT_EQ(s.factor(4), 1.0);   // the cosine's t = 0
+  EXPECT_EQ(s.factor(4), 1.0);    // the cosine's t = 0
   EXPECT_EQ(s.factor(10), 0.01);  // its t_max
   EXPECT_EQ(s.kind(), "warmup(steps=4,start_factor=0.2)+cosine(t_max=6,lrf=0.01)");
   const LinearWarmup w(2);
@@ -151,8 +151,9 @@ TEST(Scheduler, LoadingAnotherScheduleOrBadTextIsAnError) {
     return "no error";
   };
   StringDict other = Scheduler(m.opt, ExponentialLR(0.5)).state_dict();
-  EXPECT_EQ(message(other), "Scheduler.load_state_dict: the state is of schedule "
-                            "\"exponential(gamma=0.5)\", this one is \"step(step_size=2,gamma=0.1)\"");
+  EXPECT_EQ(message(other),
+            "Scheduler.load_state_dict: the state is of schedule "
+            "\"exponential(gamma=0.5)\", this one is \"step(step_size=2,gamma=0.1)\"");
   StringDict good = s.state_dict();
   StringDict bad = good;
   bad["sched.last_step"] = "x";

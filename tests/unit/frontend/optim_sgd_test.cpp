@@ -14,7 +14,9 @@ using testing::Near;
 using testing::RefSGD;
 using testing::Vec;
 
-Tensor param(const Vec& v) { return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_(); }
+Tensor param(const Vec& v) {
+  return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_();
+}
 Tensor grad(const Vec& v) { return from_vector<double>(v, {static_cast<int64_t>(v.size())}); }
 
 /// `steps` updates of one f64 parameter by SGD and by the reference, compared after each.
@@ -52,8 +54,7 @@ TEST(SGD, MomentumWithDampening) {
 }
 
 TEST(SGD, NesterovWithWeightDecay) {
-  expect_matches_reference({.lr = 0.05, .momentum = 0.8, .weight_decay = 0.1, .nesterov = true},
-                           5);
+  expect_matches_reference({.lr = 0.05, .momentum = 0.8, .weight_decay = 0.1, .nesterov = true}, 5);
 }
 
 // PyTorch's first step copies the gradient into the buffer: with dampening 0.5 the buffer after
@@ -94,7 +95,10 @@ TEST(SGD, ParamGroupsHaveTheirOwnOptionsAndParamsWithoutAGradAreLeftAlone) {
     b.set_grad(grad(gb));
     // c has no gradient at step 1: it is left alone, its buffer and count too (so its second
     // update is PyTorch's first-step rule's "later" case, its first its first).
-    if (t == 1) c.zero_grad(); else c.set_grad(grad(gc));
+    if (t == 1)
+      c.zero_grad();
+    else
+      c.set_grad(grad(gc));
     opt.step();
     ra.step(ea, ga);
     rb.step(eb, gb);

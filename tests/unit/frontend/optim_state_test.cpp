@@ -150,7 +150,8 @@ class OptimStateErrors : public ::testing::Test {
 
   /// The error of loading `c`, without its location; and nothing changed.
   std::string load_error(const Checkpoint& c) {
-    const std::vector<float> before = opt.state_dict().tensors.at("optim.0.0.exp_avg").to_vector<float>();
+    const std::vector<float> before =
+        opt.state_dict().tensors.at("optim.0.0.exp_avg").to_vector<float>();
     std::string what = "no error";
     try {
       opt.load_state_dict(c);
