@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,9 +56,11 @@ struct ParamGroup {
 /// State is created at construction, as zeros of each parameter's shape plus a 0-d f32 `step`
 /// (the number of updates it has had), so the graph of the first step reads the same parameters
 /// as every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
+class StepScalars;
+
 class Optimizer {
  public:
-  virtual ~Optimizer() = default;
+  virtual ~Optimizer();
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
@@ -104,6 +107,9 @@ class Optimizer {
   /// Parameter `index` of `group`, and its state tensor `slot` (an index into slot_names).
   Tensor& param(size_t group, size_t index) { return params_[group][index]; }
   Tensor& state(size_t group, size_t index, size_t slot) { return state_[group][index][slot]; }
+  /// A number of a group's options (or made from them) as a 0-d tensor of device data, a graph
+  /// parameter however it changes; `name` identifies it (frontend/optim/step_scalars.h).
+  Tensor scalar(size_t group, const std::string& name, double value, DType dtype);
   /// target = value, or where(skip, target, value) when skip is defined: in place either way.
   static void assign(Tensor& target, const Tensor& value, const Tensor& skip);
 
@@ -111,6 +117,7 @@ class Optimizer {
   std::string type_;
   std::vector<std::vector<Tensor>> params_;
   std::vector<std::vector<std::vector<Tensor>>> state_;  // [group][param][slot]
+  std::unique_ptr<StepScalars> scalars_;
 };
 
 /// An optimizer whose groups carry options of type `Options` (which has an `lr`).

@@ -12,7 +12,6 @@
 #include <type_traits>
 
 #include "frontend/optim/option_text.h"
-#include "frontend/optim/step_scalars.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
@@ -71,7 +70,9 @@ template <class Options>
 void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
   const Options& o = this->options_[group];
   const auto [beta1, beta2] = o.betas;
-  StepScalars s;
+  const auto s = [&](const char* name, double value, DType dtype) {
+    return this->scalar(group, name, value, dtype);
+  };
   for (size_t i = 0; i < this->params(group).size(); ++i) {
     Tensor& p = this->param(group, i);
     Tensor g = p.grad();
@@ -83,18 +84,17 @@ void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
     Tensor decayed = p;
     if (o.weight_decay != 0) {
       if constexpr (kDecoupled<Options>)
-        decayed = p * s.get("1-lr*weight_decay", 1 - o.lr * o.weight_decay, dt);
+        decayed = p * s("1-lr*weight_decay", 1 - o.lr * o.weight_decay, dt);
       else
-        g = g + p * s.get("weight_decay", o.weight_decay, dt);
+        g = g + p * s("weight_decay", o.weight_decay, dt);
     }
     const Tensor t = step + 1.0;
-    const Tensor m = exp_avg * s.get("beta1", beta1, dt) + g * s.get("1-beta1", 1 - beta1, dt);
-    const Tensor v =
-        exp_avg_sq * s.get("beta2", beta2, dt) + g * g * s.get("1-beta2", 1 - beta2, dt);
+    const Tensor m = exp_avg * s("beta1", beta1, dt) + g * s("1-beta1", 1 - beta1, dt);
+    const Tensor v = exp_avg_sq * s("beta2", beta2, dt) + g * g * s("1-beta2", 1 - beta2, dt);
     const Tensor t64 = cast(t, DType::F64);
-    const Tensor bias1 = 1.0 - pow(s.get("beta1", beta1, DType::F64), t64);
-    const Tensor bias2 = 1.0 - pow(s.get("beta2", beta2, DType::F64), t64);
-    const Tensor step_size = cast(s.get("lr", o.lr, DType::F64) / bias1, dt);
+    const Tensor bias1 = 1.0 - pow(s("beta1", beta1, DType::F64), t64);
+    const Tensor bias2 = 1.0 - pow(s("beta2", beta2, DType::F64), t64);
+    const Tensor step_size = cast(s("lr", o.lr, DType::F64) / bias1, dt);
     const Tensor bias2_sqrt = cast(sqrt(bias2), dt);
     Tensor v_used = v;
     if (o.amsgrad) {
@@ -102,7 +102,7 @@ void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
       v_used = maximum(max_exp_avg_sq, v);
       this->assign(max_exp_avg_sq, v_used, skip);
     }
-    const Tensor denom = sqrt(v_used) / bias2_sqrt + s.get("eps", o.eps, dt);
+    const Tensor denom = sqrt(v_used) / bias2_sqrt + s("eps", o.eps, dt);
     this->assign(p, decayed - step_size * (m / denom), skip);
     this->assign(exp_avg, m, skip);
     this->assign(exp_avg_sq, v, skip);

@@ -16,7 +16,7 @@ Tensor norm(const Tensor& g, double p, StepScalars& s) {
   if (std::isinf(p)) return max(abs(g));
   if (p == 2) return sqrt(sum(g * g));
   if (p == 1) return sum(abs(g));
-  return pow(sum(pow(abs(g), s.get("p", p, g.dtype()))), s.get("1/p", 1 / p, g.dtype()));
+  return pow(sum(pow(abs(g), s.get(0, "p", p, g.dtype()))), s.get(0, "1/p", 1 / p, g.dtype()));
 }
 
 }  // namespace
@@ -56,14 +56,14 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     }
     const Tensor term = norm_type == 1   ? n
                         : norm_type == 2 ? n * n
-                                         : pow(n, s.get("p", norm_type, n.dtype()));
+                                         : pow(n, s.get(0, "p", norm_type, n.dtype()));
     acc = acc.defined() ? acc + term : term;
   }
   const DType dt = acc.dtype();
   const Tensor total = inf || norm_type == 1 ? acc
                        : norm_type == 2      ? sqrt(acc)
-                                             : pow(acc, s.get("1/p", 1 / norm_type, dt));
-  const Tensor coef = s.get("max_norm", max_norm, dt) / (total + s.get("1e-6", 1e-6, dt));
+                                             : pow(acc, s.get(0, "1/p", 1 / norm_type, dt));
+  const Tensor coef = s.get(0, "max_norm", max_norm, dt) / (total + s.get(0, "1e-6", 1e-6, dt));
   const Tensor clamped = minimum(coef, scalar_like(1, coef));
   for (Tensor& g : grads) g.mul_(clamped);
   return total;

@@ -2,7 +2,9 @@
 // state_dict()/load_state_dict().
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "frontend/optim/option_text.h"
@@ -31,17 +33,19 @@ StringDict under(const StringDict& meta, const std::string& prefix) {
 
 }  // namespace
 
-Tensor StepScalars::get(const std::string& name, double value, DType dtype) {
-  Tensor& t = made_[{name, dtype}];
-  if (!t.defined()) {
+Tensor StepScalars::get(size_t group, const std::string& name, double value, DType dtype) {
+  Made& m = made_[{group, name, dtype}];
+  if (!m.tensor.defined() || std::bit_cast<uint64_t>(m.value) != std::bit_cast<uint64_t>(value)) {
     ModeGuard eager(Mode::Eager);  // device data: a graph parameter, never a constant
-    t = scalar(value, dtype);
+    m = {value, scalar(value, dtype)};
   }
-  return t;
+  return m.tensor;
 }
 
 Optimizer::Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, const Loc& loc)
-    : type_(std::move(type)), params_(std::move(groups)) {
+    : type_(std::move(type)),
+      params_(std::move(groups)),
+      scalars_(std::make_unique<StepScalars>()) {
   std::set<const TensorImpl*> seen;
   for (size_t g = 0; g < params_.size(); ++g) {
     for (size_t i = 0; i < params_[g].size(); ++i) {
@@ -61,6 +65,12 @@ Optimizer::Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, 
   }
   if (seen.empty())
     throw Error(fmt::format("{}: no parameters to optimize at {}", type_, location_str(loc)));
+}
+
+Optimizer::~Optimizer() = default;
+
+Tensor Optimizer::scalar(size_t group, const std::string& name, double value, DType dtype) {
+  return scalars_->get(group, name, value, dtype);
 }
 
 size_t Optimizer::checked(size_t group) const {

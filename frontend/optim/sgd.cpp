@@ -11,7 +11,6 @@
 #include <cmath>
 
 #include "frontend/optim/option_text.h"
-#include "frontend/optim/step_scalars.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
@@ -61,26 +60,28 @@ std::vector<std::string> SGD::slot_names(size_t group) const {
 
 void SGD::update(size_t group, const Tensor& skip) {
   const SGDOptions& o = options_[group];
-  StepScalars s;
+  const auto s = [&](const char* name, double value, DType dtype) {
+    return scalar(group, name, value, dtype);
+  };
   for (size_t i = 0; i < params(group).size(); ++i) {
     Tensor& p = param(group, i);
     const Tensor grad = p.grad();
     if (!grad.defined()) continue;
     const DType dt = p.dtype();
     Tensor d = grad;
-    if (o.weight_decay != 0) d = d + p * s.get("weight_decay", o.weight_decay, dt);
+    if (o.weight_decay != 0) d = d + p * s("weight_decay", o.weight_decay, dt);
     if (o.momentum != 0) {
       Tensor& buf = state(group, i, kBuffer);
       Tensor& step = state(group, i, kStep);
-      const Tensor momentum = s.get("momentum", o.momentum, dt);
+      const Tensor momentum = s("momentum", o.momentum, dt);
       const Tensor later =
-          buf * momentum + (o.dampening != 0 ? d * s.get("1-dampening", 1 - o.dampening, dt) : d);
+          buf * momentum + (o.dampening != 0 ? d * s("1-dampening", 1 - o.dampening, dt) : d);
       const Tensor b = where(eq(step, scalar_like(0, step)), d, later);
       d = o.nesterov ? d + b * momentum : b;
       assign(buf, b, skip);
       assign(step, step + 1.0, skip);
     }
-    assign(p, p - d * s.get("lr", o.lr, dt), skip);
+    assign(p, p - d * s("lr", o.lr, dt), skip);
   }
 }
 
