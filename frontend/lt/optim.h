@@ -76,8 +76,6 @@ class Optimizer {
   /// A group's learning rate; schedules set it before each step (it enters the graph as data).
   virtual double lr(size_t group) const = 0;
   virtual void set_lr(size_t group, double lr) = 0;
-  /// `group`, or lt::Error when there is no such group.
-  size_t checked(size_t group) const;
 
   /// Tensors `<prefix>.<group>.<param index>.<slot>` (slots: SGD `momentum_buffer`, `step`;
   /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`), and metadata
@@ -94,16 +92,24 @@ class Optimizer {
  protected:
   Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, const Loc& loc);
 
-  /// The state slots of a group's parameters under its options, in a fixed order.
+  /// The state slots of a group's parameters under its options, in a fixed order. Options may
+  /// change between steps (momentum turned on): step() then adds the new slots as zeros and
+  /// drops the ones no longer used before update() runs.
   virtual std::vector<std::string> slot_names(size_t group) const = 0;
+  /// Throws lt::Error, its message starting with the option's name, when a group's options are
+  /// invalid (checked at construction and at every step, since options() can change them).
+  virtual void check_options(size_t group) const = 0;
   /// Updates one group; `skip` may be undefined.
   virtual void update(size_t group, const Tensor& skip) = 0;
-  /// A group's options as strings, and back (bad text throws lt::Error).
+  /// A group's options as strings, and back (bad text or values throw lt::Error and change
+  /// nothing).
   virtual StringDict options_text(size_t group) const = 0;
   virtual void set_options_text(size_t group, const StringDict& text) = 0;
 
-  /// Zeros for every slot of every parameter (derived constructors call it last).
-  void init_state();
+  /// Checks every group's options and creates the state (derived constructors call it last).
+  void init(const Loc& loc);
+  /// `group`, or lt::Error when there is no such group.
+  size_t checked(size_t group) const;
   /// Parameter `index` of `group`, and its state tensor `slot` (an index into slot_names).
   Tensor& param(size_t group, size_t index) { return params_[group][index]; }
   Tensor& state(size_t group, size_t index, size_t slot) { return state_[group][index][slot]; }
@@ -114,8 +120,15 @@ class Optimizer {
   static void assign(Tensor& target, const Tensor& value, const Tensor& skip);
 
  private:
+  void check_group(size_t group, const std::string& where, const Loc& loc) const;
+  /// Zeros for every slot of every parameter.
+  void init_state();
+  /// Brings a group's slots in line with slot_names(group), keeping the values of those that stay.
+  void refresh_slots(size_t group);
+
   std::string type_;
   std::vector<std::vector<Tensor>> params_;
+  std::vector<std::vector<std::string>> slot_names_;     // [group][slot]: what state_ holds
   std::vector<std::vector<std::vector<Tensor>>> state_;  // [group][param][slot]
   std::unique_ptr<StepScalars> scalars_;
 };
@@ -155,6 +168,7 @@ class SGD final : public OptimizerOf<SGDOptions> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
   void update(size_t group, const Tensor& skip) override;
   StringDict options_text(size_t group) const override;
   void set_options_text(size_t group, const StringDict& text) override;
@@ -169,6 +183,7 @@ class AdamFamily : public OptimizerOf<Options> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
   void update(size_t group, const Tensor& skip) override;
   StringDict options_text(size_t group) const override;
   void set_options_text(size_t group, const StringDict& text) override;

@@ -49,15 +49,12 @@ AdamFamily<Options>::AdamFamily(std::vector<Tensor> params, Options options, Loc
 template <class Options>
 AdamFamily<Options>::AdamFamily(std::vector<ParamGroup<Options>> groups, Loc loc)
     : OptimizerOf<Options>(type_name<Options>(), std::move(groups), loc) {
-  for (size_t g = 0; g < this->options_.size(); ++g) {
-    try {
-      check(this->options_[g]);
-    } catch (const Error& e) {
-      throw Error(fmt::format("{}: group {}: {} at {}", type_name<Options>(), g, e.what(),
-                              location_str(loc)));
-    }
-  }
-  this->init_state();
+  this->init(loc);
+}
+
+template <class Options>
+void AdamFamily<Options>::check_options(size_t group) const {
+  check(this->options_[group]);
 }
 
 template <class Options>

@@ -2,6 +2,7 @@
 // state_dict()/load_state_dict().
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -81,17 +82,52 @@ size_t Optimizer::checked(size_t group) const {
 
 const std::vector<Tensor>& Optimizer::params(size_t group) const { return params_[checked(group)]; }
 
-void Optimizer::init_state() {
+void Optimizer::check_group(size_t group, const std::string& where, const Loc& loc) const {
+  try {
+    check_options(group);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: group {}: {} at {}", where, group, e.what(), location_str(loc)));
+  }
+}
+
+void Optimizer::init(const Loc& loc) {
+  for (size_t g = 0; g < params_.size(); ++g) check_group(g, type_, loc);
+  init_state();
+}
+
+namespace {
+Tensor zero_slot(const std::string& name, const Tensor& p) {
   ModeGuard eager(Mode::Eager);  // device data: the first step's graph reads it like later ones
+  return name == "step" ? zeros({}, DType::F32) : zeros(p.shape(), p.dtype());
+}
+}  // namespace
+
+void Optimizer::init_state() {
+  slot_names_.clear();
   state_.assign(params_.size(), {});
   for (size_t g = 0; g < params_.size(); ++g) {
-    const std::vector<std::string> names = slot_names(g);
+    slot_names_.push_back(slot_names(g));
     for (const Tensor& p : params_[g]) {
       std::vector<Tensor>& slots = state_[g].emplace_back();
-      for (const std::string& name : names)
-        slots.push_back(name == "step" ? zeros({}, DType::F32) : zeros(p.shape(), p.dtype()));
+      for (const std::string& name : slot_names_[g]) slots.push_back(zero_slot(name, p));
     }
   }
+}
+
+void Optimizer::refresh_slots(size_t group) {
+  std::vector<std::string> names = slot_names(group);
+  const std::vector<std::string>& old = slot_names_[group];
+  if (names == old) return;
+  for (size_t i = 0; i < params_[group].size(); ++i) {
+    std::vector<Tensor> slots;
+    for (const std::string& name : names) {
+      const auto at = std::find(old.begin(), old.end(), name);
+      slots.push_back(at != old.end() ? state_[group][i][at - old.begin()]
+                                      : zero_slot(name, params_[group][i]));
+    }
+    state_[group][i] = std::move(slots);
+  }
+  slot_names_[group] = std::move(names);
 }
 
 void Optimizer::assign(Tensor& target, const Tensor& value, const Tensor& skip) {
@@ -102,8 +138,12 @@ void Optimizer::step(const Tensor& skip, Loc loc) {
   if (skip.defined() && (skip.dtype() != DType::Bool || skip.rank() != 0))
     throw Error(fmt::format("{}.step: skip must be a 0-d bool tensor, got {} at {}", type_,
                             type_str(skip.type()), location_str(loc)));
+  for (size_t g = 0; g < params_.size(); ++g) check_group(g, type_ + ".step", loc);
   NoGradGuard no_grad;
-  for (size_t g = 0; g < params_.size(); ++g) update(g, skip);
+  for (size_t g = 0; g < params_.size(); ++g) {
+    refresh_slots(g);
+    update(g, skip);
+  }
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -127,7 +167,7 @@ Checkpoint Optimizer::state_dict(const std::string& prefix) const {
     const std::string group = fmt::format("{}.{}.", prefix, g);
     out.metadata[group + "params"] = std::to_string(params_[g].size());
     for (const auto& [name, text] : options_text(g)) out.metadata[group + name] = text;
-    const std::vector<std::string> names = slot_names(g);
+    const std::vector<std::string>& names = slot_names_[g];
     for (size_t i = 0; i < params_[g].size(); ++i)
       for (size_t s = 0; s < names.size(); ++s)
         out.tensors[fmt::format("{}{}.{}", group, i, names[s])] = state_[g][i][s];

@@ -43,15 +43,10 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options, Loc loc)
 
 SGD::SGD(std::vector<ParamGroup<SGDOptions>> groups, Loc loc)
     : OptimizerOf("SGD", std::move(groups), loc) {
-  for (size_t g = 0; g < options_.size(); ++g) {
-    try {
-      check(options_[g]);
-    } catch (const Error& e) {
-      throw Error(fmt::format("SGD: group {}: {} at {}", g, e.what(), location_str(loc)));
-    }
-  }
-  init_state();
+  init(loc);
 }
+
+void SGD::check_options(size_t group) const { check(options_[group]); }
 
 std::vector<std::string> SGD::slot_names(size_t group) const {
   if (options_[group].momentum == 0) return {};

@@ -168,6 +168,25 @@ TEST(Adam, SchedulesSetTheRateOfEachStep) {
   EXPECT_TRUE(Near(p.to_vector<double>(), expect, 1e-14));
 }
 
+// amsgrad turned on mid-run adds its slot (zeros: the maximum starts from the current average)
+// and keeps the moments and step count.
+TEST(Adam, AmsgradTurnedOnBetweenSteps) {
+  Tensor p = param({1, 2});
+  Adam opt({p}, {.lr = 0.1});
+  p.set_grad(grad({0.5, -1}));
+  opt.step();
+  const Vec m = opt.state_dict().tensors.at("optim.0.0.exp_avg").to_vector<double>();
+  opt.options(0).amsgrad = true;
+  EXPECT_FALSE(opt.state_dict().tensors.contains("optim.0.0.max_exp_avg_sq"));  // until step()
+  p.set_grad(grad({0, 0}));
+  opt.step();
+  const TensorDict s = opt.state_dict().tensors;
+  EXPECT_EQ(s.at("optim.0.0.step").item<float>(), 2.0f);
+  EXPECT_EQ(s.at("optim.0.0.exp_avg").to_vector<double>(), (Vec{0.9 * m[0], 0.9 * m[1]}));
+  EXPECT_EQ(s.at("optim.0.0.max_exp_avg_sq").to_vector<double>(),
+            s.at("optim.0.0.exp_avg_sq").to_vector<double>());
+}
+
 TEST(Adam, BadOptionsAreErrors) {
   Tensor p = param({1});
   try {

@@ -155,6 +155,36 @@ TEST(SGD, ZeroGradDropsOrZeroesGradients) {
   EXPECT_EQ(p.to_vector<double>(), (Vec{1, 2}));
 }
 
+// Options can change between steps (PyTorch's param_groups are mutable dicts): momentum turned
+// on mid-run starts its buffer with PyTorch's first-step rule; invalid values are caught at
+// the next step.
+TEST(SGD, OptionsChangedBetweenSteps) {
+  Vec expect = {1, -2, 0.5};
+  Tensor p = param(expect);
+  SGD opt({p}, {.lr = 0.1});
+  RefSGD ref(opt.options(0));
+  for (int t = 0; t < 5; ++t) {
+    if (t == 2) {
+      opt.options(0).momentum = 0.9;
+      opt.options(0).dampening = 0.2;
+      ref = RefSGD(opt.options(0));
+    }
+    const Vec g = grad_at(t, 3);
+    p.set_grad(grad(g));
+    opt.step();
+    ref.step(expect, g);
+    ASSERT_TRUE(Near(p.to_vector<double>(), expect, 1e-14)) << t;
+  }
+  EXPECT_EQ(opt.state_dict().tensors.at("optim.0.0.step").item<float>(), 3.0f);
+  opt.options(0).lr = -0.5;
+  try {
+    opt.step();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 44), "SGD.step: group 0: lr must be >= 0, got -0.5");
+  }
+}
+
 TEST(SGD, BadOptionsAndParametersAreErrors) {
   Tensor p = param({1});
   const auto message = [&](auto make) -> std::string {
