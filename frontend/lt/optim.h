@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "lt/optim_sched.h"  // IWYU pragma: export
 #include "lt/serialize.h"
 #include "lt/tensor.h"
 
@@ -51,13 +52,13 @@ struct ParamGroup {
   Options options;
 };
 
-/// What every optimizer does. Parameters are handles: updates reach the caller's tensors.
-///
-/// State is created at construction, as zeros of each parameter's shape plus a 0-d f32 `step`
-/// (the number of updates it has had), so the graph of the first step reads the same parameters
-/// as every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
 class StepScalars;
 
+/// What every optimizer does. Parameters are handles: updates reach the caller's tensors.
+///
+/// The state (zeros of each parameter's shape, and a 0-d f32 `step`: the updates a parameter has
+/// had) is created at construction, so the graph of the first step reads the same parameters as
+/// every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
 class Optimizer {
  public:
   virtual ~Optimizer();
@@ -210,5 +211,3 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
                        Loc loc = Loc::current());
 
 }  // namespace lt::optim
-
-#include "lt/optim_sched.h"  // IWYU pragma: export
