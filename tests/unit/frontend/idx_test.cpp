@@ -137,6 +137,17 @@ TEST_F(DataFiles, TruncatedData) {
   }
 }
 
+TEST_F(DataFiles, HeaderDeclaringMoreThanTheFileHoldsIsTruncated) {
+  // Found by fuzz_idx (tests/fuzz/regressions/fuzz_idx/): 13 bytes that declare 425 GB of data
+  // must not make the reader allocate them.
+  const Bytes big = idx_bytes({8448, 50331648}, {2});
+  const std::string why = ": truncated: dims [8448,50331648] need 425201762304 data bytes, got 1";
+  const std::string p = write_plain("big.idx", big);
+  EXPECT_EQ(error_of([&] { read_idx(p); }), "read_idx: " + p + why);
+  const std::string gz = write_gz("big.gz", big);
+  EXPECT_EQ(error_of([&] { read_idx(gz, 7); }), "read_idx: " + gz + why);
+}
+
 TEST_F(DataFiles, CutGzipStreamReadsAsTruncated) {
   // A download cut short: the compressed stream itself ends early.
   Bytes noise(4000);
