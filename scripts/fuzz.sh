@@ -51,9 +51,9 @@ for t in $targets; do
   line="$t: ${execs:-?} executions, ${wall}s wall, ${user}s user + ${sys}s sys CPU, $found new crash files in $crashes/"
   echo "$line"
   summary+=("$line")
-  if [ "$found" -gt 0 ] || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$log"; then
+  if [ "$found" -gt 0 ] || grep -q '^SUMMARY: ' "$log"; then
     status=1
-    grep -m1 -A3 'ERROR\|fuzz_[a-z_]*: ' "$log" || true
+    grep -m5 -E 'runtime error|==ERROR|^SUMMARY: |^fuzz_[a-z_]+: |Test unit written' "$log" || true
   fi
 done
 echo "== summary"

@@ -19,7 +19,7 @@ namespace {
 constexpr int kMaxDims = 8;
 // No IDX file of interest comes near this; it keeps the size arithmetic far from overflow.
 constexpr int64_t kMaxBytes = int64_t{1} << 40;
-constexpr int64_t kChunkBytes = int64_t{1} << 24;  // data read per step
+constexpr int64_t kChunkBytes = int64_t{1} << 20;  // data read per step
 
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose(f); }
@@ -93,13 +93,19 @@ std::vector<int64_t> read_header(Reader& in) {
   uint8_t raw[4 * kMaxDims];
   in.read_exactly(raw, 4 * ndim, "header");
   std::vector<int64_t> dims(ndim);
-  int64_t total = 1;
-  for (int i = 0; i < ndim; ++i) {
-    dims[i] = big_endian_u32(raw + 4 * i);
-    // Checked one factor at a time so the product never overflows.
-    if (dims[i] != 0 && total > kMaxBytes / dims[i])
+  for (int i = 0; i < ndim; ++i) dims[i] = big_endian_u32(raw + 4 * i);
+  // The product of the non-zero dims bounds every partial product (the item size, the total),
+  // also when a zero dim makes the total 0. Checked one factor at a time so it never overflows.
+  int64_t nonzero = 1;
+  for (int64_t d : dims) {
+    if (d == 0) continue;
+    if (nonzero > kMaxBytes / d) {
+      if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+        in.fail(fmt::format("dims {}: the non-zero dims multiply to more than {}",
+                            shape_str(dims), kMaxBytes));
       in.fail(fmt::format("dims {} hold more than {} bytes", shape_str(dims), kMaxBytes));
-    total *= dims[i];
+    }
+    nonzero *= d;
   }
   return dims;
 }

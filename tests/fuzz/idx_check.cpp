@@ -47,14 +47,14 @@ std::optional<data::IdxArray> read_plain(std::string_view f, int64_t max_items) 
   const size_t nd = byte(3);
   if (nd < 1 || nd > 8 || f.size() < 4 + 4 * nd) return std::nullopt;
   data::IdxArray a;
-  uint64_t total = 1;  // every dim < 2^32 and the product checked below 2^40: no overflow
+  // The reader's limit: the non-zero dims multiply to at most 2^40 (in 128 bits: no overflow).
+  unsigned __int128 nonzero = 1;
   for (size_t d = 0; d < nd; ++d) {
     const size_t at = 4 + 4 * d;
     a.dims.push_back(int64_t{byte(at)} << 24 | int64_t{byte(at + 1)} << 16 |
                      int64_t{byte(at + 2)} << 8 | byte(at + 3));
-    if (a.dims.back() != 0 && total > (uint64_t{1} << 40) / static_cast<uint64_t>(a.dims.back()))
-      return std::nullopt;
-    total *= static_cast<uint64_t>(a.dims.back());
+    if (a.dims.back() != 0) nonzero *= static_cast<uint64_t>(a.dims.back());
+    if (nonzero > (uint64_t{1} << 40)) return std::nullopt;
   }
   const size_t data = f.size() - (4 + 4 * nd);
   const int64_t items = max_items < 0 ? a.dims[0] : std::min(max_items, a.dims[0]);

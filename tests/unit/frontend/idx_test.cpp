@@ -127,6 +127,11 @@ TEST_F(DataFiles, BadHeaders) {
   p = write_plain("huge.idx", idx_bytes({0xffffffff, 0xffffffff}, {}));
   EXPECT_EQ(error_of([&] { read_idx(p); }),
             "read_idx: " + p + ": dims [4294967295,4294967295] hold more than 1099511627776 bytes");
+  // Found by fuzz_idx (tests/fuzz/regressions/fuzz_idx/): zero items of a size past any int64.
+  p = write_plain("empty_huge.idx", idx_bytes({0, 0xffffffff, 0xffffffff, 3}, {}));
+  EXPECT_EQ(error_of([&] { read_idx(p); }),
+            "read_idx: " + p + ": dims [0,4294967295,4294967295,3]: the non-zero dims multiply to "
+                               "more than 1099511627776");
 }
 
 TEST_F(DataFiles, TruncatedData) {
