@@ -4,7 +4,8 @@
 # (default 60) from its seed corpus and prints executions, time and crashes found.
 #   scripts/fuzz.sh [seconds]
 # LT_FUZZ_BUILD_DIR: build directory (default build-fuzz); LT_FUZZ_TARGETS: the targets to run
-# (default "fuzz_ir_lower fuzz_ir_compile fuzz_idx"); LT_JOBS caps the build's parallelism.
+# (default "fuzz_ir_lower fuzz_ir_compile fuzz_idx"); LT_FUZZ_RUNS: also stop each target after
+# that many executions; LT_JOBS caps the build's parallelism.
 # New inputs libFuzzer finds go to <build>/fuzz-corpus/<target>/ (the committed seeds under
 # tests/fuzz/corpus/ stay as they are); a crashing input is saved under
 # <build>/fuzz-crashes/<target>/, and the script then exits 1. docs/RELIABILITY.md has the runs.
@@ -43,12 +44,14 @@ for t in $targets; do
   TIMEFORMAT="%R %U %S"
   # shellcheck disable=SC2046  # the flags are words
   times=$( { time "$build/tests/fuzz/$t" $(flags_for "$t") -max_total_time="$seconds" \
-      -print_final_stats=1 -artifact_prefix="$crashes/" "$work" "tests/fuzz/corpus/$t" \
+      ${LT_FUZZ_RUNS:+-runs="$LT_FUZZ_RUNS"} -print_final_stats=1 -artifact_prefix="$crashes/" \
+      "$work" "tests/fuzz/corpus/$t" \
       >"$log" 2>&1 || true; } 2>&1 )
   read -r wall user sys <<<"$times"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   found=$(find "$crashes" -type f -newermt "@$start" | wc -l)
-  line="$t: ${execs:-?} executions, ${wall}s wall, ${user}s user + ${sys}s sys CPU, $found new crash files in $crashes/"
+  line="$t: ${execs:-?} executions, ${wall}s wall, ${user}s user + ${sys}s sys CPU,"
+  line+=" $found new crash files in $crashes/"
   echo "$line"
   summary+=("$line")
   if [ "$found" -gt 0 ] || grep -q '^SUMMARY: ' "$log"; then

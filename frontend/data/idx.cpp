@@ -19,7 +19,7 @@ namespace {
 constexpr int kMaxDims = 8;
 // No IDX file of interest comes near this; it keeps the size arithmetic far from overflow.
 constexpr int64_t kMaxBytes = int64_t{1} << 40;
-constexpr int64_t kChunkBytes = int64_t{1} << 20;  // data read per step
+constexpr int64_t kFirstChunkBytes = int64_t{1} << 16;  // then as much as was read
 
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose(f); }
@@ -124,11 +124,11 @@ IdxArray read_idx(const std::string& path, int64_t max_items) {
   out.dims = read_header(in);
   const int64_t want_items = max_items < 0 ? out.dims[0] : std::min(max_items, out.dims[0]);
   const int64_t need = want_items * out.item_size();
-  // The buffer grows as the data arrives, so a header that declares more than the file holds
-  // costs no more memory than the file.
+  // The buffer grows as the data arrives, doubling, so a header that declares more than the
+  // file holds costs at most twice the data there is.
   int64_t got = 0;
   while (got < need) {
-    const int64_t chunk = std::min(need - got, kChunkBytes);
+    const int64_t chunk = std::min(need - got, std::max(got, kFirstChunkBytes));
     out.bytes.resize(static_cast<size_t>(got + chunk));
     const int64_t n = in.read(out.bytes.data() + got, chunk);
     got += n;

@@ -104,7 +104,7 @@ bool check_idx(std::string_view bytes) {
   static MemoryFile file;
   const std::string path = file.write(bytes);
   const bool whole = check_read(path, bytes, -1);
-  for (int64_t max_items : {0, 1, 3}) check_read(path, bytes, max_items);
+  check_read(path, bytes, 1);
   return whole;
 }
 

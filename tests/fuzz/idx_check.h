@@ -7,7 +7,7 @@
 
 namespace lt::fuzz {
 
-/// Reads `bytes` as an IDX file, whole and limited to its first items; true when the whole file
+/// Reads `bytes` as an IDX file, whole and limited to its first item; true when the whole file
 /// read, false when rejected with lt::Error. Throws CheckFailure on a bug.
 bool check_idx(std::string_view bytes);
 
