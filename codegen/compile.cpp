@@ -4,12 +4,14 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-#include <chrono>
 #include <map>
 
 #include "codegen/jit.h"
 #include "codegen/loop_emitter.h"
+#include "ir/clock.h"
 #include "ir/error.h"
+#include "ir/hash.h"
+#include "ir/plan_hash.h"
 
 namespace lt::codegen {
 
@@ -82,10 +84,18 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
 
 }  // namespace
 
+std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
+                       const ir::BufferPlan& buffers) {
+  ir::Hasher h(0x6f626a6563747331ULL);
+  h.add(ir::structural_hash(g)).add(ir::plan_hash(plan)).add(ir::plan_hash(buffers));
+  h.add(static_cast<uint64_t>(kCodegenVersion)).add(Jit::host_cpu()).add(Jit::host_features());
+  return fmt::format("{:016x}", h.value());
+}
+
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
                                         const CompileOptions& options, CompileStats* stats) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t t0 = ir::now_ns();
   LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
                buffers.node_slots.size() == g.nodes().size(),
            "the buffer plan is not for this graph");
@@ -174,7 +184,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     JitOptions jo;
     jo.dump_dir = options.dump_dir;
     jo.dump_prefix = options.dump_prefix;
-    jo.cache_key = options.cache_key;
+    if (options.disk_cache) jo.cache_key = object_key(g, plan, buffers);
     jit->add_module(std::move(ctx), std::move(module), jo);
     for (auto& [li, name] : loop_launches) {
       const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
@@ -184,8 +194,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
   if (stats) {
     stats->loop_kernels = static_cast<int>(loop_launches.size());
     stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
-    stats->llvm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->llvm_ms = static_cast<double>(ir::now_ns() - t0) / 1e6;
   }
   const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
                               buffers.donated_bytes, buffers.naive_bytes};

@@ -18,8 +18,13 @@ inline constexpr int kCodegenVersion = 4;
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
   std::string dump_prefix;  // file stem for the dumps
-  std::string cache_key;    // non-empty: on-disk object cache entry for this graph
+  bool disk_cache = false;  // look up and store the object in the on-disk cache (object_key)
 };
+
+/// The on-disk cache key of the code for this graph and these plans: a hash of the graph's
+/// structure, both plans, kCodegenVersion and the host CPU with its features, as 16 hex digits.
+std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
+                       const ir::BufferPlan& buffers);
 
 struct CompileStats {
   int loop_kernels = 0;       // JIT-compiled fusion groups (epilogues included)

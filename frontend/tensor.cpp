@@ -208,6 +208,9 @@ Tensor full(Shape shape, double value, DType dtype, Loc loc) {
   return shape.empty() ? s : expand(s, std::move(shape), loc);
 }
 Tensor scalar(double value, DType dtype, Loc loc) { return full({}, value, dtype, loc); }
+Tensor constant(double value, DType dtype, Loc loc) {
+  return apply1(ir::Op::Full, {}, ir::FullAttrs{{}, dtype, value}, loc);
+}
 Tensor zeros(Shape shape, DType dtype, Loc loc) { return full(std::move(shape), 0, dtype, loc); }
 Tensor ones(Shape shape, DType dtype, Loc loc) { return full(std::move(shape), 1, dtype, loc); }
 Tensor zeros_like(const Tensor& t, Loc loc) { return zeros(t.shape(), t.dtype(), loc); }

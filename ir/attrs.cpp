@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstring>
 
+#include "ir/hash.h"
+
 namespace lt::ir {
 namespace {
 
@@ -15,18 +17,13 @@ std::string value_str(double v) { return fmt::format("{}", v); }
 std::string value_str(DType v) { return std::string(dtype_name(v)); }
 std::string value_str(const Ints& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  // splitmix-style combine: cheap and well spread.
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
 uint64_t value_hash(int64_t v) { return static_cast<uint64_t>(v); }
 uint64_t value_hash(bool v) { return v ? 1 : 2; }
 uint64_t value_hash(double v) { return std::bit_cast<uint64_t>(v); }
 uint64_t value_hash(DType v) { return static_cast<uint64_t>(v) + 101; }
 uint64_t value_hash(const Ints& v) {
   uint64_t h = v.size();
-  for (int64_t x : v) h = mix(h, static_cast<uint64_t>(x));
+  for (int64_t x : v) h = hash_mix(h, static_cast<uint64_t>(x));
   return h;
 }
 
@@ -57,7 +54,7 @@ uint64_t attrs_hash(const Attrs& a) {
   uint64_t h = a.index() * 0x100000001b3ULL;
   std::visit(
       [&](const auto& s) {
-        std::apply([&](const auto&... f) { ((h = mix(h, value_hash(f))), ...); }, s.fields());
+        std::apply([&](const auto&... f) { ((h = hash_mix(h, value_hash(f))), ...); }, s.fields());
       },
       a);
   return h;

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "ir/error.h"
+#include "ir/structural_hash.h"
 #include "ir/type_rules.h"
 
 namespace lt::ir {
@@ -121,35 +122,13 @@ void verify(const Graph& g) {
   }
 }
 
-namespace {
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
-uint64_t type_hash(const TensorType& t) {
-  uint64_t h = static_cast<uint64_t>(t.dtype) + 1;
-  for (int64_t d : t.shape) h = mix(h, static_cast<uint64_t>(d));
-  return mix(h, t.shape.size());
-}
-uint64_t value_hash(Value v) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(v.def)) << 32) | static_cast<uint32_t>(v.index);
-}
-}  // namespace
-
 uint64_t structural_hash(const Graph& g) {
-  uint64_t h = mix(0x6c617a79ULL, g.params().size());
-  for (const Param& p : g.params()) h = mix(h, type_hash(p.type));
-  for (const Node& n : g.nodes()) {
-    h = mix(h, static_cast<uint64_t>(n.op) + 0x1000);
-    h = mix(h, attrs_hash(n.attrs));
-    h = mix(h, n.inputs.size());
-    for (Value v : n.inputs) h = mix(h, value_hash(v));
-    for (const TensorType& t : n.types) h = mix(h, type_hash(t));
-  }
-  h = mix(h, g.results().size());
-  for (Value v : g.results()) h = mix(h, value_hash(v));
-  for (const Donation& d : g.donations()) h = mix(h, (uint64_t(d.param) << 32) | uint32_t(d.result));
-  return h;
+  StructuralHasher h;
+  for (const Node& n : g.nodes()) h.node(n.op, n.attrs, n.inputs, n.types);
+  h.results(g.results());
+  h.donations(g.donations());
+  return h.finish(g.params().size(),
+                  [&](size_t p) -> const TensorType& { return g.params()[p].type; });
 }
 
 }  // namespace lt::ir

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "ir/structural_hash.h"
+
 namespace lt::passes {
 namespace {
 
@@ -34,14 +36,11 @@ bool same_attrs(const ir::Attrs& a, const ir::Attrs& b) {
       a);
 }
 
-uint64_t mix(uint64_t h, uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
-
 uint64_t key_hash(ir::Op op, const ir::Attrs& attrs, const std::vector<ir::Value>& inputs) {
-  uint64_t h = mix(static_cast<uint64_t>(op), ir::attrs_hash(attrs));
-  for (ir::Value v : inputs)
-    h = mix(h, (static_cast<uint64_t>(static_cast<uint32_t>(v.def)) << 32) |
-                   static_cast<uint32_t>(v.index));
-  return h;
+  ir::Hasher h(static_cast<uint64_t>(op));
+  h.add(ir::attrs_hash(attrs));
+  for (ir::Value v : inputs) h.add(ir::value_key(v));
+  return h.value();
 }
 
 bool same_node(const ir::Node& a, const ir::Node& b) {

@@ -1,33 +1,48 @@
 #include "passes/pipeline.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
-#include "passes/canonicalize.h"
-#include "passes/cse.h"
-#include "passes/dce.h"
-#include "passes/fold.h"
+#include "ir/error.h"
 
 namespace lt::passes {
+namespace {
 
-void run_pipeline(ir::Graph& g, const PipelineOptions& opt, PassLog& log) {
-  log.verify(g);  // throws lt::Error naming the first malformed node
-  if (opt.simplify) {
-    log.run(g, canonicalize);
-    log.run(g, fold);
-    // fold makes new 0s and 1s (x * (2 * 0.5)); canonicalize never makes new all-constant nodes,
-    // so this second run reaches the fixed point of both rule sets.
-    log.run(g, canonicalize);
-    log.run(g, cse);
-  }
-  log.run(g, dce);
+void stage(LoweredGraph& l, std::string_view name, const LowerOptions& o, PassLog& log) {
+  log.run(l, *find_pass(name), o);
 }
 
-bool run_default_pipeline(ir::Graph& g) {
-  PassLogOptions opt;
-  opt.verify = true;
-  PassLog log(std::move(opt));
-  run_pipeline(g, {}, log);
-  return log.changed();
+}  // namespace
+
+LoweredGraph lower(ir::Graph g, const LowerOptions& o, PassLog& log) {
+  log.verify(g);  // throws lt::Error naming the first malformed node
+  LoweredGraph l{std::move(g), {}, {}};
+  if (o.simplify) {
+    stage(l, "canonicalize", o, log);
+    stage(l, "fold", o, log);
+    // fold makes new 0s and 1s (x * (2 * 0.5)); canonicalize never makes new all-constant nodes,
+    // so this second run reaches the fixed point of both rule sets.
+    stage(l, "canonicalize", o, log);
+    stage(l, "cse", o, log);
+  }
+  stage(l, "dce", o, log);
+  stage(l, "fuse", o, log);
+  stage(l, "buffer_plan", o, log);
+  return l;
+}
+
+void run_passes(LoweredGraph& l, std::span<const std::string> names, const LowerOptions& o,
+                PassLog& log) {
+  for (const std::string& name : names) {
+    const PassEntry* p = find_pass(name);
+    if (!p) throw Error(fmt::format("unknown pass '{}' (see lt-opt --list-passes)", name));
+    if (p->kind == StageKind::Pipeline) {
+      l = lower(std::move(l.graph), o, log);
+    } else {
+      log.run(l, *p, o);
+    }
+  }
 }
 
 }  // namespace lt::passes

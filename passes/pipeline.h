@@ -1,21 +1,23 @@
-// The compile pipeline: the one place that fixes the order of the passes (DESIGN.md section 6).
+// The lowering: traced graph -> optimized graph, fusion plan and buffer plan, ready for codegen.
+// This file fixes the order of the stages; a compiled step (frontend), lt-opt and the tests all
+// lower through it.
 #pragma once
-#include "ir/graph.h"
+#include <span>
+#include <string>
+
+#include "passes/lowered_graph.h"
 #include "passes/pass_log.h"
 
 namespace lt::passes {
 
-/// What the pipeline does; part of the compile cache key (fusion and AMP settings join here).
-struct PipelineOptions {
-  bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (for bisecting)
-};
+/// Runs verify -> canonicalize -> fold -> canonicalize -> cse -> dce -> fuse -> buffer_plan on g
+/// through `log`, which times, verifies and dumps each stage. Throws lt::Error when g is
+/// malformed on entry.
+LoweredGraph lower(ir::Graph g, const LowerOptions& o, PassLog& log);
 
-/// Runs verify -> canonicalize -> fold -> canonicalize -> cse -> dce on g through `log`, which times, verifies
-/// and dumps each pass. Throws lt::Error when g is malformed on entry.
-void run_pipeline(ir::Graph& g, const PipelineOptions& opt, PassLog& log);
-
-/// run_pipeline with default options and verification after every pass (lt-opt's "pipeline").
-/// Returns true if the graph changed.
-bool run_default_pipeline(ir::Graph& g);
+/// Runs registered stages by name, in order ("pipeline" is lower() on the current graph).
+/// An unknown name is an lt::Error naming it.
+void run_passes(LoweredGraph& l, std::span<const std::string> names, const LowerOptions& o,
+                PassLog& log);
 
 }  // namespace lt::passes

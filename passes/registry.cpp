@@ -1,10 +1,10 @@
 #include "passes/registry.h"
 
+#include "ir/error.h"
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
-#include "passes/pipeline.h"
 
 namespace lt::passes {
 namespace {
@@ -14,13 +14,42 @@ bool verify_pass(ir::Graph& g) {
   return false;
 }
 
+template <PassFn F>
+bool rewrite_stage(LoweredGraph& l, const LowerOptions&) {
+  if (!F(l.graph)) return false;
+  l.fusion.reset();  // plans describe the graph they were made for
+  l.buffers.reset();
+  return true;
+}
+
+bool fuse_stage(LoweredGraph& l, const LowerOptions& o) {
+  l.fusion = fuse(l.graph, o.fusion);
+  l.buffers.reset();
+  return true;
+}
+
+bool buffer_plan_stage(LoweredGraph& l, const LowerOptions& o) {
+  if (!l.fusion) throw Error("pass 'buffer_plan' needs a fusion plan: run 'fuse' before it");
+  l.buffers = plan_buffers(l.graph, *l.fusion, o.buffers);
+  return true;
+}
+
 const PassEntry kPasses[] = {
-    {"verify", verify_pass, "check operand counts, dtypes and shapes against each op's rule"},
-    {"canonicalize", canonicalize, "local algebraic identities (x*1, reshape of reshape, ...)"},
-    {"fold", fold, "compute elementwise ops and views of full constants"},
-    {"cse", cse, "merge nodes with equal op, attributes and inputs"},
-    {"dce", dce, "drop nodes no result depends on"},
-    {"pipeline", run_default_pipeline, "the compile pipeline, in order, verifying each pass"},
+    {"verify", StageKind::Graph, rewrite_stage<verify_pass>, verify_pass,
+     "check operand counts, dtypes and shapes against each op's rule"},
+    {"canonicalize", StageKind::Graph, rewrite_stage<canonicalize>, canonicalize,
+     "local algebraic identities (x*1, reshape of reshape, ...)"},
+    {"fold", StageKind::Graph, rewrite_stage<fold>, fold,
+     "compute elementwise ops and views of full constants"},
+    {"cse", StageKind::Graph, rewrite_stage<cse>, cse,
+     "merge nodes with equal op, attributes and inputs"},
+    {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
+    {"fuse", StageKind::Fusion, fuse_stage, nullptr,
+     "partition the nodes into loop kernels, epilogues and library calls"},
+    {"buffer_plan", StageKind::Buffers, buffer_plan_stage, nullptr,
+     "place every value a launch writes: arena offsets, result buffers, donations"},
+    {"pipeline", StageKind::Pipeline, nullptr, nullptr,
+     "the whole lowering, in order, as a compiled step runs it"},
 };
 
 }  // namespace
@@ -35,7 +64,7 @@ const PassEntry* find_pass(std::string_view name) {
 
 const PassEntry* find_pass(PassFn fn) {
   for (const PassEntry& p : kPasses)
-    if (p.run == fn) return &p;
+    if (p.rewrite == fn) return &p;
   return nullptr;
 }
 

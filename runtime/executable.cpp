@@ -1,8 +1,8 @@
 #include "runtime/executable.h"
 
-#include <chrono>
 #include <cstdint>
 
+#include "ir/clock.h"
 #include "ir/error.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/thread_pool.h"
@@ -107,7 +107,7 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
   std::vector<TensorRef> ins, outs;
   for (size_t li = 0; li < launches_.size(); ++li) {
     const Launch& l = launches_[li];
-    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const int64_t t0 = timed ? ir::now_ns() : 0;
     auto make_owned = [&](std::span<const int> written) {
       for (int s : written) {
         if (slots_[s].kind != Slot::Kind::Owned) continue;
@@ -132,10 +132,7 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
       if (l.epilogue) run_with_epilogue(l, data, ins);
       else run_kernel(l.op, l.attrs, ins, outs);
     }
-    if (timed)
-      launch_ns[li] += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now() - t0)
-                           .count();
+    if (timed) launch_ns[li] += ir::now_ns() - t0;
     for (int s : free_after_[li]) owned[s].reset();
     if (static_cast<int>(li) == arena_done_after_) arena.reset();
   }

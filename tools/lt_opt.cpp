@@ -1,34 +1,32 @@
-// lt-opt: reads IR text, runs the named passes in order, prints IR text (and, with --print-fusion,
-// the fusion plan). Used by the golden tests under tests/ir/ and by users who want to see what a
-// pass does.
+// lt-opt: reads IR text, runs the named lowering stages in order (the same registry and the same
+// passes::lower a compiled step uses), prints the graph and, when asked, its fusion and buffer
+// plans. Used by the golden tests under tests/ir/ and by users who want to see what a pass does.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
-#include "passes/fuse.h"
+#include "passes/pipeline.h"
 #include "passes/registry.h"
 
 namespace {
 
-// The plan after a header line, verified first so a golden test never checks a broken plan.
-void print_fusion(const lt::ir::Graph& g, const lt::passes::FuseOptions& o) {
-  lt::ir::verify(g);
-  const lt::ir::FusionPlan plan = lt::passes::fuse(g, o);
-  lt::ir::verify_fusion_plan(g, plan);
+void print_fusion(const lt::passes::LoweredGraph& l) {
+  const lt::ir::FusionPlan& plan = *l.fusion;
   size_t loops = 0, epilogues = 0;
   for (const auto& grp : plan.groups) {
     loops += grp.kind == lt::ir::KernelKind::Loop;
     epilogues += grp.kind == lt::ir::KernelKind::Epilogue;
   }
-  std::cout << "fusion plan @" << g.name() << ": " << plan.groups.size() << " kernels (" << loops
-            << " loop, " << epilogues << " epilogue, " << plan.groups.size() - loops - epilogues
-            << " library)\n"
-            << lt::ir::print_fusion_plan(g, plan);
+  std::cout << "fusion plan @" << l.graph.name() << ": " << plan.groups.size() << " kernels ("
+            << loops << " loop, " << epilogues << " epilogue, "
+            << plan.groups.size() - loops - epilogues << " library)\n"
+            << lt::ir::print_fusion_plan(l.graph, plan);
 }
 
 }  // namespace
@@ -39,20 +37,32 @@ int main(int argc, char** argv) {
   std::string pass_list;
   bool list = false;
   bool fusion = false;
-  lt::passes::FuseOptions fuse_options;
+  bool buffers = false;
+  lt::passes::LowerOptions options;
+  lt::passes::PassLogOptions log_options;
+  log_options.verify = true;  // stages see a verified graph and have their output verified
   app.add_option("input", input, "IR file ('-' for stdin)");
-  app.add_option("--passes", pass_list, "comma-separated passes, run in order");
-  app.add_flag("--list-passes", list, "print the pass names and exit");
-  app.add_flag("--print-fusion", fusion, "after the passes, print the graph and its fusion plan");
-  app.add_option("--fusion-max-nodes", fuse_options.max_nodes_per_kernel,
-                 "largest loop kernel --print-fusion forms")
+  app.add_option("--passes", pass_list,
+                 "comma-separated stages, run in order ('pipeline' is the whole lowering)");
+  app.add_flag("--list-passes", list, "print the stage names and exit");
+  app.add_flag("--print-fusion", fusion,
+               "after the passes, print the fusion plan (running 'fuse' if they did not)");
+  app.add_flag("--print-buffers", buffers,
+               "after the passes, print the buffer plan (running 'fuse' and 'buffer_plan' if "
+               "they did not)");
+  app.add_option("--dump-dir", log_options.dump_dir,
+                 "write each stage's output as a compiled step does under LT_DUMP_DIR");
+  app.add_option("--dump-prefix", log_options.prefix, "file-name prefix of those dumps");
+  app.add_option("--fusion-max-nodes", options.fusion.max_nodes_per_kernel,
+                 "largest loop kernel 'fuse' forms")
       ->check(CLI::PositiveNumber);
-  app.add_option("--fusion-max-reductions", fuse_options.max_reductions_per_kernel,
-                 "most reductions one loop kernel --print-fusion forms ends in")
+  app.add_option("--fusion-max-reductions", options.fusion.max_reductions_per_kernel,
+                 "most reductions one loop kernel 'fuse' ends in")
       ->check(CLI::PositiveNumber);
-  app.add_flag("!--no-fusion", fuse_options.enabled, "--print-fusion prints the unfused plan");
-  app.add_flag("!--no-epilogues", fuse_options.epilogues,
-               "--print-fusion keeps loops after matmul/conv2d as kernels of their own");
+  app.add_flag("!--no-fusion", options.fusion.enabled,
+               "'fuse' makes the unfused plan (every node its own kernel, opt level 1)");
+  app.add_flag("!--no-epilogues", options.fusion.epilogues,
+               "'fuse' keeps loops after matmul/conv2d as kernels of their own");
   CLI11_PARSE(app, argc, argv);
 
   if (list) {
@@ -71,19 +81,23 @@ int main(int argc, char** argv) {
     text << f.rdbuf();
   }
   try {
-    lt::ir::Graph g = lt::ir::parse(text.str());
-    std::stringstream names(pass_list);
-    for (std::string name; std::getline(names, name, ',');) {
-      if (name.empty()) continue;
-      const auto* p = lt::passes::find_pass(name);
-      if (!p) {
-        std::cerr << "error: unknown pass '" << name << "' (see --list-passes)\n";
-        return 1;
-      }
-      p->run(g);
-    }
-    std::cout << lt::ir::print(g);
-    if (fusion) print_fusion(g, fuse_options);
+    lt::passes::LoweredGraph l{lt::ir::parse(text.str()), {}, {}};
+    std::vector<std::string> names;
+    std::stringstream list_text(pass_list);
+    for (std::string name; std::getline(list_text, name, ',');)
+      if (!name.empty()) names.push_back(name);
+    lt::passes::PassLog log(log_options);
+    // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
+    if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
+      log.verify(l.graph);
+    lt::passes::run_passes(l, names, options, log);
+    std::vector<std::string> more;
+    if ((fusion || buffers) && !l.fusion) more.push_back("fuse");
+    if (buffers && !l.buffers) more.push_back("buffer_plan");
+    lt::passes::run_passes(l, more, options, log);
+    std::cout << lt::ir::print(l.graph);
+    if (fusion) print_fusion(l);
+    if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);
   } catch (const lt::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

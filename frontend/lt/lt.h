@@ -2,5 +2,6 @@
 #pragma once
 #include "lt/autograd.h"
 #include "lt/ops.h"
+#include "lt/serialize.h"
 #include "lt/tensor.h"
 #include "lt/threads.h"

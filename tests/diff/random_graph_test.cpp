@@ -91,22 +91,22 @@ void count_fused(const ir::Graph& g, const ir::FusionPlan& plan, Compiled& out) 
   }
 }
 
-/// Copy of g -> run_pipeline (verifying after every pass) -> fuse -> plan buffers -> compile.
+/// g -> passes::lower (verifying after every stage, as LT_VERIFY=1 does) -> compile.
 Compiled compile_graph(const ir::Graph& g, int level) {
   Compiled out;
   try {
-    ir::Graph c = g;
     passes::PassLog log({/*verify=*/true, "", "x"});
-    passes::run_pipeline(c, {}, log);
+    passes::LowerOptions lo;
+    lo.fusion.enabled = level >= 2;
+    const passes::LoweredGraph l = passes::lower(g, lo, log);
+    const ir::Graph& c = l.graph;
     LT_CHECK(c.results().size() == g.results().size(), "the pipeline changed the result count");
     for (size_t i = 0; i < g.results().size(); ++i)
       LT_CHECK(c.type(c.results()[i]) == g.type(g.results()[i]),
                "the pipeline changed result {}'s type", i);
-    const ir::FusionPlan plan = passes::fuse(c, {.enabled = level >= 2});
-    ir::verify_fusion_plan(c, plan);
+    const ir::FusionPlan& plan = *l.fusion;
     count_fused(c, plan, out);
-    const ir::BufferPlan buffers = passes::plan_buffers(c, plan);
-    ir::verify_buffer_plan(c, plan, buffers);
+    const ir::BufferPlan& buffers = *l.buffers;
     codegen::CompileStats cs;
     out.exe = codegen::compile(c, plan, buffers, {}, &cs);  // no cache key: nothing on disk
     out.loop_kernels = cs.loop_kernels;
@@ -410,11 +410,10 @@ TEST(RandomGraph, OneSeed) {
   for (const RandomResult& r : rg.results())
     std::printf("result %d %s: error bound %.3g\n", r.index_in_dag,
                 ir::value_name(rg.graph(), r.value).c_str(), r.max_error);
-  ir::Graph c = rg.graph();
   passes::PassLog log({/*verify=*/true, "", "x"});
-  passes::run_pipeline(c, {}, log);
-  std::printf("after the passes:\n%s\nfusion plan:\n%s\n", ir::print(c).c_str(),
-              ir::print_fusion_plan(c, passes::fuse(c)).c_str());
+  const passes::LoweredGraph l = passes::lower(rg.graph(), {}, log);
+  std::printf("after the passes:\n%s\nfusion plan:\n%s\n", ir::print(l.graph).c_str(),
+              ir::print_fusion_plan(l.graph, *l.fusion).c_str());
   for (int level : {2, 1}) {
     Stats st;
     check(rg, compile_graph(rg.graph(), level), level, st);

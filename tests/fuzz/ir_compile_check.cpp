@@ -68,15 +68,14 @@ CompileOutcome check_ir_compile(std::string_view text) {
   if (!parsed) return CompileOutcome::Rejected;
   const ir::Graph& g = *parsed;
   InputRng rng(hash_input(text));
-  const LowerOptions options = draw_lower_options(rng);
-  const std::optional<Lowered> l = lower_checked(g, options);
+  const std::optional<passes::LoweredGraph> l = lower_checked(g, draw_lowering(rng));
   if (!l) return CompileOutcome::Rejected;
   if (!within_budget(g) || !within_budget(l->graph)) return CompileOutcome::OverBudget;
 
   const std::string context = ir::print(g);
   std::shared_ptr<rt::Executable> exe;
   run_stage("codegen::compile", context, false,
-            [&] { exe = codegen::compile(l->graph, l->fusion, l->buffers, {}); });
+            [&] { exe = codegen::compile(l->graph, *l->fusion, *l->buffers, {}); });
 
   std::vector<BufferPtr> params, before;
   const bool specials = rng.coin(0.3);

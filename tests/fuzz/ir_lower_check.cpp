@@ -8,6 +8,7 @@
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "passes/pass_log.h"
+#include "passes/pipeline.h"
 #include "passes/registry.h"
 #include "tests/fuzz/check_failure.h"
 
@@ -31,41 +32,46 @@ bool accepts(const char* stage, const std::string& context, F&& f) {
   }
 }
 
-/// The pass pipeline, fusion and buffer planning, each plan verified.
-Lowered lower(const ir::Graph& g, const LowerOptions& o) {
-  Lowered out{g, {}, {}};
+/// The registry stages first, then the lowering; both plans verified (again: PassLog verifies
+/// after every stage) and present.
+passes::LoweredGraph lower(const ir::Graph& g, const LoweringRun& run) {
   passes::PassLog log({/*verify=*/true, "", "fuzz"});
-  if (o.extra_passes > 0) {
-    InputRng rng(o.seed);
-    const auto all = passes::all_passes();
-    log.verify(out.graph);
-    for (int i = 0; i < o.extra_passes; ++i) {
-      const auto last = static_cast<int64_t>(all.size()) - 1;
-      log.run(out.graph, all[static_cast<size_t>(rng.range(0, last))].run);
-    }
+  passes::LoweredGraph l{g, {}, {}};
+  if (!run.stages_first.empty()) {
+    log.verify(l.graph);
+    passes::run_passes(l, run.stages_first, run.options, log);
   }
-  passes::run_pipeline(out.graph, o.pipeline, log);
-  out.fusion = passes::fuse(out.graph, o.fuse);
-  ir::verify_fusion_plan(out.graph, out.fusion);
-  out.buffers = passes::plan_buffers(out.graph, out.fusion, o.buffers);
-  ir::verify_buffer_plan(out.graph, out.fusion, out.buffers);
-  return out;
+  l = passes::lower(std::move(l.graph), run.options, log);
+  if (!l.fusion || !l.buffers) throw CheckFailure("passes::lower returned without both plans");
+  ir::verify_fusion_plan(l.graph, *l.fusion);
+  ir::verify_buffer_plan(l.graph, *l.fusion, *l.buffers);
+  return l;
 }
 
 }  // namespace
 
-LowerOptions draw_lower_options(InputRng& rng) {
-  LowerOptions o;
-  if (rng.coin(0.25)) o.extra_passes = static_cast<int>(rng.range(1, 4));
-  o.seed = rng.next();
-  o.pipeline.simplify = !rng.coin(0.15);
-  o.fuse.enabled = !rng.coin(0.1);
-  o.fuse.epilogues = !rng.coin(0.2);
-  if (rng.coin(0.2)) o.fuse.max_nodes_per_kernel = static_cast<int>(rng.range(1, 8));
-  if (rng.coin(0.2)) o.fuse.max_reductions_per_kernel = static_cast<int>(rng.range(1, 3));
+LoweringRun draw_lowering(InputRng& rng) {
+  LoweringRun run;
+  if (rng.coin(0.25)) {
+    // Any registered stage but buffer_plan, which needs a fusion plan: it follows fuse.
+    std::vector<std::string_view> names;
+    for (const passes::PassEntry& p : passes::all_passes())
+      if (p.kind != passes::StageKind::Buffers) names.push_back(p.name);
+    for (int64_t i = rng.range(1, 4); i > 0; --i) {
+      const auto k = static_cast<size_t>(rng.range(0, static_cast<int64_t>(names.size()) - 1));
+      run.stages_first.emplace_back(names[k]);
+      if (names[k] == "fuse" && rng.coin(0.5)) run.stages_first.emplace_back("buffer_plan");
+    }
+  }
+  passes::LowerOptions& o = run.options;
+  o.simplify = !rng.coin(0.15);
+  o.fusion.enabled = !rng.coin(0.1);
+  o.fusion.epilogues = !rng.coin(0.2);
+  if (rng.coin(0.2)) o.fusion.max_nodes_per_kernel = static_cast<int>(rng.range(1, 8));
+  if (rng.coin(0.2)) o.fusion.max_reductions_per_kernel = static_cast<int>(rng.range(1, 3));
   o.buffers.donate = !rng.coin(0.15);
   o.buffers.in_place_loops = !rng.coin(0.2);
-  return o;
+  return run;
 }
 
 std::optional<ir::Graph> parse_checked(std::string_view text) {
@@ -83,9 +89,9 @@ std::optional<ir::Graph> parse_checked(std::string_view text) {
   return g;
 }
 
-std::optional<Lowered> lower_checked(const ir::Graph& g, const LowerOptions& o) {
-  std::optional<Lowered> out;
-  if (!accepts("lowering", ir::print(g), [&] { out = lower(g, o); })) return std::nullopt;
+std::optional<passes::LoweredGraph> lower_checked(const ir::Graph& g, const LoweringRun& run) {
+  std::optional<passes::LoweredGraph> out;
+  if (!accepts("lowering", ir::print(g), [&] { out = lower(g, run); })) return std::nullopt;
   const ir::Graph& l = out->graph;
   bool same = l.results().size() == g.results().size() && l.params().size() == g.params().size();
   for (size_t i = 0; same && i < g.results().size(); ++i)
@@ -102,7 +108,7 @@ bool check_ir_lower(std::string_view text) {
   const std::optional<ir::Graph> g = parse_checked(text);
   if (!g) return false;
   InputRng rng(hash_input(text));
-  return lower_checked(*g, draw_lower_options(rng)).has_value();
+  return lower_checked(*g, draw_lowering(rng)).has_value();
 }
 
 }  // namespace lt::fuzz

@@ -100,5 +100,40 @@ TEST(PassLog, DumpsEachPassOrUnchanged) {
   fs::remove_all(dir);
 }
 
+// A planning stage whose plan leaves a node out: verification catches it as the stage's bug.
+bool broken_fusion(LoweredGraph& l, const LowerOptions&) {
+  ir::FusionPlan plan = ir::unfused_plan(l.graph);
+  plan.groups.pop_back();
+  l.fusion = std::move(plan);
+  return true;
+}
+
+TEST(PassLog, VerifiesThePlansAfterEachStageWhenAsked) {
+  const PassEntry stage{"broken_fuse", StageKind::Fusion, broken_fusion, nullptr, ""};
+  LoweredGraph quiet_graph{parse_ok(kGraph), {}, {}};
+  PassLog quiet;
+  EXPECT_NO_THROW(quiet.run(quiet_graph, stage, {}));
+  LoweredGraph checked_graph{parse_ok(kGraph), {}, {}};
+  PassLogOptions opt;
+  opt.verify = true;
+  PassLog checked(opt);
+  EXPECT_THROW(checked.run(checked_graph, stage, {}), InternalError);
+}
+
+TEST(PassLog, DumpsPlansAsText) {
+  const fs::path dir = fs::temp_directory_path() / ("lt_pass_log_plans_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  PassLogOptions opt;
+  opt.dump_dir = dir.string();
+  opt.prefix = "k";
+  PassLog log(opt);
+  LoweredGraph l{parse_ok(kGraph), {}, {}};
+  log.run(l, *find_pass("fuse"), {});
+  log.run(l, *find_pass("buffer_plan"), {});
+  EXPECT_EQ(read(dir / "k-00-fuse.txt"), ir::print_fusion_plan(l.graph, *l.fusion));
+  EXPECT_EQ(read(dir / "k-01-buffer_plan.txt"), ir::print_buffer_plan(l.graph, *l.buffers));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace lt::passes

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/error.h"
+#include "ir/parser.h"
 #include "pass_test_util.h"
 
 namespace lt::passes {
@@ -36,17 +37,16 @@ std::vector<std::string> names(const PassLog& log) {
   return n;
 }
 
-TEST(Pipeline, RunsThePassesInOrderAndSimplifies) {
-  ir::Graph g = parse_ok(kStep);
+TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
   PassLogOptions opt;
   opt.verify = true;
   PassLog log(opt);
-  run_pipeline(g, {}, log);
-  EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold",
-                                                  "canonicalize", "cse", "dce"}));
+  const LoweredGraph l = lower(parse_ok(kStep), {}, log);
+  EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold", "canonicalize",
+                                                  "cse", "dce", "fuse", "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
-  EXPECT_EQ(ir::print(g),
+  EXPECT_EQ(ir::print(l.graph),
             "graph @step(%w: f32[8,4], %x: f32[2,8], %lr: f32[]) donate(%w: 0) {\n"
             "  %0 = matmul(%x, %w) {transpose_a=false, transpose_b=false} : f32[2,4]\n"
             "  %1 = sum(%0) {axes=[0], keepdim=false} : f32[4]\n"
@@ -55,25 +55,44 @@ TEST(Pipeline, RunsThePassesInOrderAndSimplifies) {
             "  %4 = mul(%3, %lr) : f32[8,4]\n"
             "  %5 = sub(%w, %4) : f32[8,4]\n"
             "  return %5\n}\n");
+  ASSERT_TRUE(l.fusion && l.buffers);
+  EXPECT_EQ(ir::print_fusion_plan(l.graph, *l.fusion),
+            ir::print_fusion_plan(l.graph, fuse(l.graph)));
+  EXPECT_EQ(ir::print_buffer_plan(l.graph, *l.buffers),
+            ir::print_buffer_plan(l.graph, plan_buffers(l.graph, fuse(l.graph))));
 }
 
 TEST(Pipeline, SecondRunChangesNothing) {
-  ir::Graph g = parse_ok(kStep);
-  EXPECT_TRUE(run_default_pipeline(g));
-  const std::string once = ir::print(g);
-  EXPECT_FALSE(run_default_pipeline(g));
-  EXPECT_EQ(ir::print(g), once);
+  PassLog first;
+  const LoweredGraph once = lower(parse_ok(kStep), {}, first);
+  PassLog second;
+  const LoweredGraph twice = lower(once.graph, {}, second);
+  EXPECT_EQ(ir::print(twice.graph), ir::print(once.graph));
+  for (const PassRecord& r : second.records()) {
+    if (r.name == "fuse" || r.name == "buffer_plan") continue;  // they always make a plan
+    EXPECT_FALSE(r.changed) << r.name;
+  }
+  EXPECT_EQ(ir::print_fusion_plan(twice.graph, *twice.fusion),
+            ir::print_fusion_plan(once.graph, *once.fusion));
 }
 
-TEST(Pipeline, WithoutSimplifyOnlyVerifiesAndDropsDeadCode) {
-  ir::Graph g = parse_ok(kStep);
+TEST(Pipeline, WithoutSimplifyOnlyVerifiesDropsDeadCodeAndPlans) {
   PassLog log;
-  PipelineOptions opt;
+  LowerOptions opt;
   opt.simplify = false;
-  run_pipeline(g, opt, log);
-  EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "dce"}));
-  EXPECT_EQ(count_ops(g, ir::Op::Exp), 0);
-  EXPECT_EQ(count_ops(g, ir::Op::Sum), 2);
+  const LoweredGraph l = lower(parse_ok(kStep), opt, log);
+  EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "dce", "fuse", "buffer_plan"}));
+  EXPECT_EQ(count_ops(l.graph, ir::Op::Exp), 0);
+  EXPECT_EQ(count_ops(l.graph, ir::Op::Sum), 2);
+}
+
+TEST(Pipeline, OptLevelOneIsTheUnfusedPlan) {
+  PassLog log;
+  LowerOptions opt;
+  opt.fusion.enabled = false;
+  const LoweredGraph l = lower(parse_ok(kStep), opt, log);
+  EXPECT_EQ(ir::print_fusion_plan(l.graph, *l.fusion),
+            ir::print_fusion_plan(l.graph, ir::unfused_plan(l.graph)));
 }
 
 TEST(Pipeline, RejectsAMalformedGraph) {
@@ -83,7 +102,43 @@ TEST(Pipeline, RejectsAMalformedGraph) {
       return %0
     })");
   PassLog log;
-  EXPECT_THROW(run_pipeline(g, {}, log), Error);
+  EXPECT_THROW(lower(g, {}, log), Error);
+}
+
+TEST(Pipeline, RunsStagesByName) {
+  PassLogOptions opt;
+  opt.verify = true;
+  PassLog log(opt);
+  LoweredGraph l{parse_ok(kStep), {}, {}};
+  const std::vector<std::string> plan_only = {"fuse", "buffer_plan"};
+  run_passes(l, plan_only, {}, log);
+  ASSERT_TRUE(l.fusion && l.buffers);
+  // A rewrite that changes the graph drops the plans made for the old one.
+  const std::vector<std::string> rewrite = {"cse"};
+  run_passes(l, rewrite, {}, log);
+  EXPECT_FALSE(l.fusion || l.buffers);
+  const std::vector<std::string> pipeline = {"pipeline"};
+  run_passes(l, pipeline, {}, log);
+  EXPECT_TRUE(l.fusion && l.buffers);
+}
+
+TEST(Pipeline, UnknownOrOutOfOrderStagesAreErrors) {
+  PassLog log;
+  LoweredGraph l{parse_ok(kStep), {}, {}};
+  const std::vector<std::string> unknown = {"cse", "fusion"};
+  try {
+    run_passes(l, unknown, {}, log);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown pass 'fusion' (see lt-opt --list-passes)");
+  }
+  const std::vector<std::string> early = {"buffer_plan"};
+  try {
+    run_passes(l, early, {}, log);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "pass 'buffer_plan' needs a fusion plan: run 'fuse' before it");
+  }
 }
 
 }  // namespace

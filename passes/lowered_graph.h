@@ -1,0 +1,27 @@
+// What the lowering works on and hands to codegen: the optimized graph and, once the fuse and
+// buffer_plan stages have run on it, its fusion plan and buffer plan.
+#pragma once
+#include <optional>
+
+#include "ir/buffer_plan.h"
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+#include "passes/buffer_plan.h"
+#include "passes/fuse.h"
+
+namespace lt::passes {
+
+/// How a graph is lowered; it decides the plans, which key the compiled code.
+struct LowerOptions {
+  bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (bisecting)
+  FuseOptions fusion;    ///< fusion.enabled = false: every node its own kernel (opt level 1)
+  BufferPlanOptions buffers;
+};
+
+struct LoweredGraph {
+  ir::Graph graph;
+  std::optional<ir::FusionPlan> fusion;   ///< set by the fuse stage
+  std::optional<ir::BufferPlan> buffers;  ///< set by the buffer_plan stage (after fuse)
+};
+
+}  // namespace lt::passes
