@@ -23,7 +23,7 @@ namespace {
 template <size_t... I>
 Attrs default_attrs(size_t index, std::index_sequence<I...>) {
   Attrs a;
-  ((index == I ? (a.emplace<I>(), true) : false) || ...);
+  (void)((index == I ? (a.emplace<I>(), true) : false) || ...);
   return a;
 }
 Attrs default_attrs(size_t index) {
@@ -34,7 +34,7 @@ Attrs default_attrs(size_t index) {
 /// Calls f on element `i` of a tuple of references (the run-time index of an attribute name).
 template <class Tuple, class F, size_t... I>
 void with_field(Tuple& t, size_t i, F&& f, std::index_sequence<I...>) {
-  ((i == I ? (f(std::get<I>(t)), true) : false) || ...);
+  (void)((i == I ? (f(std::get<I>(t)), true) : false) || ...);
 }
 
 bool is_ident(std::string_view s) {

@@ -8,6 +8,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist graphviz
+  clang-19 libclang-rt-19-dev  # scripts/fuzz.sh: clang and its libFuzzer runtime
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -19,6 +19,7 @@ namespace {
 constexpr int kMaxDims = 8;
 // No IDX file of interest comes near this; it keeps the size arithmetic far from overflow.
 constexpr int64_t kMaxBytes = int64_t{1} << 40;
+constexpr int64_t kFirstChunkBytes = int64_t{1} << 16;  // then as much as was read
 
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose(f); }
@@ -92,13 +93,19 @@ std::vector<int64_t> read_header(Reader& in) {
   uint8_t raw[4 * kMaxDims];
   in.read_exactly(raw, 4 * ndim, "header");
   std::vector<int64_t> dims(ndim);
-  int64_t total = 1;
-  for (int i = 0; i < ndim; ++i) {
-    dims[i] = big_endian_u32(raw + 4 * i);
-    // Checked one factor at a time so the product never overflows.
-    if (dims[i] != 0 && total > kMaxBytes / dims[i])
+  for (int i = 0; i < ndim; ++i) dims[i] = big_endian_u32(raw + 4 * i);
+  // The product of the non-zero dims bounds every partial product (the item size, the total),
+  // also when a zero dim makes the total 0. Checked one factor at a time so it never overflows.
+  int64_t nonzero = 1;
+  for (int64_t d : dims) {
+    if (d == 0) continue;
+    if (nonzero > kMaxBytes / d) {
+      if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+        in.fail(fmt::format("dims {}: the non-zero dims multiply to more than {}",
+                            shape_str(dims), kMaxBytes));
       in.fail(fmt::format("dims {} hold more than {} bytes", shape_str(dims), kMaxBytes));
-    total *= dims[i];
+    }
+    nonzero *= d;
   }
   return dims;
 }
@@ -117,8 +124,16 @@ IdxArray read_idx(const std::string& path, int64_t max_items) {
   out.dims = read_header(in);
   const int64_t want_items = max_items < 0 ? out.dims[0] : std::min(max_items, out.dims[0]);
   const int64_t need = want_items * out.item_size();
-  out.bytes.resize(static_cast<size_t>(need));
-  const int64_t got = in.read(out.bytes.data(), need);
+  // The buffer grows as the data arrives, doubling, so a header that declares more than the
+  // file holds costs at most twice the data there is.
+  int64_t got = 0;
+  while (got < need) {
+    const int64_t chunk = std::min(need - got, std::max(got, kFirstChunkBytes));
+    out.bytes.resize(static_cast<size_t>(got + chunk));
+    const int64_t n = in.read(out.bytes.data() + got, chunk);
+    got += n;
+    if (n < chunk) break;
+  }
   if (got < need)
     in.fail(fmt::format("truncated: dims {} need {} data bytes, got {}", shape_str(out.dims),
                         out.dims[0] * out.item_size(), got));

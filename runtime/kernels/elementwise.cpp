@@ -148,11 +148,17 @@ struct RunInput {
 // Every loop over a run is one flat loop: out[i] = f(a[i], b[i]) with each input moving or
 // fixed, known at compile time. The output may be the same buffer as a moving input (in-place
 // ops); elements never depend on other elements, so that is safe (hence ivdep).
+// (GCC only: clang's nearest pragma demands vectorization and warns wherever it cannot.)
+#if defined(__clang__)
+#define LT_IVDEP
+#else
+#define LT_IVDEP _Pragma("GCC ivdep")
+#endif
 template <bool kA, bool kB, class R, class T, class F>
 void binary_run(const T* a, const T* b, R* out, int64_t n, F f) {
   const RunInput<kA, T> x(a);
   const RunInput<kB, T> y(b);
-#pragma GCC ivdep
+  LT_IVDEP
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
 }
 
@@ -187,7 +193,7 @@ void where_run(const bool* c, const T* a, const T* b, T* out, int64_t n) {
   const RunInput<kC, uint8_t> cond(reinterpret_cast<const uint8_t*>(c));
   const RunInput<kA, T> x(a);
   const RunInput<kB, T> y(b);
-#pragma GCC ivdep
+  LT_IVDEP
   for (int64_t i = 0; i < n; ++i) out[i] = select_bits(cond[i], x[i], y[i]);
 }
 

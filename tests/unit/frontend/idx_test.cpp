@@ -128,6 +128,11 @@ TEST_F(DataFiles, BadHeaders) {
   p = write_plain("huge.idx", idx_bytes({0xffffffff, 0xffffffff}, {}));
   EXPECT_EQ(error_of([&] { read_idx(p); }),
             "read_idx: " + p + ": dims [4294967295,4294967295] hold more than 1099511627776 bytes");
+  // Found by fuzz_idx (tests/fuzz/regressions/fuzz_idx/): zero items of a size past any int64.
+  p = write_plain("empty_huge.idx", idx_bytes({0, 0xffffffff, 0xffffffff, 3}, {}));
+  EXPECT_EQ(error_of([&] { read_idx(p); }),
+            "read_idx: " + p + ": dims [0,4294967295,4294967295,3]: the non-zero dims multiply to "
+                               "more than 1099511627776");
 }
 
 TEST_F(DataFiles, TruncatedData) {
@@ -136,6 +141,17 @@ TEST_F(DataFiles, TruncatedData) {
     EXPECT_EQ(error_of([&] { read_idx(p); }),
               "read_idx: " + p + ": truncated: dims [3,4] need 12 data bytes, got 10");
   }
+}
+
+TEST_F(DataFiles, HeaderDeclaringMoreThanTheFileHoldsIsTruncated) {
+  // Found by fuzz_idx (tests/fuzz/regressions/fuzz_idx/): 13 bytes that declare 425 GB of data
+  // must not make the reader allocate them.
+  const Bytes big = idx_bytes({8448, 50331648}, {2});
+  const std::string why = ": truncated: dims [8448,50331648] need 425201762304 data bytes, got 1";
+  const std::string p = write_plain("big.idx", big);
+  EXPECT_EQ(error_of([&] { read_idx(p); }), "read_idx: " + p + why);
+  const std::string gz = write_gz("big.gz", big);
+  EXPECT_EQ(error_of([&] { read_idx(gz, 7); }), "read_idx: " + gz + why);
 }
 
 TEST_F(DataFiles, CutGzipStreamReadsAsTruncated) {

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Rebuilds the seed corpora under tests/fuzz/corpus/ (committed; run again when tests/ir/ grows):
+# every graph of the golden IR tests, comment lines dropped, for the two IR targets; and small
+# IDX files, plain and gzipped, well formed and not, for fuzz_idx.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+for target in fuzz_ir_lower fuzz_ir_compile; do
+  out="$here/corpus/$target"
+  rm -rf "$out" && mkdir -p "$out"
+  while IFS= read -r f; do
+    name=$(realpath --relative-to="$root/tests" "$f" | tr '/' '_')
+    grep -v '^[[:space:]]*//' "$f" > "$out/$name"
+  done < <(find "$root/tests/ir" "$root/tests/diff" -name '*.ir' -o -name '*.ir.bad' | sort)
+done
+out="$here/corpus/fuzz_idx"
+rm -rf "$out" && mkdir -p "$out"
+python3 - "$out" <<'PY'
+import gzip, struct, sys
+out = sys.argv[1]
+def idx(dims, data=None, magic=(0, 0, 8)):
+    n = 1
+    for d in dims:
+        n *= d
+    body = bytes((i * 7 + 3) % 256 for i in range(n)) if data is None else data
+    return bytes(magic) + bytes([len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + body
+files = {
+    "labels_5": idx([5]),
+    "images_3x4x4": idx([3, 4, 4]),
+    "empty_0x28x28": idx([0, 28, 28]),
+    "truncated": idx([4, 3, 3])[:-5],
+    "trailing": idx([2, 2]) + b"\x01",
+    "bad_type_0x0b": idx([2], magic=(0, 0, 0x0b)),
+    "rank_8": idx([1, 1, 1, 1, 1, 1, 2, 1]),
+    "header_only": idx([3, 2])[:12],
+}
+for name, data in files.items():
+    open(f"{out}/{name}.idx", "wb").write(data)
+# mtime=0: the same bytes on every run.
+for name in ("labels_5", "images_3x4x4", "truncated"):
+    open(f"{out}/{name}.idx.gz", "wb").write(gzip.compress(files[name], mtime=0))
+open(f"{out}/cut_gzip.idx.gz", "wb").write(gzip.compress(files["images_3x4x4"], mtime=0)[:-9])
+PY
+# The dictionary of IR tokens for both IR targets, from the op tables and the attribute names.
+{
+  echo '# IR tokens for fuzz_ir_lower and fuzz_ir_compile (made by tests/fuzz/make_corpus.sh).'
+  for w in graph return donate true false f16 bf16 f32 f64 i32 i64 bool inf -inf nan 0 1 -1 2 \
+           1e30 -0 0.5 '@main' '%0' '%1' '%x' '#1' ' : ' ' = ' '{' '}' '[' ']' '(' ')' ', ' '[]' \
+           '[1]' '[0,1]' '[2,3]'; do
+    printf '"%s"\n' "$w"
+  done
+  grep -h '^LT_OP(' "$root"/ir/ops/*.def | grep -o '^LT_OP([A-Za-z0-9]*, *"[a-z_0-9]*"' | sed 's/.*"\(.*\)"/"\1("/'
+  grep -ho 'kNames{[^}]*}' "$root/ir/attrs.h" | grep -o '"[a-z_0-9]*"' | sort -u |
+    sed 's/"\(.*\)"/"\1="/'
+} > "$here/ir.dict"
+echo "corpus: $(ls "$here/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds"
