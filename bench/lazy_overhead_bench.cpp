@@ -26,8 +26,9 @@ void BM_Trace(benchmark::State& state) {
     lt::Tensor y = trace_chain(x, w);
     benchmark::DoNotOptimize(y);
   }
-  state.counters["ns/op"] = benchmark::Counter(static_cast<double>(state.iterations()) * kOps,
-                                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/op"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kOps,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["ns/op"] = state.counters["ns/op"] * 1e9;
 }
 
@@ -43,7 +44,8 @@ void BM_TraceBuildHashRun(benchmark::State& state) {
     benchmark::DoNotOptimize(y);
   }
   const double steps = static_cast<double>(state.iterations());
-  state.counters["us/step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us/step"] =
+      benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["us/step"] = state.counters["us/step"] * 1e6;
   state.counters["hits"] = static_cast<double>(lt::metrics::counter("cache_hit"));
 }

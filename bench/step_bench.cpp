@@ -114,8 +114,8 @@ void bench(int steps, const std::string& which, const std::string& only) {
     std::filesystem::remove_all(cache);
     return;
   }
-  fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n", steps,
-             compile_options().opt_level);
+  fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n",
+             steps, compile_options().opt_level);
   for (const Workload& w : loads) {
     fmt::print("\n{}\n", w.name);
     fmt::print("{:>8} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10} {:>10}\n", "threads", "eager ms",
@@ -129,10 +129,11 @@ void bench(int steps, const std::string& which, const std::string& only) {
       const Phase cold = run(w, Mode::Lazy, steps);
       clear_graph_cache();  // in-memory cache gone; compiled objects stay on disk
       const Phase warm = run(w, Mode::Lazy, 0);
-      fmt::print("{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f}\n",
-                 threads, eager.steady_ms, cold.steady_ms, eager.steady_ms / cold.steady_ms,
-                 cold.first_ms + cold.second_ms, warm.first_ms + warm.second_ms, eager.peak_mb,
-                 cold.peak_mb);
+      fmt::print(
+          "{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f}\n",
+          threads, eager.steady_ms, cold.steady_ms, eager.steady_ms / cold.steady_ms,
+          cold.first_ms + cold.second_ms, warm.first_ms + warm.second_ms, eager.peak_mb,
+          cold.peak_mb);
     }
   }
   std::filesystem::remove_all(cache);

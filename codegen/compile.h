@@ -39,6 +39,7 @@ struct CompileStats {
 /// the group reads (ir::BufferSlot::in_place).
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
-                                        const CompileOptions& options, CompileStats* stats = nullptr);
+                                        const CompileOptions& options,
+                                        CompileStats* stats = nullptr);
 
 }  // namespace lt::codegen

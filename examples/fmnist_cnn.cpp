@@ -57,10 +57,12 @@ void train(const Args& a) {
       data::load_fashion_mnist(data::Split::Test, {.limit = a.test_limit, .normalize = true});
   examples::Cnn model;
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
-  data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed, .drop_last = true});
-  fmt::print("fmnist_cnn: {} train / {} test images, batch {}, lr {}, momentum {}, {} threads, {} mode\n",
-             train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum, num_threads(),
-             a.compiler_opt ? "lazy" : "eager");
+  data::BatchIterator batches(train_set,
+                              {.batch_size = a.batch_size, .seed = a.seed, .drop_last = true});
+  fmt::print(
+      "fmnist_cnn: {} train / {} test images, batch {}, lr {}, momentum {}, {} threads, {} mode\n",
+      train_set.size(), test_set.size(), a.batch_size, a.lr, a.momentum, num_threads(),
+      a.compiler_opt ? "lazy" : "eager");
   ModeGuard mode(a.compiler_opt ? Mode::Lazy : Mode::Eager);
   for (int epoch = 0; epoch < a.epochs; ++epoch) {
     examples::StepTimer timer;
@@ -81,13 +83,16 @@ void train(const Args& a) {
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(steps);
     if (!std::isfinite(mean_loss))
       throw Error(fmt::format("training diverged: mean loss {} in epoch {}", mean_loss, epoch + 1));
-    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} steps)\n",
-               epoch + 1, mean_loss, 100 * accuracy(model, test_set), timer.mean_ms(),
-               timer.median_ms(), steps);
+    fmt::print(
+        "epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} "
+        "steps)\n",
+        epoch + 1, mean_loss, 100 * accuracy(model, test_set), timer.mean_ms(), timer.median_ms(),
+        steps);
   }
   if (a.compiler_opt)
-    fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs\n", metrics::counter("cache_miss"),
-               metrics::counter("cache_hit"), metrics::counter("sync"));
+    fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs\n",
+               metrics::counter("cache_miss"), metrics::counter("cache_hit"),
+               metrics::counter("sync"));
 }
 
 }  // namespace

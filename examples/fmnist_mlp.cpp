@@ -81,13 +81,15 @@ void train(const Args& a) {
     if (!std::isfinite(mean_loss))
       throw Error(fmt::format("training diverged: mean loss {} in epoch {}", mean_loss, epoch + 1));
     const double acc = examples::accuracy(model, test_set);
-    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} steps)\n",
-               epoch + 1, mean_loss, 100 * acc, timer.mean_ms(), timer.median_ms(), steps);
+    fmt::print(
+        "epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} "
+        "steps)\n",
+        epoch + 1, mean_loss, 100 * acc, timer.mean_ms(), timer.median_ms(), steps);
   }
   if (a.compiler_opt)
-    fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
-               metrics::counter("cache_miss"), metrics::counter("cache_hit"),
-               metrics::counter("sync"));
+    fmt::print(
+        "lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
+        metrics::counter("cache_miss"), metrics::counter("cache_hit"), metrics::counter("sync"));
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ struct Store {
       int64_t total = 0;
       for (int64_t x : t) total += x;
       auto pct = [&](double p) { return t[static_cast<size_t>(p * double(t.size() - 1))] / 1e3; };
-      s += fmt::format("  timing  {:<40} count={} total={:.3f}ms p50={:.1f}us p90={:.1f}us max={:.1f}us\n",
-                       k, t.size(), total / 1e6, pct(0.5), pct(0.9), t.back() / 1e3);
+      s += fmt::format(
+          "  timing  {:<40} count={} total={:.3f}ms p50={:.1f}us p90={:.1f}us max={:.1f}us\n", k,
+          t.size(), total / 1e6, pct(0.5), pct(0.9), t.back() / 1e3);
     }
     return s;
   }

@@ -45,4 +45,5 @@ class TypeError : public Error {
                                             __LINE__, fmt::format(__VA_ARGS__), #cond)); \
   } while (0)
 
-#define LT_UNREACHABLE() throw ::lt::InternalError(fmt::format("unreachable at {}:{}", __FILE__, __LINE__))
+#define LT_UNREACHABLE() \
+  throw ::lt::InternalError(fmt::format("unreachable at {}:{}", __FILE__, __LINE__))

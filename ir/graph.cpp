@@ -104,7 +104,8 @@ void verify(const Graph& g) {
       throw Error(fmt::format("verify: donation of parameter {} to result {} is out of range",
                               d.param, d.result));
     if (donated[d.param] || filled[d.result])
-      throw Error(fmt::format("verify: parameter {} or result {} is donated twice", d.param, d.result));
+      throw Error(
+          fmt::format("verify: parameter {} or result {} is donated twice", d.param, d.result));
     if (g.params()[d.param].type.bytes() != g.type(g.results()[d.result]).bytes())
       throw Error(fmt::format("verify: parameter {} ({}) cannot hold result {} ({})", d.param,
                               type_str(g.params()[d.param].type), d.result,

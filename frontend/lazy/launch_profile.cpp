@@ -59,17 +59,18 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
                                     type_str(l.epilogue->library_out),
                                     op_list(g, plan.groups[group])));
     else if (l.kind == rt::Launch::Kind::Loop && in_plan)
-      labels_.push_back(fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
+      labels_.push_back(
+          fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
     else
-      labels_.push_back(fmt::format("{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library",
-                                    l.name, out));
+      labels_.push_back(fmt::format(
+          "{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library", l.name, out));
   }
 }
 
 std::string LaunchProfile::report() const {
   const int64_t total = std::accumulate(ns_.begin(), ns_.end(), int64_t{0});
-  std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_, runs_,
-                              runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
+  std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_,
+                              runs_, runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
   if (runs_ == 0 || total == 0) return s;
   std::vector<size_t> order(ns_.size());
   std::iota(order.begin(), order.end(), 0);

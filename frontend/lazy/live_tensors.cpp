@@ -48,11 +48,12 @@ void count_traced(ir::Op op, const Loc& loc) {
   const int64_t limit = max_pending_nodes();
   if (++r.pending_nodes > limit && !r.warned) {
     r.warned = true;
-    std::fprintf(stderr,
-                 "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
-                 "the pending graph grows every step. Last op: %s at %s\n",
-                 static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
-                 std::string(ir::mnemonic(op)).c_str(), location_str(loc).c_str());
+    std::fprintf(
+        stderr,
+        "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
+        "the pending graph grows every step. Last op: %s at %s\n",
+        static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
+        std::string(ir::mnemonic(op)).c_str(), location_str(loc).c_str());
   }
 }
 
