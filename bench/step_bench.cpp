@@ -44,7 +44,7 @@ struct Phase {
 Phase run(const Workload& w, Mode mode, int steps) {
   manual_seed(1);
   std::vector<Tensor> params = w.make_params();
-  examples::Sgd opt(params, 0.01, 0.9);
+  optim::SGD opt(params, {.lr = 0.01, .momentum = 0.9});
   rt::Buffer::reset_peak();
   ModeGuard guard(mode);
   auto step = [&] {

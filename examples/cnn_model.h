@@ -11,12 +11,13 @@ namespace lt::examples {
 
 class Cnn : public nn::Module {
  public:
-  explicit Cnn(int64_t in_channels = 1) {
+  explicit Cnn(int64_t in_channels = 1, double dropout = 0) {
     const nn::Conv2dOptions same{.padding = 1};
     conv1 = register_module("conv1", std::make_shared<nn::Conv2d>(in_channels, 32, 3, same));
     conv2 = register_module("conv2", std::make_shared<nn::Conv2d>(32, 64, 3, same));
     fc1 = register_module("fc1", std::make_shared<nn::Linear>(64 * 7 * 7, 128));
     fc2 = register_module("fc2", std::make_shared<nn::Linear>(128, 10));
+    if (dropout > 0) drop = register_module("drop", std::make_shared<nn::Dropout>(dropout));
     // Kaiming (He) uniform for ReLU, U(+-sqrt(6 / fan_in)), for weights and biases alike.
     auto he_uniform = [](const Tensor& w, const Tensor& b) {
       const auto fan_in = static_cast<double>(nn::init::fan_in_and_fan_out(w).first);
@@ -35,11 +36,13 @@ class Cnn : public nn::Module {
     Tensor h = max_pool2d(relu(conv1->forward(x)));
     h = max_pool2d(relu(conv2->forward(h)));
     h = relu(fc1->forward(flatten(h, 1)));
+    if (drop) h = drop->forward(h);
     return fc2->forward(h);
   }
 
   std::shared_ptr<nn::Conv2d> conv1, conv2;
   std::shared_ptr<nn::Linear> fc1, fc2;
+  std::shared_ptr<nn::Dropout> drop;  ///< before fc2, when asked for
 };
 
 }  // namespace lt::examples

@@ -1,25 +1,23 @@
-// The MLP trainer shared by examples/fmnist_mlp and tests/e2e/mlp_fmnist_test: the model, a
-// hand-written SGD with momentum, one training step and test accuracy. The loop is written the
-// way a user would write it in eager mode, which lazy mode must later accept unchanged.
+// The MLP of examples/fmnist_mlp and the tests that train it: Linear layers with ReLU (and
+// optional dropout) between them, one optimizer step, and test accuracy.
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "examples/sgd.h"
 #include "lt/data.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/nn.h"
+#include "lt/optim.h"
 
 namespace lt::examples {
 
-/// Linear layers with ReLU between them; sizes = {in, hidden..., out}. Parameters are named
-/// as in a PyTorch nn.Sequential: 0.weight, 0.bias, 2.weight, ...
+/// sizes = {in, hidden..., out}. Parameters are named as in a PyTorch nn.Sequential: 0.weight,
+/// 0.bias, 2.weight, ... (3.weight with dropout, which takes an index of its own).
 class Mlp : public nn::Sequential {
  public:
-  explicit Mlp(const std::vector<int64_t>& sizes) {
+  explicit Mlp(const std::vector<int64_t>& sizes, double dropout = 0) {
     for (size_t i = 0; i + 1 < sizes.size(); ++i) {
       auto fc = std::make_shared<nn::Linear>(sizes[i], sizes[i + 1]);
       // Kaiming (He) uniform for ReLU: Var(w) = 2 / fan_in keeps activations O(1) through the
@@ -27,20 +25,16 @@ class Mlp : public nn::Sequential {
       nn::init::kaiming_uniform_(fc->weight, 0, nn::init::FanMode::FanIn,
                                  nn::init::Nonlinearity::ReLU);
       push_back(fc);
-      if (i + 2 < sizes.size()) push_back(std::make_shared<nn::ReLU>());
+      if (i + 2 < sizes.size()) {
+        push_back(std::make_shared<nn::ReLU>());
+        if (dropout > 0) push_back(std::make_shared<nn::Dropout>(dropout));
+      }
     }
   }
 };
 
-/// Cosine decay from `lr` at step 0 to 0 at step `total`: large early steps make fast progress,
-/// small late ones settle into a minimum instead of rattling around it.
-inline double cosine_lr(double lr, int64_t step, int64_t total) {
-  const double pi = 3.14159265358979323846;
-  return 0.5 * lr * (1 + std::cos(pi * static_cast<double>(step) / static_cast<double>(total)));
-}
-
 /// One optimizer step on a batch; returns the batch's mean loss (no history).
-inline Tensor train_step(Mlp& model, Sgd& opt, const data::Batch& batch) {
+inline Tensor train_step(Mlp& model, optim::Optimizer& opt, const data::Batch& batch) {
   opt.zero_grad();
   Tensor loss = cross_entropy(model.forward(batch.images), batch.labels);
   loss.backward();

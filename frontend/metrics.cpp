@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontend/options/store.h"
+#include "runtime/buffer.h"
 
 namespace lt::metrics {
 namespace {
@@ -53,6 +54,16 @@ int64_t counter(std::string_view name) {
   return it == s.counters.end() ? 0 : it->second;
 }
 
+int64_t total_ns(std::string_view name) {
+  Store& s = store();
+  std::lock_guard<std::mutex> lk(s.m);
+  auto it = s.timings.find(name);
+  int64_t total = 0;
+  if (it != s.timings.end())
+    for (int64_t x : it->second) total += x;
+  return total;
+}
+
 std::string report() {
   Store& s = store();
   std::lock_guard<std::mutex> lk(s.m);
@@ -83,3 +94,10 @@ void time_ns(std::string_view name, int64_t ns) {
 }
 
 }  // namespace lt::metrics
+
+namespace lt {
+
+MemoryStats memory_stats() { return {rt::Buffer::live_bytes(), rt::Buffer::peak_bytes()}; }
+void reset_peak_memory() { rt::Buffer::reset_peak(); }
+
+}  // namespace lt

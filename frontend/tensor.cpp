@@ -249,6 +249,8 @@ Tensor random(ir::Op op, Shape shape, DType dtype, Loc loc) {
 }  // namespace
 
 void manual_seed(uint64_t seed) { generator() = Generator{seed, 0}; }
+RngState rng_state() { return {generator().seed, generator().counter}; }
+void set_rng_state(const RngState& state) { generator() = Generator{state.seed, state.counter}; }
 Tensor rand(Shape shape, DType dtype, Loc loc) {
   return random(ir::Op::RandUniform, std::move(shape), dtype, loc);
 }

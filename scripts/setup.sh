@@ -7,7 +7,7 @@ PKGS=(
   libeigen3-dev libopenblas-pthread-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
-  dataset-fashion-mnist graphviz
+  dataset-fashion-mnist graphviz gnuplot-nox  # gnuplot: scripts/plot_log.sh
   clang-19 libclang-rt-19-dev  # scripts/fuzz.sh: clang and its libFuzzer runtime
 )
 missing=()

@@ -86,6 +86,17 @@ int64_t BatchIterator::num_batches() const {
   return options_.drop_last ? n / b : (n + b - 1) / b;
 }
 
+int64_t BatchIterator::batch_index() const {
+  return (pos_ + options_.batch_size - 1) / options_.batch_size;
+}
+
+void BatchIterator::seek(int64_t batch, Loc loc) {
+  if (batch < 0 || batch > num_batches())
+    throw Error(fmt::format("BatchIterator::seek: batch {} is not in [0, {}] at {}", batch,
+                            num_batches(), location_str(loc)));
+  pos_ = std::min(batch * options_.batch_size, static_cast<int64_t>(order_.size()));
+}
+
 std::optional<Batch> BatchIterator::next() {
   const int64_t n = static_cast<int64_t>(order_.size());
   const int64_t len = std::min(options_.batch_size, n - pos_);

@@ -72,6 +72,11 @@ class BatchIterator {
   void start_epoch(int64_t epoch);
   /// The next batch of the epoch; nullopt at its end.
   std::optional<Batch> next();
+  /// Batches of the current epoch taken so far.
+  int64_t batch_index() const;
+  /// Continues the current epoch at batch `batch` (0 <= batch <= num_batches()), as if that many
+  /// had been taken: a resumed run picks up the data order where its checkpoint left it.
+  void seek(int64_t batch, Loc loc = Loc::current());
   int64_t num_batches() const;
   const std::vector<int64_t>& order() const { return order_; }
 

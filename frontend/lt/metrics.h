@@ -9,6 +9,9 @@ namespace lt::metrics {
 /// A counter's value ("mark_step", "cache_hit", "cache_miss", "sync", "nodes_traced", ...);
 /// 0 when it never counted.
 int64_t counter(std::string_view name);
+/// The total of a timing's records in nanoseconds ("compile", "execute", "codegen", ...); 0 when
+/// it never recorded.
+int64_t total_ns(std::string_view name);
 /// Every counter and timing, one per line.
 std::string report();
 /// Zeroes everything (tests).
@@ -19,3 +22,17 @@ void count(std::string_view name, int64_t n = 1);
 void time_ns(std::string_view name, int64_t ns);
 
 }  // namespace lt::metrics
+
+namespace lt {
+
+/// Bytes of tensor data held now and at the most since the start or reset_peak_memory(), eager
+/// tensors and lazy runs' buffers alike.
+struct MemoryStats {
+  int64_t current_bytes = 0;
+  int64_t peak_bytes = 0;
+};
+MemoryStats memory_stats();
+/// Restarts peak tracking from the bytes held now.
+void reset_peak_memory();
+
+}  // namespace lt

@@ -94,4 +94,13 @@ Tensor randn(Shape shape, DType dtype = DType::F32, Loc loc = Loc::current());
 /// eager mode, lazy mode and on every rank alike.
 void manual_seed(uint64_t seed);
 
+/// The global generator's position: its seed and the Philox counter of the next draw. A
+/// checkpoint stores it so that a resumed run draws what the uninterrupted run would have.
+struct RngState {
+  uint64_t seed = 0;
+  uint64_t counter = 0;
+};
+RngState rng_state();
+void set_rng_state(const RngState& state);
+
 }  // namespace lt

@@ -18,7 +18,7 @@ namespace {
 std::vector<float> train_steps(int steps) {
   manual_seed(11);
   examples::Mlp model({16, 8, 4});
-  examples::Sgd opt(model.parameters(), 0.1, 0.9);
+  optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9});
   const Tensor x = randn({8, 16});
   const Tensor y = cast(rand({8}) * 4.0, DType::I64);
   std::vector<float> losses;

@@ -27,16 +27,17 @@ TEST(MlpFashionMnist, OneEpochOnTenThousandImagesReachesEightyPercent) {
 
   examples::Mlp model({784, 128, 10});
   constexpr double kLr = 0.02;
-  examples::Sgd opt(model.parameters(), kLr, /*momentum=*/0.9);
+  optim::SGD opt(model.parameters(), {.lr = kLr, .momentum = 0.9});
   const double initial_accuracy = examples::accuracy(model, test);
 
   data::BatchIterator batches(train, {.batch_size = 32, .seed = 0});
   const int64_t steps = batches.num_batches();
   ASSERT_EQ(steps, 313);
+  optim::sched::Scheduler sched(opt, optim::sched::CosineAnnealingLR(steps));
   std::vector<float> losses;
   while (auto b = batches.next()) {
-    opt.set_lr(examples::cosine_lr(kLr, static_cast<int64_t>(losses.size()), steps));
     losses.push_back(examples::train_step(model, opt, *b).item<float>());
+    sched.step();
   }
   ASSERT_EQ(losses.size(), static_cast<size_t>(steps));
 

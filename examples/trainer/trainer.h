@@ -1,0 +1,62 @@
+// The training loop every example trainer runs (docs/TRAINING.md, "The example trainers"): a
+// trainer builds its model, data and optimizer, describes them in a TrainTask, and calls train().
+// The loop does the rest the same way everywhere: the schedule, gradient accumulation and
+// clipping, lazy-mode step cuts, evaluation, progress, the CSV log, checkpoints and resume.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "examples/trainer/train_config.h"
+#include "lt/data.h"
+#include "lt/nn.h"
+#include "lt/optim.h"
+
+namespace lt::examples {
+
+struct TrainTask {
+  std::string name;  ///< the program's name, e.g. "fmnist_mlp"
+  nn::Module* model = nullptr;
+  data::Dataset train;
+  data::Dataset test;
+  /// Logits [M, C] and integer targets [M] of a batch: M is the batch for a classifier and
+  /// batch * context for a language model. Loss: their mean cross-entropy.
+  std::function<std::pair<Tensor, Tensor>(const data::Batch&)> logits_and_targets;
+  /// The optimizer over the model's parameters, made after the configuration is known.
+  std::function<std::unique_ptr<optim::Optimizer>(const TrainConfig&)> make_optimizer;
+  /// Examples per evaluation chunk.
+  int64_t eval_batch = 500;
+  /// One line describing the model and data, printed with the configuration.
+  std::string description;
+};
+
+struct EvalResult {
+  double loss = 0;      ///< mean cross-entropy
+  double accuracy = 0;  ///< top-1
+  double top5 = -1;     ///< top-5 where there are more than 5 classes, else -1
+};
+
+struct RunSummary {
+  int64_t steps = 0;  ///< optimizer steps taken by this process
+  double total_s = 0;
+  double compile_s = 0;     ///< lazy mode: preparing (passes and codegen) graphs
+  double steady_ms = 0;     ///< median step time
+  double samples_per_s = 0;  ///< at the median step time
+  double peak_mb = 0;
+  EvalResult final_eval;
+};
+
+/// Trains `task` as `config` says and prints the configuration, progress and a summary.
+RunSummary train(TrainTask& task, const TrainConfig& config);
+
+/// Mean loss and accuracy of the model on `ds`, in eval mode, without gradients.
+EvalResult evaluate(TrainTask& task, const data::Dataset& ds);
+
+/// Parameters for weight decay (rank >= 2: weights of linear, conv and embedding layers) and the
+/// rest (biases, norm scales and shifts), as PyTorch recipes split them.
+std::pair<std::vector<Tensor>, std::vector<Tensor>> split_for_weight_decay(const nn::Module& m);
+
+}  // namespace lt::examples
