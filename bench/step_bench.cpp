@@ -1,8 +1,10 @@
 // Training-step benchmark, one run, printing ratios: eager vs lazy (compiled) at 1 and 2
 // threads for the MLP 784-512-512-10 (batch 128) and the small CNN (batch 64, 28x28), both with
 // SGD momentum 0.9; cold compile time (empty disk cache), warm start (objects from the disk
-// cache, empty in-memory cache) and peak memory. Usage: lt_bench_step [steps] [mlp|cnn|all]
-// [eager|lazy]: with a mode, only that mode runs, at LT_NUM_THREADS threads (for profilers).
+// cache, empty in-memory cache), peak memory, and the host time a lazy step spends tracing and
+// cutting + hashing (what a cache hit costs besides running the graph).
+// Usage: lt_bench_step [steps] [mlp|cnn|all] [eager|lazy]: with a mode, only that mode runs, at
+// LT_NUM_THREADS threads (for profilers).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -17,7 +19,6 @@
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/options.h"
-#include "runtime/buffer.h"
 #include "tools/cli.h"
 
 namespace {
@@ -38,6 +39,7 @@ struct Workload {
 
 struct Phase {
   double first_ms = 0, second_ms = 0, steady_ms = 0, peak_mb = 0;
+  double trace_us = 0;  ///< lazy: host time per steady step tracing it and cutting + hashing it
 };
 
 /// Runs `steps` timed steps after two untimed-but-recorded first steps.
@@ -45,13 +47,16 @@ Phase run(const Workload& w, Mode mode, int steps) {
   manual_seed(1);
   std::vector<Tensor> params = w.make_params();
   optim::SGD opt(params, {.lr = 0.01, .momentum = 0.9});
-  rt::Buffer::reset_peak();
+  reset_peak_memory();
   ModeGuard guard(mode);
+  double trace_ns = 0;
   auto step = [&] {
+    const auto t0 = Clock::now();
     opt.zero_grad();
     Tensor loss = cross_entropy(w.forward(params, w.x), w.y);
     loss.backward();
     opt.step();
+    trace_ns += std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     if (mode == Mode::Lazy) mark_step();
   };
   Phase p;
@@ -62,9 +67,15 @@ Phase run(const Workload& w, Mode mode, int steps) {
   step();
   p.second_ms = ms_since(t);
   t = Clock::now();
+  trace_ns = 0;
+  const int64_t hash_ns0 = metrics::total_ns("build_and_hash");
   for (int i = 0; i < steps; ++i) step();
   p.steady_ms = ms_since(t) / steps;
-  p.peak_mb = static_cast<double>(rt::Buffer::peak_bytes()) / (1 << 20);
+  if (mode == Mode::Lazy && steps > 0)
+    p.trace_us =
+        (trace_ns + static_cast<double>(metrics::total_ns("build_and_hash") - hash_ns0)) / 1e3 /
+        steps;
+  p.peak_mb = static_cast<double>(memory_stats().peak_bytes) / (1 << 20);
   return p;
 }
 
@@ -118,8 +129,9 @@ void bench(int steps, const std::string& which, const std::string& only) {
              steps, compile_options().opt_level);
   for (const Workload& w : loads) {
     fmt::print("\n{}\n", w.name);
-    fmt::print("{:>8} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10} {:>10}\n", "threads", "eager ms",
-               "lazy ms", "speedup", "cold 1st+2nd", "warm 1st+2nd", "eager MB", "lazy MB");
+    fmt::print("{:>8} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10} {:>10} {:>15}\n", "threads",
+               "eager ms", "lazy ms", "speedup", "cold 1st+2nd", "warm 1st+2nd", "eager MB",
+               "lazy MB", "trace+hash us");
     for (int threads : {1, 2}) {
       set_num_threads(threads);
       const Phase eager = run(w, Mode::Eager, steps);
@@ -130,10 +142,11 @@ void bench(int steps, const std::string& which, const std::string& only) {
       clear_graph_cache();  // in-memory cache gone; compiled objects stay on disk
       const Phase warm = run(w, Mode::Lazy, 0);
       fmt::print(
-          "{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f}\n",
+          "{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f} "
+          "{:>15.1f}\n",
           threads, eager.steady_ms, cold.steady_ms, eager.steady_ms / cold.steady_ms,
           cold.first_ms + cold.second_ms, warm.first_ms + warm.second_ms, eager.peak_mb,
-          cold.peak_mb);
+          cold.peak_mb, cold.trace_us);
     }
   }
   std::filesystem::remove_all(cache);
