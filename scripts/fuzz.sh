@@ -4,8 +4,8 @@
 # (default 60) from its seed corpus and prints executions, time and crashes found.
 #   scripts/fuzz.sh [seconds]
 # LT_FUZZ_BUILD_DIR: build directory (default build-fuzz); LT_FUZZ_TARGETS: the targets to run
-# (default "fuzz_ir_lower fuzz_ir_compile fuzz_idx"); LT_FUZZ_RUNS: also stop each target after
-# that many executions; LT_JOBS caps the build's parallelism.
+# (default "fuzz_ir_lower fuzz_ir_compile fuzz_idx fuzz_safetensors"); LT_FUZZ_RUNS: also stop
+# each target after that many executions; LT_JOBS caps the build's parallelism.
 # New inputs libFuzzer finds go to <build>/fuzz-corpus/<target>/ (the committed seeds under
 # tests/fuzz/corpus/ stay as they are); a crashing input is saved under
 # <build>/fuzz-crashes/<target>/, and the script then exits 1. docs/RELIABILITY.md has the runs.
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${LT_FUZZ_BUILD_DIR:-build-fuzz}
-targets=${LT_FUZZ_TARGETS:-fuzz_ir_lower fuzz_ir_compile fuzz_idx}
+targets=${LT_FUZZ_TARGETS:-fuzz_ir_lower fuzz_ir_compile fuzz_idx fuzz_safetensors}
 
 bash scripts/setup.sh
 if command -v ccache >/dev/null; then export CCACHE_BASEDIR="$PWD"; fi
@@ -29,6 +29,7 @@ flags_for() {
     fuzz_ir_lower) echo "-dict=tests/fuzz/ir.dict -max_len=4096 -timeout=10" ;;
     fuzz_ir_compile) echo "-dict=tests/fuzz/ir.dict -max_len=4096 -timeout=60" ;;
     fuzz_idx) echo "-max_len=1024 -timeout=10" ;;
+    fuzz_safetensors) echo "-dict=tests/fuzz/safetensors.dict -max_len=4096 -timeout=10" ;;
   esac
 }
 

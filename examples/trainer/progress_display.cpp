@@ -17,7 +17,8 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 bool ProgressDisplay::bar_due() const {
-  return terminal() && std::chrono::steady_clock::now() - last_draw_ > std::chrono::milliseconds(100);
+  return terminal() &&
+         std::chrono::steady_clock::now() - last_draw_ > std::chrono::milliseconds(100);
 }
 
 void ProgressDisplay::bar(const ProgressInfo& p) {

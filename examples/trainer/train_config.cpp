@@ -9,19 +9,19 @@ namespace lt::examples {
 void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
   using lt::cli::integer_at_least;
   using lt::cli::number_at_least;
+  // The last value of a flag given twice wins, so scripts (scripts/run_main.sh) can set defaults
+  // that their arguments override.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--compiler-opt", c.compiler_opt,
                "Lazy mode: trace each step, cut it at mark_step, compile, cache and run the graph");
-  // The last value wins, so scripts/run_main.sh's defaults can be overridden by its arguments.
   app.add_option("--epochs", c.epochs, "Passes over the training set")
       ->capture_default_str()
-      ->check(integer_at_least(0))
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+      ->check(integer_at_least(0));
   app.add_option("--max-steps", c.max_steps,
                  "Stop at this global step, also when resumed (-1: run --epochs); the schedule "
                  "then spans this many steps")
       ->capture_default_str()
-      ->check(integer_at_least(-1))
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+      ->check(integer_at_least(-1));
   app.add_option("--batch-size", c.batch_size, "Examples per micro-batch")
       ->capture_default_str()
       ->check(integer_at_least(1));

@@ -1,4 +1,5 @@
-// Everything a training program needs: #include <lt/lt.h>.
+// Everything a training program needs: #include <lt/lt.h> (tensors, ops, autograd, lazy mode,
+// modules, optimizers, data, checkpoints, settings, metrics), as libtorch's <torch/torch.h>.
 #pragma once
 #include "lt/autograd.h"
 #include "lt/ops.h"
@@ -6,3 +7,9 @@
 #include "lt/serialize.h"
 #include "lt/tensor.h"
 #include "lt/threads.h"
+// After the basics, which these build on.
+#include "lt/data.h"
+#include "lt/lazy.h"
+#include "lt/metrics.h"
+#include "lt/nn.h"
+#include "lt/optim.h"

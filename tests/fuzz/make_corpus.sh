@@ -41,6 +41,47 @@ for name in ("labels_5", "images_3x4x4", "truncated"):
     open(f"{out}/{name}.idx.gz", "wb").write(gzip.compress(files[name], mtime=0))
 open(f"{out}/cut_gzip.idx.gz", "wb").write(gzip.compress(files["images_3x4x4"], mtime=0)[:-9])
 PY
+# Small safetensors files for fuzz_safetensors: well formed (every dtype, metadata, an empty
+# tensor, no tensors) and not (truncated, bad JSON, overlapping or out-of-range offsets, a size
+# that does not match the shape, a bad BOOL byte).
+st="$here/corpus/fuzz_safetensors"
+rm -rf "$st" && mkdir -p "$st"
+python3 - "$st" <<'PY'
+import json, struct, sys
+out = sys.argv[1]
+def st(tensors, metadata=None, header=None, tail=b""):
+    h, data = {}, b""
+    for name, (dtype, shape, raw) in tensors.items():
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if metadata is not None:
+        h["__metadata__"] = metadata
+    text = json.dumps(h, separators=(",", ":")).encode() if header is None else header
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data + tail
+f32 = struct.pack("<4f", 1.0, -2.5, 0.0, 3.0)
+files = {
+    "one_f32": st({"w": ("F32", [2, 2], f32)}),
+    "dtypes": st({"a": ("BOOL", [3], b"\x00\x01\x01"), "b": ("I64", [2], struct.pack("<2q", -1, 7)),
+                  "c": ("BF16", [2], b"\x80\x3f\x00\xc0"), "d": ("F16", [1], b"\x00\x3c"),
+                  "e": ("F64", [1], struct.pack("<d", 0.1)), "f": ("I32", [1], struct.pack("<i", 5))},
+                 {"step": "20", "optim.type": "SGD"}),
+    "empty_tensor": st({"z": ("F32", [0, 3], b"")}),
+    "no_tensors": st({}, {"note": "metadata only"}),
+    "truncated": st({"w": ("F32", [2, 2], f32)})[:-3],
+    "bad_json": st({}, header=b'{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]'),
+    "overlap": st({}, header=json.dumps({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                                         "b": {"dtype": "F32", "shape": [1], "data_offsets": [2, 6]}}).encode(),
+                  tail=b"\x00" * 8),
+    "past_end": st({}, header=json.dumps({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode(),
+                   tail=b"\x00" * 4),
+    "size_mismatch": st({"w": ("F32", [3], f32)}),
+    "bad_bool": st({"a": ("BOOL", [2], b"\x00\x02")}),
+    "unknown_dtype": st({"a": ("U7", [1], b"\x00")}),
+}
+for name, data in files.items():
+    open(f"{out}/{name}.safetensors", "wb").write(data)
+PY
 # The dictionary of IR tokens for both IR targets, from the op tables and the attribute names.
 {
   echo '# IR tokens for fuzz_ir_lower and fuzz_ir_compile (made by tests/fuzz/make_corpus.sh).'
@@ -53,4 +94,5 @@ PY
   grep -ho 'kNames{[^}]*}' "$root/ir/attrs.h" | grep -o '"[a-z_0-9]*"' | sort -u |
     sed 's/"\(.*\)"/"\1="/'
 } > "$here/ir.dict"
-echo "corpus: $(ls "$here/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds"
+echo "corpus: $(ls "$here/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds," \
+  "$(ls "$st" | wc -l) safetensors seeds"

@@ -1,6 +1,6 @@
 // Replays saved fuzz inputs through the checks the fuzz targets run, built with the project's
 // compiler: every crash input under tests/fuzz/regressions/<target>/ (each a bug found and fixed,
-// see docs/RELIABILITY.md), and the seed corpora of the two cheap targets.
+// see docs/RELIABILITY.md), and the seed corpora of the three cheap targets.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "tests/fuzz/idx_check.h"
 #include "tests/fuzz/ir_compile_check.h"
 #include "tests/fuzz/ir_lower_check.h"
+#include "tests/fuzz/safetensors_check.h"
 
 namespace lt::fuzz {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct SavedInput {
-  std::string target;  // fuzz_ir_lower, fuzz_ir_compile or fuzz_idx
+  std::string target;  // fuzz_ir_lower, fuzz_ir_compile, fuzz_idx or fuzz_safetensors
   fs::path path;
 };
 
@@ -36,10 +37,11 @@ std::vector<SavedInput> saved_inputs() {
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) out.push_back({target, f});
   };
-  for (const char* t : {"fuzz_ir_lower", "fuzz_ir_compile", "fuzz_idx"})
+  for (const char* t : {"fuzz_ir_lower", "fuzz_ir_compile", "fuzz_idx", "fuzz_safetensors"})
     add(t, root / "regressions" / t);
   add("fuzz_ir_lower", root / "corpus" / "fuzz_ir_lower");
   add("fuzz_idx", root / "corpus" / "fuzz_idx");
+  add("fuzz_safetensors", root / "corpus" / "fuzz_safetensors");
   return out;
 }
 
@@ -64,6 +66,7 @@ TEST_P(Replay, PassesItsCheck) {
     if (in.target == "fuzz_ir_lower") check_ir_lower(data);
     if (in.target == "fuzz_ir_compile") check_ir_compile(data);
     if (in.target == "fuzz_idx") check_idx(data);
+    if (in.target == "fuzz_safetensors") check_safetensors(data);
   } catch (const CheckFailure& e) {
     FAIL() << in.path << ": " << e.what();
   }
@@ -73,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Saved, Replay, ::testing::ValuesIn(saved_inputs()), tes
 
 TEST(Replay, SeedCorporaArePresent) {
   const fs::path root = LT_FUZZ_DIR;
-  for (const char* t : {"fuzz_ir_lower", "fuzz_ir_compile", "fuzz_idx"})
+  for (const char* t : {"fuzz_ir_lower", "fuzz_ir_compile", "fuzz_idx", "fuzz_safetensors"})
     EXPECT_FALSE(fs::is_empty(root / "corpus" / t)) << t;
 }
 

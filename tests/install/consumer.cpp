@@ -7,7 +7,10 @@
 #include <lt/lazy.h>
 #include <lt/lt.h>
 #include <lt/metrics.h>
+#include <lt/nn.h>
 #include <lt/ops.h>
+#include <lt/optim.h>
+#include <lt/serialize.h>
 #include <lt/tensor.h>
 #include <lt/threads.h>
 
@@ -52,6 +55,17 @@ int main() {
     }
     lazy = s.item<float>();
   }
-  std::printf("want %g eager %g lazy %g\n", want, eager, lazy);
-  return std::abs(eager - want) < 1e-5 && std::abs(lazy - want) < 1e-5 ? 0 : 1;
+  // One SGD step of nn::Linear(3, 1) without bias on loss = sum(x . w): the gradient is x, so
+  // w becomes w - lr * x.
+  lt::nn::Linear fc(3, 1, /*bias=*/false);
+  const std::vector<float> w0 = fc.weight.to_vector<float>();
+  lt::optim::SGD opt(fc.parameters(), {.lr = 0.5});
+  lt::sum(fc.forward(lt::from_vector(a, {2, 3}))).backward();
+  opt.step();
+  const std::vector<float> w1 = fc.weight.to_vector<float>();
+  double sgd_err = 0;
+  for (int k = 0; k < 3; ++k) sgd_err += std::abs(w1[k] - (w0[k] - 0.5 * (a[k] + a[3 + k])));
+
+  std::printf("want %g eager %g lazy %g; sgd error %g\n", want, eager, lazy, sgd_err);
+  return std::abs(eager - want) < 1e-5 && std::abs(lazy - want) < 1e-5 && sgd_err < 1e-5 ? 0 : 1;
 }
