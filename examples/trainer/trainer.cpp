@@ -211,7 +211,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       const auto t0 = Clock::now();
       opt->zero_grad();
       for (int64_t a = 0; a < c.accum_steps; ++a) {
-        const std::optional<data::Batch> b = batches.next();
+        const int64_t index = batches.batch_index();
+        std::optional<data::Batch> b = batches.next();
+        if (task.augment) b = task.augment(std::move(*b), p.epoch, index);
         auto [logits, targets] = task.logits_and_targets(*b);
         Tensor loss = cross_entropy(logits, targets);
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));

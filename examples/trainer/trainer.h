@@ -27,6 +27,9 @@ struct TrainTask {
   std::function<std::pair<Tensor, Tensor>(const data::Batch&)> logits_and_targets;
   /// The optimizer over the model's parameters, made after the configuration is known.
   std::function<std::unique_ptr<optim::Optimizer>(const TrainConfig&)> make_optimizer;
+  /// Optional: the training batch's augmentation, from (batch, epoch, index of the micro-batch in
+  /// the epoch) alone, so that a resumed run augments exactly as the uninterrupted one did.
+  std::function<data::Batch(data::Batch, int64_t epoch, int64_t batch)> augment;
   /// Examples per evaluation chunk.
   int64_t eval_batch = 500;
   /// One line describing the model and data, printed with the configuration.

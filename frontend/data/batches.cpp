@@ -4,23 +4,12 @@
 #include <cstring>
 #include <numeric>
 
+#include "frontend/data/splitmix.h"
 #include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
 #include "lt/data.h"
 
 namespace lt::data {
-namespace {
-
-// splitmix64: tiny, fast and fully specified, unlike std::shuffle with a std:: distribution,
-// whose output differs between standard libraries. Same seed, same order, everywhere.
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::vector<int64_t> shuffled_indices(int64_t n, uint64_t seed, int64_t epoch) {
   std::vector<int64_t> order(static_cast<size_t>(std::max<int64_t>(n, 0)));
@@ -28,9 +17,7 @@ std::vector<int64_t> shuffled_indices(int64_t n, uint64_t seed, int64_t epoch) {
   uint64_t state = seed;
   state = splitmix64(state) ^ static_cast<uint64_t>(epoch);
   for (int64_t i = n - 1; i > 0; --i) {
-    // Multiply-shift maps 64 random bits onto [0, i]; the bias (< 2^-40 here) is irrelevant.
-    const auto j = static_cast<int64_t>(
-        (static_cast<unsigned __int128>(splitmix64(state)) * static_cast<uint64_t>(i + 1)) >> 64);
+    const auto j = static_cast<int64_t>(below(state, static_cast<uint64_t>(i + 1)));
     std::swap(order[i], order[j]);
   }
   return order;

@@ -51,6 +51,17 @@ struct Batch {
   Tensor labels;
 };
 
+/// Images [N, C, H, W] zero-padded by `pad` on every side of H and W with `fill` (a normalized
+/// dataset's black is (0 - mean) / std): Fashion-MNIST's 28x28 to ResNet's 32x32 with pad 2.
+Tensor pad_images(const Tensor& images, int64_t pad, double fill = 0, Loc loc = Loc::current());
+
+/// The CIFAR-style augmentation, on the host: each image of [N, C, H, W] f32 is shifted by a
+/// random offset in [-pad, pad] on each axis (a crop of the image padded by `pad` with `fill`)
+/// and, with `flip`, mirrored left-right with probability 1/2. The draws depend on (seed, epoch,
+/// batch) alone, so a resumed run augments its batches exactly as the uninterrupted run did.
+Tensor random_crop_flip(const Tensor& images, int64_t pad, bool flip, double fill, uint64_t seed,
+                        int64_t epoch, int64_t batch, Loc loc = Loc::current());
+
 struct BatchOptions {
   int64_t batch_size = 64;
   bool shuffle = true;     ///< else the dataset order

@@ -2,15 +2,16 @@
 # Resume is bit-exact through a trainer's command line: 40 steps in one run (saving at 20 and 40)
 # and 20 steps + a new process resuming from step-20 to step 40 write step-40 checkpoints with
 # identical tensors and metadata, read back by the independent reader (read_safetensors.py).
-# Dropout and shuffling are in play, and epoch 1 ends between the two saves.
+# Shuffling, warmup, weight decay and clipping are in play, epoch 1 ends between the two saves,
+# and the trainer flags given add dropout or augmentation (a flag given twice: the last wins).
 #   trainer_resume.sh <python3> <read_safetensors.py> <scratch dir> <trainer> [trainer flags...]
 set -euo pipefail
 py=$1 reader=$2 dir=$3 trainer=$4
 shift 4
 rm -rf "$dir"
 mkdir -p "$dir"
-common=(--train-limit 1600 --test-limit 200 --batch-size 64 --dropout 0.1 --warmup-steps 5
-        --weight-decay 1e-4 --clip-grad 5 --quiet "$@")
+common=(--train-limit 1600 --test-limit 200 --batch-size 64 --warmup-steps 5 --weight-decay 1e-4
+        --clip-grad 5 --quiet "$@")
 "$trainer" "${common[@]}" --max-steps 40 --save-every 20 --save-dir "$dir/straight" \
   >"$dir/straight.log"
 "$trainer" "${common[@]}" --max-steps 40 --save-dir "$dir/resumed" \
