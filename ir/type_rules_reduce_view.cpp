@@ -113,6 +113,8 @@ TensorType pad_rule(const TensorType& x, const PadAttrs& a) {
       type_fail(fmt::format("negative padding on axis {}", i));
     s[i] += a.lo[i] + a.hi[i];
   }
+  if (!holds_value(x.dtype, a.value))
+    type_fail(fmt::format("value {} does not fit {}", a.value, dtype_name(x.dtype)));
   return {x.dtype, std::move(s)};
 }
 

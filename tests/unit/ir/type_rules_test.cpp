@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <span>
+#include <string>
+
 #include "ir/error.h"
 #include "ir/op.h"
 #include "ir/type_rules.h"
@@ -79,6 +83,33 @@ TEST(TypeRules, FloatOnlyOpsRejectIntegers) {
   } catch (const TypeError& e) {
     EXPECT_STREQ(e.what(), "needs a float operand, got i32[3]");
   }
+}
+
+/// The TypeError text of infer_types(op, in, a), or a note that it threw none.
+std::string type_error(Op op, std::span<const TensorType> in, const Attrs& a) {
+  try {
+    infer_types(op, in, a);
+  } catch (const TypeError& e) {
+    return e.what();
+  }
+  return "(no TypeError)";
+}
+
+TEST(TypeRules, AttributeValuesMustFitTheDtype) {
+  // Found by fuzz_ir_compile (tests/fuzz/regressions/): the kernels convert these values to the
+  // dtype, which is undefined past its range.
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{}, DType::I32, 2147485823.0}),
+            "value 2147485823 does not fit i32");
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{2}, DType::I64, NAN}), "value nan does not fit i64");
+  EXPECT_EQ(type_error(Op::Iota, {}, IotaAttrs{4, DType::I32, 2147483646.0, 1.0}),
+            "values 2147483646 to 2147483649 do not fit i32");
+  const TensorType ints[] = {{DType::I32, {3}}};
+  EXPECT_EQ(type_error(Op::Pad, ints, PadAttrs{{1}, {0}, -1e10}), "value -10000000000 does not fit i32");
+  // In range (truncated toward zero, as casts do), and any value for floats and bools.
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::I32, -2147483648.9})[0].dtype,
+            DType::I32);
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::Bool, NAN})[0].dtype, DType::Bool);
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
 }
 
 TEST(Attrs, PrintAndHash) {
