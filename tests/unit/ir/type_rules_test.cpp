@@ -112,6 +112,44 @@ TEST(TypeRules, AttributeValuesMustFitTheDtype) {
   EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
 }
 
+TEST(TypeRules, ShapeArithmeticNeverOverflows) {
+  // Found by fuzz_ir_lower (UBSan: signed overflow in pad, slice, concat, conv and pool shape
+  // arithmetic on attribute values). Results past kMaxElements are errors.
+  const int64_t big = INT64_MAX;
+  const TensorType x[] = {f32({3})};
+  EXPECT_EQ(type_error(Op::Pad, x, PadAttrs{{big}, {big}, 0}),
+            "result shape [9223372036854775807] is negative or past 281474976710656 elements");
+  EXPECT_EQ(type_error(Op::Pad, x, PadAttrs{{int64_t{1} << 48}, {0}, 0}),
+            "result shape [281474976710659] is negative or past 281474976710656 elements");
+  EXPECT_EQ(infer_types(Op::Slice, x, SliceAttrs{{1}, {3}, {big}})[0], f32({1}));
+  EXPECT_EQ(infer_types(Op::Slice, x, SliceAttrs{{3}, {3}, {big}})[0], f32({0}));
+  const TensorType halves[] = {f32({int64_t{1} << 47}), f32({int64_t{1} << 47}), f32({1})};
+  EXPECT_EQ(type_error(Op::Concat, halves, ConcatAttrs{0}),
+            "result shape [281474976710657] is negative or past 281474976710656 elements");
+  const TensorType conv[] = {f32({1, 2, 5, 5}), f32({4, 1, 3, 3})};
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {big, 0}, {1, 1}, 2, {}}),
+            "bad stride/padding/dilation [1,1]/[9223372036854775807,0]/[1,1]");
+  const int64_t most = int64_t{1} << 48;  // kMaxElements
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {0, 0}, {most, 1}, 2, {}}),
+            "kernel [4,1,3,3] does not fit input [1,2,5,5]");
+  EXPECT_EQ(infer_types(Op::Conv2d, conv, ConvAttrs{{most, 1}, {most, 0}, {1, 1}, 2, {}})[0],
+            f32({1, 4, 3, 3}));
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {0, 0}, {1, 1}, big, {}}),
+            "groups=9223372036854775807 must divide in channels 2 and out channels 4");
+  const TensorType empty[] = {f32({1, 0, 5, 5}), f32({0, 3, 3, 3})};
+  EXPECT_EQ(type_error(Op::Conv2d, empty, ConvAttrs{{1, 1}, {0, 0}, {1, 1}, most, {}}),
+            "weight [0,3,3,3] expects 844424930131968 input channels, input has 0");
+  const TensorType img[] = {f32({1, 1, 4, 4})};
+  EXPECT_EQ(type_error(Op::MaxPool2d, img, PoolAttrs{{big, 3}, {1, 1}, {big / 2, 0}, {}}),
+            "bad kernel/stride/padding [9223372036854775807,3]/[1,1]/[4611686018427387903,0]");
+  EXPECT_EQ(infer_types(Op::MaxPool2d, img, PoolAttrs{{most, 3}, {1, 1}, {most / 2, 0}, {}})[0],
+            f32({1, 1, 5, 2}));
+  EXPECT_EQ(type_error(Op::Reshape, x, ReshapeAttrs{{4294967296, 4294967296, 0}}),
+            "cannot reshape f32[3] to [4294967296,4294967296,0]");
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{1 << 25, 1 << 24}, DType::F32, 0}),
+            "result shape [33554432,16777216] is negative or past 281474976710656 elements");
+}
+
 TEST(Attrs, PrintAndHash) {
   EXPECT_EQ(attrs_str(ReduceAttrs{{1, 2}, true}), "{axes=[1,2], keepdim=true}");
   EXPECT_EQ(attrs_str(NoAttrs{}), "");
