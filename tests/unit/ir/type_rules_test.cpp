@@ -113,8 +113,8 @@ TEST(TypeRules, AttributeValuesMustFitTheDtype) {
 }
 
 TEST(TypeRules, ShapeArithmeticNeverOverflows) {
-  // Found by fuzz_ir_lower (UBSan: signed overflow in pad, slice, concat, conv and pool shape
-  // arithmetic on attribute values). Results past kMaxElements are errors.
+  // Found by fuzz_ir_lower's checks on hand-written inputs (UBSan: signed overflow in pad,
+  // slice, concat, conv and pool shape arithmetic). Results past kMaxElements are errors.
   const int64_t big = INT64_MAX;
   const TensorType x[] = {f32({3})};
   EXPECT_EQ(type_error(Op::Pad, x, PadAttrs{{big}, {big}, 0}),
