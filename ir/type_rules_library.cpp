@@ -58,7 +58,8 @@ Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
         std::max({a.stride[i], a.dilation[i], a.padding[i]}) > kMaxElements)
       type_fail(fmt::format("bad stride/padding/dilation [{}]/[{}]/[{}]", fmt::join(a.stride, ","),
                             fmt::join(a.padding, ","), fmt::join(a.dilation, ",")));
-  if (a.groups < 1 || a.groups > kMaxElements || x[1] % a.groups != 0 || w[0] % a.groups != 0)
+  if (a.groups < 1 || a.groups > kMaxElements || x[1] % a.groups != 0 ||
+      w[0] % a.groups != 0)
     type_fail(fmt::format("groups={} must divide in channels {} and out channels {}", a.groups, x[1], w[0]));
   if (saturating_mul(w[1], a.groups) != x[1])
     type_fail(fmt::format("weight {} expects {} input channels, input has {}", shape_str(w),
