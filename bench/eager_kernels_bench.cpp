@@ -34,6 +34,7 @@
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/thread_pool.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -525,4 +526,10 @@ BENCHMARK(BM_EwBroadcast)->ArgNames({"case", "threads"})
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return lt::cli::kExitBadInput;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -4,6 +4,7 @@
 // Usage: lt_bench_fusion_bandwidth [reps (20)] [MiB (64)]
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "lt/metrics.h"
 #include "lt/threads.h"
 #include "runtime/thread_pool.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -50,11 +52,7 @@ Tensor chain(const Tensor& x) {
   return neg(t);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const int reps = argc > 1 ? std::atoi(argv[1]) : 20;
-  const int64_t mib = argc > 2 ? std::atoll(argv[2]) : 64;
+void bench(int reps, int64_t mib) {
   const int64_t n = mib * (1 << 20) / 4;
   manual_seed(0);
   const Tensor x = rand({n});
@@ -85,4 +83,19 @@ int main(int argc, char** argv) {
                100.0 * copy_ms / lazy_ms);
   }
   fmt::print("loop kernels compiled: {}\n", metrics::counter("loop_kernels"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Bandwidth of a fused 8-op elementwise chain against a plain copy and eager mode"};
+  int reps = 20;
+  int64_t mib = 64;
+  app.add_option("reps", reps, "Timed runs (the median is printed)")
+      ->capture_default_str()
+      ->check(lt::cli::integer_at_least(1));
+  app.add_option("mib", mib, "Tensor size in MiB")
+      ->capture_default_str()
+      ->check(lt::cli::integer_at_least(1));
+  return lt::cli::run(app, argc, argv, [&] { bench(reps, mib); });
 }

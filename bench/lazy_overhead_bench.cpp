@@ -6,6 +6,7 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -25,9 +26,10 @@ void BM_Trace(benchmark::State& state) {
     lt::Tensor y = trace_chain(x, w);
     benchmark::DoNotOptimize(y);
   }
-  state.counters["ns/op"] = benchmark::Counter(static_cast<double>(state.iterations()) * kOps,
-                                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["ns/op"] = state.counters["ns/op"] * 1e9;
+  // Seconds per traced op, printed with an SI prefix (e.g. "430n" is 430 ns).
+  state.counters["s/op"] =
+      benchmark::Counter(kOps, benchmark::Counter::kIsIterationInvariantRate |
+                                   benchmark::Counter::kInvert);
 }
 
 /// Trace + cut + hash + cache hit + run (tiny), and the metrics' split of the step.
@@ -41,10 +43,10 @@ void BM_TraceBuildHashRun(benchmark::State& state) {
     lt::mark_step();
     benchmark::DoNotOptimize(y);
   }
-  const double steps = static_cast<double>(state.iterations());
-  state.counters["us/step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["us/step"] = state.counters["us/step"] * 1e6;
-  state.counters["hits"] = static_cast<double>(lt::metrics::counter("cache_hit"));
+  // Cache hits per step: 1 when every timed step reused the compiled graph.
+  state.counters["hits/step"] =
+      benchmark::Counter(static_cast<double>(lt::metrics::counter("cache_hit")),
+                         benchmark::Counter::kAvgIterations);
 }
 
 }  // namespace
@@ -53,7 +55,8 @@ BENCHMARK(BM_Trace)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceBuildHashRun)->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
+  benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return lt::cli::kExitBadInput;
   benchmark::RunSpecifiedBenchmarks();
   // The split of a step, from the runtime's own timers (p50 over every step above).
   std::printf("%s", lt::metrics::report().c_str());

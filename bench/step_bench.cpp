@@ -5,6 +5,7 @@
 // [eager|lazy]: with a mode, only that mode runs, at LT_NUM_THREADS threads (for profilers).
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +16,9 @@
 #include "examples/mlp_model.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
+#include "lt/options.h"
 #include "runtime/buffer.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -93,29 +96,26 @@ Workload cnn() {
   return w;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 30;
-  const std::string which = argc > 2 ? argv[2] : "all";
+void bench(int steps, const std::string& which, const std::string& only) {
   // A private, empty disk cache: the first lazy run compiles cold, a later one starts warm.
-  const auto cache = std::filesystem::temp_directory_path() / fmt::format("lt_step_bench_{}", ::getpid());
+  const auto cache =
+      std::filesystem::temp_directory_path() / fmt::format("lt_step_bench_{}", ::getpid());
   std::filesystem::remove_all(cache);
-  ::setenv("LT_CACHE_DIR", cache.c_str(), 1);
+  set_option("LT_CACHE_DIR", cache.string());
 
   std::vector<Workload> loads;
   if (which == "all" || which == "mlp") loads.push_back(mlp());
   if (which == "all" || which == "cnn") loads.push_back(cnn());
-  if (argc > 3) {
-    const Mode mode = std::string(argv[3]) == "eager" ? Mode::Eager : Mode::Lazy;
+  if (!only.empty()) {
+    const Mode mode = only == "eager" ? Mode::Eager : Mode::Lazy;
     for (const Workload& w : loads)
-      fmt::print("{} {}: {:.3f} ms/step at {} threads\n", w.name, argv[3],
+      fmt::print("{} {}: {:.3f} ms/step at {} threads\n", w.name, only,
                  run(w, mode, steps).steady_ms, num_threads());
     std::filesystem::remove_all(cache);
-    return 0;
+    return;
   }
-  fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n", steps,
-             compile_options().opt_level);
+  fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n",
+             steps, compile_options().opt_level);
   for (const Workload& w : loads) {
     fmt::print("\n{}\n", w.name);
     fmt::print("{:>8} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10} {:>10}\n", "threads", "eager ms",
@@ -129,12 +129,29 @@ int main(int argc, char** argv) {
       const Phase cold = run(w, Mode::Lazy, steps);
       clear_graph_cache();  // in-memory cache gone; compiled objects stay on disk
       const Phase warm = run(w, Mode::Lazy, 0);
-      fmt::print("{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f}\n",
-                 threads, eager.steady_ms, cold.steady_ms, eager.steady_ms / cold.steady_ms,
-                 cold.first_ms + cold.second_ms, warm.first_ms + warm.second_ms, eager.peak_mb,
-                 cold.peak_mb);
+      fmt::print(
+          "{:>8} {:>12.3f} {:>12.3f} {:>7.2f}x {:>11.0f} ms {:>11.0f} ms {:>10.1f} {:>10.1f}\n",
+          threads, eager.steady_ms, cold.steady_ms, eager.steady_ms / cold.steady_ms,
+          cold.first_ms + cold.second_ms, warm.first_ms + warm.second_ms, eager.peak_mb,
+          cold.peak_mb);
     }
   }
   std::filesystem::remove_all(cache);
-  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"lazytrain step benchmark: eager vs lazy training steps, cold and warm compiles"};
+  int steps = 30;
+  std::string which = "all", only;
+  app.add_option("steps", steps, "Timed steps per run")
+      ->capture_default_str()
+      ->check(lt::cli::integer_at_least(1));
+  app.add_option("model", which, "Which model")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mlp", "cnn", "all"}));
+  app.add_option("mode", only, "Only this mode, at LT_NUM_THREADS threads (for profilers)")
+      ->check(CLI::IsMember({"eager", "lazy"}));
+  return lt::cli::run(app, argc, argv, [&] { bench(steps, which, only); });
 }

@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/hash.h"
 #include "ir/plan_hash.h"
+#include "ir/loop_kernel.h"
 
 namespace lt::codegen {
 
@@ -55,7 +56,7 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
                            PlannedSlotOf&& planned_slot) {
   const ir::Node& lib = g.node(grp.nodes.front());
   const ir::Value out = ir::Value::node(grp.nodes.front());
-  const bool by_image = ir::as_library(lib.op) == ir::LibraryOp::Conv2d;
+  const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
   const LoopShape shape = emit_loop_kernel(module, g, loop, name, !in_place, by_image);
   const int64_t elems = numel(grp.shape);
   const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
@@ -178,13 +179,13 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
 
   std::shared_ptr<Jit> jit;
   if (!loop_launches.empty()) {
-    jit = Jit::create();
+    jit = Jit::create(options.cache_dir);
     module->setDataLayout(jit->data_layout());
     module->setTargetTriple(jit->target_triple());
     JitOptions jo;
     jo.dump_dir = options.dump_dir;
     jo.dump_prefix = options.dump_prefix;
-    if (options.disk_cache) jo.cache_key = object_key(g, plan, buffers);
+    if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
     jit->add_module(std::move(ctx), std::move(module), jo);
     for (auto& [li, name] : loop_launches) {
       const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));

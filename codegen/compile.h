@@ -18,7 +18,8 @@ inline constexpr int kCodegenVersion = 5;
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
   std::string dump_prefix;  // file stem for the dumps
-  bool disk_cache = false;  // look up and store the object in the on-disk cache (object_key)
+  std::string cache_dir;    // non-empty: look up and store the object in this on-disk cache
+                            // folder, under object_key
 };
 
 /// The on-disk cache key of the code for this graph and these plans: a hash of the graph's
@@ -38,6 +39,7 @@ struct CompileStats {
 /// the group reads (ir::BufferSlot::in_place).
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
-                                        const CompileOptions& options, CompileStats* stats = nullptr);
+                                        const CompileOptions& options,
+                                        CompileStats* stats = nullptr);
 
 }  // namespace lt::codegen

@@ -167,7 +167,7 @@ static std::string compiler_id(const llvm::Triple& triple) {
                      Jit::host_cpu(), Jit::host_features());
 }
 
-std::unique_ptr<Jit> Jit::create() {
+std::unique_ptr<Jit> Jit::create(std::string disk_cache_dir) {
   init_llvm_once();
   auto impl = std::make_unique<Impl>();
   auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
@@ -194,8 +194,9 @@ std::unique_ptr<Jit> Jit::create() {
   Impl* raw = impl.get();
   impl->jit->getExecutionSession().setErrorReporter(
       [raw](llvm::Error e) { raw->session_errors.push_back(message(std::move(e))); });
-  if (std::string dir = object_cache_dir_from_env(); !dir.empty())
-    impl->cache = make_disk_object_cache(std::move(dir), compiler_id(impl->jit->getTargetTriple()));
+  if (!disk_cache_dir.empty())
+    impl->cache = make_disk_object_cache(std::move(disk_cache_dir),
+                                         compiler_id(impl->jit->getTargetTriple()));
   return std::unique_ptr<Jit>(new Jit(std::move(impl)));
 }
 

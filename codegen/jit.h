@@ -35,7 +35,9 @@ inline constexpr int kDefaultVectorWidth = 512;
 /// ENABLE_EXPORTS), and anything passed to define_symbol.
 class Jit {
  public:
-  static std::unique_ptr<Jit> create();
+  /// `disk_cache_dir` non-empty: modules added with a cache_key are kept as objects in that
+  /// folder (see make_disk_object_cache) and loaded from it.
+  static std::unique_ptr<Jit> create(std::string disk_cache_dir = {});
   ~Jit();
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;

@@ -2,9 +2,9 @@
 // (collapsed) iteration space, with views folded into the addresses of its loads and reductions
 // accumulated along the way; the innermost loop is the one LLVM vectorizes.
 #pragma once
-#include <cstdint>
 #include <string>
 
+#include "codegen/loop_nest.h"
 #include "ir/fusion_plan.h"
 
 namespace llvm {
@@ -12,15 +12,6 @@ class Module;
 }  // namespace llvm
 
 namespace lt::codegen {
-
-/// How the kernel's work splits for the thread pool (rt::Launch::rows, row_grain).
-struct LoopShape {
-  int64_t rows = 1;   // rows the kernel takes (row_begin, row_end) over
-  int64_t inner = 1;  // iteration points per row: a row of the innermost dim; a kept index's
-                      // reduced elements; or a block of columns times the reduced rows
-  int64_t rows_per_outer = 0;  // keep_outer_dim: the rows of each index of iteration dim 0, in
-                               // order of that index (0: the rows do not split by it)
-};
 
 /// Whether the emitter supports every node and dtype of the group (else the group runs as
 /// library launches: f16/bf16, integer division whose divisor may be zero, ...). The group must

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -222,17 +221,6 @@ class DiskObjectCache final : public llvm::ObjectCache {
 
 ObjectCacheStats object_cache_stats() {
   return {g_hits.load(), g_misses.load(), g_writes.load(), g_corrupt.load(), g_write_errors.load()};
-}
-
-std::string object_cache_dir_from_env() {
-  if (const char* d = std::getenv("LT_CACHE_DIR")) {
-    const std::string_view v = d;
-    if (v.empty() || v == "off" || v == "OFF" || v == "Off") return "";
-    return std::string(v);
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/lazytrain";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/lazytrain";
-  return "";
 }
 
 std::string object_cache_module_id(std::string_view key) {

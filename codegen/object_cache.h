@@ -1,6 +1,7 @@
-// The on-disk object cache: compiled kernels as files under LT_CACHE_DIR, keyed by the caller's
-// graph hash plus what compiled them (LLVM version, CPU, features), so that a second run of a
-// trainer compiles nothing. LLVM stays out of this header: the cache is handed out as a pointer.
+// The on-disk object cache: compiled kernels as files in one folder (the frontend's
+// LT_CACHE_DIR), keyed by the caller's graph hash plus what compiled them (LLVM version, CPU,
+// features), so that a second run of a trainer compiles nothing. LLVM stays out of this header:
+// the cache is handed out as a pointer.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -22,10 +23,6 @@ struct ObjectCacheStats {
   uint64_t write_errors = 0;
 };
 ObjectCacheStats object_cache_stats();
-
-/// The cache folder: $LT_CACHE_DIR, else $XDG_CACHE_HOME/lazytrain, else ~/.cache/lazytrain.
-/// Empty when caching is off (LT_CACHE_DIR set to "" or "off", or no home to put it in).
-std::string object_cache_dir_from_env();
 
 /// The module identifier that opts a module into the cache under `key` (letters, digits, '.',
 /// '_' and '-'; anything else is hashed). Modules with other identifiers are never cached.

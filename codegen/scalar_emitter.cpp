@@ -1,11 +1,15 @@
-// One case per elementwise.def row; each matches the eager kernel's semantics exactly
-// (NaN-propagating maximum/minimum, relu(NaN) = 0, ordered comparisons, ne unordered).
+// One case per elementwise.def row, each ir/elementwise_scalar.h's meaning of the row
+// (NaN-propagating maximum/minimum, relu(NaN) = 0, ordered comparisons, ne unordered), and the
+// steps of the loop reductions (reduce.def rows of lowering LoopReduce).
 #include "codegen/scalar_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
+#include <limits>
+
+#include "ir/elementwise_scalar.h"
 #include "ir/error.h"
 
 namespace lt::codegen {
@@ -21,7 +25,9 @@ llvm::Value* libm(Builder& b, llvm::Module& m, const char* f32_name, const char*
   return b.CreateCall(fn, {x});
 }
 
-llvm::Value* fconst(llvm::Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
+llvm::Value* fconst(llvm::Value* like, double v) {
+  return llvm::ConstantFP::get(like->getType(), v);
+}
 
 llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
                         std::span<llvm::Value* const> x) {
@@ -44,7 +50,8 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
     case Gelu: {
       llvm::Value* a3 = b.CreateFMul(b.CreateFMul(a, a), a);
       llvm::Value* inner =
-          b.CreateFMul(fconst(a, 0.7978845608028654), b.CreateFAdd(a, b.CreateFMul(fconst(a, 0.044715), a3)));
+          b.CreateFMul(fconst(a, ir::scalar::kGeluScale),
+                       b.CreateFAdd(a, b.CreateFMul(fconst(a, ir::scalar::kGeluCubic), a3)));
       llvm::Value* t = libm(b, m, "tanhf", "tanh", inner);
       return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), t));
     }
@@ -95,7 +102,9 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Gt: return b.CreateICmpSGT(a, x[1]);
     case Ge: return b.CreateICmpSGE(a, x[1]);
     case Where: return b.CreateSelect(a, x[1], x[2]);
-    default: break;  // float-only ops, integer division and casts are excluded by can_emit
+    // Float only, integer division (checks data: can_emit_elementwise) and casts (emit_cast).
+    case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
+    case Cos: case Reciprocal: case Pow: case Div: case Cast: break;
   }
   LT_UNREACHABLE();
 }
@@ -134,9 +143,69 @@ llvm::Type* storage_type(Builder& b, DType t) {
   return t == DType::Bool ? b.getInt8Ty() : register_type(b, t);
 }
 
+llvm::Value* constant(Builder& b, DType t, double v) {
+  if (t == DType::Bool) return b.getInt1(v != 0);
+  llvm::Type* rt = register_type(b, t);
+  if (is_float(t)) return llvm::ConstantFP::get(rt, t == DType::F32 ? double(float(v)) : v);
+  return llvm::ConstantInt::get(rt, static_cast<uint64_t>(static_cast<int64_t>(v)), true);
+}
+
+llvm::Value* reduction_identity(Builder& b, ir::ReduceOp op, DType t) {
+  auto limit = [&](bool lowest) -> double {
+    const double m = t == DType::F32 ? std::numeric_limits<float>::max()
+                                     : std::numeric_limits<double>::max();
+    return lowest ? -m : m;
+  };
+  switch (op) {
+    case ir::ReduceOp::Sum:
+    case ir::ReduceOp::Mean: return constant(b, t, 0);
+    case ir::ReduceOp::ReduceMax:
+    case ir::ReduceOp::ReduceMin: {
+      const bool max = op == ir::ReduceOp::ReduceMax;
+      if (is_float(t)) return constant(b, t, limit(max));
+      const unsigned bits = register_type(b, t)->getIntegerBitWidth();
+      return b.getInt(max ? llvm::APInt::getSignedMinValue(bits)
+                          : llvm::APInt::getSignedMaxValue(bits));
+    }
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::LogSumExp: break;  // lowering Call: no loop reduction
+  }
+  LT_UNREACHABLE();
+}
+
+// The eager kernels' steps: a + x; (x > a || x is NaN) ? x : a; (x < a || x is NaN) ? x : a.
+// `reassoc` lets LLVM split a float sum into vector partial sums (any order is within the
+// tolerance a sum has; max and min stay in order so their result is exact).
+llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm::Value* x,
+                            bool reassoc) {
+  const bool flt = x->getType()->isFloatingPointTy();
+  switch (op) {
+    case ir::ReduceOp::Sum:
+    case ir::ReduceOp::Mean: {
+      if (!flt) return b.CreateAdd(acc, x);
+      auto* sum = llvm::cast<llvm::Instruction>(b.CreateFAdd(acc, x));
+      if (reassoc) sum->setHasAllowReassoc(true);
+      return sum;
+    }
+    case ir::ReduceOp::ReduceMax:
+    case ir::ReduceOp::ReduceMin: {
+      const bool max = op == ir::ReduceOp::ReduceMax;
+      llvm::Value* better =
+          flt ? b.CreateOr(max ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc),
+                           b.CreateFCmpUNO(x, x))
+              : (max ? b.CreateICmpSGT(x, acc) : b.CreateICmpSLT(x, acc));
+      return b.CreateSelect(better, x, acc);
+    }
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::LogSumExp: break;  // lowering Call: no loop reduction
+  }
+  LT_UNREACHABLE();
+}
+
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
   if (!is_compute_type(in) || !is_compute_type(out)) return false;
-  if (op == Div && !is_float(in)) return false;  // eager throws on a zero divisor: keep that path
+  // The eager kernel throws on bad data (a zero integer divisor): keep that path.
+  if (ir::checks_data(ir::to_op(op), out)) return false;
   return true;
 }
 

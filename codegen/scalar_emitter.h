@@ -1,5 +1,6 @@
-// Scalar LLVM IR for one elementwise op: the codegen half of an elementwise.def row. Values are
-// in register form: i1 for bool, iN for integers, float/double.
+// Scalar LLVM IR for one elementwise op (the codegen half of an elementwise.def row) and for the
+// steps of a loop reduction. Values are in register form: i1 for bool, iN for integers,
+// float/double.
 #pragma once
 #include <span>
 
@@ -31,5 +32,16 @@ llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
 
 /// Whether emit_elementwise handles op on these dtypes.
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out);
+
+/// v as a constant of dtype t (f32: rounded to float first).
+llvm::Value* constant(Builder& b, DType t, double v);
+
+/// The start value of a loop reduction (sum, mean: 0; max: the lowest value; min: the highest)
+/// of dtype t (not bool).
+llvm::Value* reduction_identity(Builder& b, ir::ReduceOp op, DType t);
+/// acc combined with x by the reduction (a sum's add, or max/min as the eager kernels take
+/// them: NaN wins); `reassoc` lets LLVM reorder a float sum.
+llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm::Value* x,
+                            bool reassoc);
 
 }  // namespace lt::codegen

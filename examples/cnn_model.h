@@ -2,42 +2,44 @@
 // 2x2 max pools), as in the step benchmark of the compiler issue.
 #pragma once
 #include <cmath>
-#include <vector>
+#include <memory>
 
 #include "lt/lt.h"
+#include "lt/nn.h"
 
 namespace lt::examples {
 
-class Cnn {
+class Cnn : public nn::Module {
  public:
   explicit Cnn(int64_t in_channels = 1) {
-    c1_ = param({32, in_channels, 3, 3}, in_channels * 9);
-    b1_ = param({32}, in_channels * 9);
-    c2_ = param({64, 32, 3, 3}, 32 * 9);
-    b2_ = param({64}, 32 * 9);
-    f1_ = param({128, 64 * 7 * 7}, 64 * 7 * 7);
-    fb1_ = param({128}, 64 * 7 * 7);
-    f2_ = param({10, 128}, 128);
-    fb2_ = param({10}, 128);
+    const nn::Conv2dOptions same{.padding = 1};
+    conv1 = register_module("conv1", std::make_shared<nn::Conv2d>(in_channels, 32, 3, same));
+    conv2 = register_module("conv2", std::make_shared<nn::Conv2d>(32, 64, 3, same));
+    fc1 = register_module("fc1", std::make_shared<nn::Linear>(64 * 7 * 7, 128));
+    fc2 = register_module("fc2", std::make_shared<nn::Linear>(128, 10));
+    // Kaiming (He) uniform for ReLU, U(+-sqrt(6 / fan_in)), for weights and biases alike.
+    auto he_uniform = [](const Tensor& w, const Tensor& b) {
+      const auto fan_in = static_cast<double>(nn::init::fan_in_and_fan_out(w).first);
+      const double bound = std::sqrt(6.0 / fan_in);
+      nn::init::uniform_(w, -bound, bound);
+      nn::init::uniform_(b, -bound, bound);
+    };
+    he_uniform(conv1->weight, conv1->bias);
+    he_uniform(conv2->weight, conv2->bias);
+    he_uniform(fc1->weight, fc1->bias);
+    he_uniform(fc2->weight, fc2->bias);
   }
 
   /// Logits [N,10] of images [N,C,28,28].
-  Tensor forward(const Tensor& x) const {
-    const Conv2dOptions same{{1, 1}, {1, 1}, {1, 1}, 1};
-    Tensor h = max_pool2d(relu(conv2d(x, c1_, b1_, same)));
-    h = max_pool2d(relu(conv2d(h, c2_, b2_, same)));
-    h = relu(linear(flatten(h, 1), f1_, fb1_));
-    return linear(h, f2_, fb2_);
+  Tensor forward(const Tensor& x) {
+    Tensor h = max_pool2d(relu(conv1->forward(x)));
+    h = max_pool2d(relu(conv2->forward(h)));
+    h = relu(fc1->forward(flatten(h, 1)));
+    return fc2->forward(h);
   }
 
-  std::vector<Tensor> parameters() const { return {c1_, b1_, c2_, b2_, f1_, fb1_, f2_, fb2_}; }
-
- private:
-  static Tensor param(Shape shape, int64_t fan_in) {
-    const double bound = std::sqrt(6.0 / static_cast<double>(fan_in));
-    return ((rand(std::move(shape)) * 2.0 - 1.0) * bound).requires_grad_();
-  }
-  Tensor c1_, b1_, c2_, b2_, f1_, fb1_, f2_, fb2_;
+  std::shared_ptr<nn::Conv2d> conv1, conv2;
+  std::shared_ptr<nn::Linear> fc1, fc2;
 };
 
 }  // namespace lt::examples

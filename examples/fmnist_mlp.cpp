@@ -6,14 +6,17 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "examples/mlp_model.h"
+#include "examples/setting_flags.h"
 #include "examples/step_timer.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/threads.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -25,7 +28,7 @@ struct Args {
   double momentum = 0.9;
   int64_t train_limit = -1;
   uint64_t seed = 0;
-  int threads = 0;
+  lt::examples::SettingFlags settings;
   std::string data_dir;
   bool normalize = true;
   std::string schedule = "cosine";
@@ -38,7 +41,6 @@ std::string sizes_str(const std::vector<int64_t>& sizes) {
 
 void train(const Args& a) {
   using namespace lt;
-  if (a.threads > 0) lt::set_num_threads(a.threads);
   manual_seed(a.seed);
   const data::Dataset train_set =
       data::load_fashion_mnist(data::Split::Train, {a.data_dir, a.train_limit, a.normalize});
@@ -48,7 +50,7 @@ void train(const Args& a) {
   std::vector<int64_t> sizes{784};
   sizes.insert(sizes.end(), a.hidden.begin(), a.hidden.end());
   sizes.push_back(10);
-  const examples::Mlp model(sizes);
+  examples::Mlp model(sizes);
   examples::Sgd opt(model.parameters(), a.lr, a.momentum);
   data::BatchIterator batches(train_set, {.batch_size = a.batch_size, .seed = a.seed});
   fmt::print(
@@ -76,14 +78,18 @@ void train(const Args& a) {
       ++steps;
     }
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    if (!std::isfinite(mean_loss))
+      throw Error(fmt::format("training diverged: mean loss {} in epoch {}", mean_loss, epoch + 1));
     const double acc = examples::accuracy(model, test_set);
-    fmt::print("epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} steps)\n",
-               epoch + 1, mean_loss, 100 * acc, timer.mean_ms(), timer.median_ms(), steps);
+    fmt::print(
+        "epoch {:>2}  loss {:.4f}  test accuracy {:.2f}%  {:.3f} ms/step, median {:.3f} ({} "
+        "steps)\n",
+        epoch + 1, mean_loss, 100 * acc, timer.mean_ms(), timer.median_ms(), steps);
   }
   if (a.compiler_opt)
-    fmt::print("lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
-               metrics::counter("cache_miss"), metrics::counter("cache_hit"),
-               metrics::counter("sync"));
+    fmt::print(
+        "lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
+        metrics::counter("cache_miss"), metrics::counter("cache_hit"), metrics::counter("sync"));
 }
 
 }  // namespace
@@ -95,41 +101,38 @@ int main(int argc, char** argv) {
                "Lazy mode: trace each step, cut it at mark_step, cache and run the graph");
   app.add_option("--hidden", a.hidden, "Hidden layer sizes, e.g. --hidden 256 128")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_option("--epochs", a.epochs, "Passes over the training set (the last one given wins, so "
                                        "scripts/run_main.sh's default can be overridden)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber)
+      ->check(lt::cli::integer_at_least(0))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--batch-size", a.batch_size, "Examples per step")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_option("--lr", a.lr, "Peak learning rate")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(lt::cli::number_at_least(0));
   app.add_option("--schedule", a.schedule, "Learning-rate schedule over the whole run")
       ->capture_default_str()
       ->check(CLI::IsMember({"constant", "cosine"}));
-  app.add_option("--momentum", a.momentum, "SGD momentum (0 disables it)")->capture_default_str();
+  app.add_option("--momentum", a.momentum, "SGD momentum (0 disables it)")
+      ->capture_default_str()
+      ->check(lt::cli::number_at_least(0));
   app.add_option("--train-limit", a.train_limit, "Use the first N training images (-1: all)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(lt::cli::integer_at_least(-1));
   app.add_option("--seed", a.seed, "Seeds the initialization and the shuffle")
       ->capture_default_str();
-  app.add_option("--threads", a.threads, "Kernel threads (0: $LT_NUM_THREADS, else every core)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  a.settings.add_to(app);
   app.add_option("--data-dir", a.data_dir,
                  "Directory of the IDX files (default: $LT_FASHION_MNIST_DIR, else "
                  "/usr/share/datasets/fashion-mnist)");
   app.add_flag("--normalize,!--no-normalize", a.normalize,
                "Standardize pixels with the training-set mean and std (default), or only scale "
                "them to [0,1]");
-  CLI11_PARSE(app, argc, argv);
-  try {
+  return lt::cli::run(app, argc, argv, [&] {
+    a.settings.apply();
     train(a);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fmnist_mlp: {}\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

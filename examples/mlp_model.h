@@ -4,55 +4,32 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
-#include <utility>
+#include <memory>
 #include <vector>
 
+#include "examples/sgd.h"
 #include "lt/data.h"
 #include "lt/lazy.h"
-#include "examples/sgd.h"
 #include "lt/lt.h"
+#include "lt/nn.h"
 
 namespace lt::examples {
 
-/// Linear layers with ReLU between them; sizes = {in, hidden..., out}.
-class Mlp {
+/// Linear layers with ReLU between them; sizes = {in, hidden..., out}. Parameters are named
+/// as in a PyTorch nn.Sequential: 0.weight, 0.bias, 2.weight, ...
+class Mlp : public nn::Sequential {
  public:
   explicit Mlp(const std::vector<int64_t>& sizes) {
     for (size_t i = 0; i + 1 < sizes.size(); ++i) {
-      const int64_t in = sizes[i], out = sizes[i + 1];
+      auto fc = std::make_shared<nn::Linear>(sizes[i], sizes[i + 1]);
       // Kaiming (He) uniform for ReLU: Var(w) = 2 / fan_in keeps activations O(1) through the
-      // stack. Biases take PyTorch's U(+-1/sqrt(fan_in)).
-      weights_.push_back(uniform({out, in}, std::sqrt(6.0 / in)).requires_grad_());
-      biases_.push_back(uniform({out}, 1.0 / std::sqrt(in)).requires_grad_());
+      // stack. Biases keep PyTorch's U(+-1/sqrt(fan_in)).
+      nn::init::kaiming_uniform_(fc->weight, 0, nn::init::FanMode::FanIn,
+                                 nn::init::Nonlinearity::ReLU);
+      push_back(fc);
+      if (i + 2 < sizes.size()) push_back(std::make_shared<nn::ReLU>());
     }
   }
-
-  /// Logits [N, sizes.back()] of inputs [N, sizes.front()].
-  Tensor forward(const Tensor& x) const {
-    Tensor h = x;
-    for (size_t i = 0; i < weights_.size(); ++i) {
-      h = linear(h, weights_[i], biases_[i]);
-      if (i + 1 < weights_.size()) h = relu(h);
-    }
-    return h;
-  }
-
-  /// Handles to the parameters: updates through them (sub_ rebinds) reach the model.
-  std::vector<Tensor> parameters() const {
-    std::vector<Tensor> p;
-    for (size_t i = 0; i < weights_.size(); ++i) {
-      p.push_back(weights_[i]);
-      p.push_back(biases_[i]);
-    }
-    return p;
-  }
-
- private:
-  static Tensor uniform(Shape shape, double bound) {
-    return (rand(std::move(shape)) * 2.0 - 1.0) * bound;
-  }
-
-  std::vector<Tensor> weights_, biases_;
 };
 
 /// Cosine decay from `lr` at step 0 to 0 at step `total`: large early steps make fast progress,
@@ -63,7 +40,7 @@ inline double cosine_lr(double lr, int64_t step, int64_t total) {
 }
 
 /// One optimizer step on a batch; returns the batch's mean loss (no history).
-inline Tensor train_step(const Mlp& model, Sgd& opt, const data::Batch& batch) {
+inline Tensor train_step(Mlp& model, Sgd& opt, const data::Batch& batch) {
   opt.zero_grad();
   Tensor loss = cross_entropy(model.forward(batch.images), batch.labels);
   loss.backward();
@@ -72,7 +49,7 @@ inline Tensor train_step(const Mlp& model, Sgd& opt, const data::Batch& batch) {
 }
 
 /// Fraction of `ds` whose argmax logit is the label, evaluated in chunks to bound memory.
-inline double accuracy(const Mlp& model, const data::Dataset& ds, int64_t chunk = 1000) {
+inline double accuracy(Mlp& model, const data::Dataset& ds, int64_t chunk = 1000) {
   NoGradGuard no_grad;
   const int64_t n = ds.size();
   if (n == 0) return 0;

@@ -11,7 +11,8 @@ class StepTimer {
  public:
   void start() { t0_ = std::chrono::steady_clock::now(); }
   void stop() {
-    ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count());
+    ms_.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count());
   }
   double mean_ms() const {
     double s = 0;

@@ -9,11 +9,13 @@
 #include "frontend/tensor_impl.h"
 #include "ir/type_rules.h"
 #include "lt/autograd.h"
+#include "lt/options.h"
 #include "runtime/kernels/kernel.h"
 
 namespace lt {
 
 std::shared_ptr<TensorImpl> make_impl(TensorType type) {
+  init();  // every eager tensor's data is made here: the settings are read before any kernel runs
   auto impl = std::make_shared<TensorImpl>();
   impl->buffer = rt::Buffer::allocate(type.bytes());
   impl->type = std::move(type);

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include "frontend/options/store.h"
 
 namespace lt::metrics {
 namespace {
@@ -18,8 +19,7 @@ struct Store {
   std::map<std::string, std::vector<int64_t>, std::less<>> timings;
 
   ~Store() {
-    if (const char* e = std::getenv("LT_METRICS"); e && std::string_view(e) == "1")
-      std::fputs(report_locked().c_str(), stderr);
+    if (options::enabled(options::Setting::Metrics)) std::fputs(report_locked().c_str(), stderr);
   }
 
   std::string report_locked() {
@@ -31,8 +31,9 @@ struct Store {
       int64_t total = 0;
       for (int64_t x : t) total += x;
       auto pct = [&](double p) { return t[static_cast<size_t>(p * double(t.size() - 1))] / 1e3; };
-      s += fmt::format("  timing  {:<40} count={} total={:.3f}ms p50={:.1f}us p90={:.1f}us max={:.1f}us\n",
-                       k, t.size(), total / 1e6, pct(0.5), pct(0.9), t.back() / 1e3);
+      s += fmt::format(
+          "  timing  {:<40} count={} total={:.3f}ms p50={:.1f}us p90={:.1f}us max={:.1f}us\n", k,
+          t.size(), total / 1e6, pct(0.5), pct(0.9), t.back() / 1e3);
     }
     return s;
   }

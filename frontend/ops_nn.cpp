@@ -49,7 +49,8 @@ Tensor avg_pool2d(const Tensor& x, Pool2dOptions o, Loc loc) {
 Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<int64_t> size, Loc loc) {
   if (size != std::vector<int64_t>{1, 1})
     fail_op("adaptive_avg_pool2d", "only output size [1,1] is implemented", {&x, 1}, loc);
-  if (!x.defined() || x.rank() != 4) fail_op("adaptive_avg_pool2d", "input must be [N,C,H,W]", {&x, 1}, loc);
+  if (!x.defined() || x.rank() != 4)
+    fail_op("adaptive_avg_pool2d", "input must be [N,C,H,W]", {&x, 1}, loc);
   return mean(x, {2, 3}, true, loc);
 }
 
@@ -66,7 +67,8 @@ Tensor softmax(const Tensor& x, int64_t axis, Loc loc) {
   return apply1(Op::Softmax, {&x, 1}, ir::AxisAttrs{softmax_axis(x, axis, "softmax", loc)}, loc);
 }
 Tensor log_softmax(const Tensor& x, int64_t axis, Loc loc) {
-  return apply1(Op::LogSoftmax, {&x, 1}, ir::AxisAttrs{softmax_axis(x, axis, "log_softmax", loc)}, loc);
+  return apply1(Op::LogSoftmax, {&x, 1}, ir::AxisAttrs{softmax_axis(x, axis, "log_softmax", loc)},
+                loc);
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, double ls, Loc loc) {

@@ -14,7 +14,8 @@ using ir::Op;
 
 namespace {
 
-int64_t norm_axis(int64_t axis, int64_t rank, std::string_view op, const Tensor& x, const Loc& loc) {
+int64_t norm_axis(int64_t axis, int64_t rank, std::string_view op, const Tensor& x,
+                  const Loc& loc) {
   if (axis < -rank || axis >= rank)
     fail_op(op, fmt::format("axis {} out of range for rank {}", axis, rank), {&x, 1}, loc);
   return axis < 0 ? axis + rank : axis;
@@ -38,11 +39,21 @@ Tensor reduce(Op op, const Tensor& x, Axes axes, bool keepdim, const Loc& loc) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, Axes axes, bool keepdim, Loc loc) { return reduce(Op::Sum, x, std::move(axes), keepdim, loc); }
-Tensor mean(const Tensor& x, Axes axes, bool keepdim, Loc loc) { return reduce(Op::Mean, x, std::move(axes), keepdim, loc); }
-Tensor max(const Tensor& x, Axes axes, bool keepdim, Loc loc) { return reduce(Op::ReduceMax, x, std::move(axes), keepdim, loc); }
-Tensor min(const Tensor& x, Axes axes, bool keepdim, Loc loc) { return reduce(Op::ReduceMin, x, std::move(axes), keepdim, loc); }
-Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim, Loc loc) { return reduce(Op::LogSumExp, x, std::move(axes), keepdim, loc); }
+Tensor sum(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::Sum, x, std::move(axes), keepdim, loc);
+}
+Tensor mean(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::Mean, x, std::move(axes), keepdim, loc);
+}
+Tensor max(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::ReduceMax, x, std::move(axes), keepdim, loc);
+}
+Tensor min(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::ReduceMin, x, std::move(axes), keepdim, loc);
+}
+Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::LogSumExp, x, std::move(axes), keepdim, loc);
+}
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
   if (!x.defined()) fail_op("argmax", "operand is an undefined tensor", {&x, 1}, loc);
   ir::ReduceAttrs a{{norm_axis(axis, x.rank(), "argmax", x, loc)}, keepdim};
@@ -142,7 +153,8 @@ Tensor squeeze(const Tensor& x, int64_t axis, Loc loc) {
   if (!x.defined()) fail_op("squeeze", "operand is an undefined tensor", {&x, 1}, loc);
   axis = norm_axis(axis, x.rank(), "squeeze", x, loc);
   if (x.shape()[axis] != 1)
-    fail_op("squeeze", fmt::format("axis {} has size {}, not 1", axis, x.shape()[axis]), {&x, 1}, loc);
+    fail_op("squeeze", fmt::format("axis {} has size {}, not 1", axis, x.shape()[axis]), {&x, 1},
+            loc);
   Shape s = x.shape();
   s.erase(s.begin() + axis);
   return reshape(x, std::move(s), loc);

@@ -46,7 +46,9 @@ Tensor& Tensor::requires_grad_(bool on, Loc loc) {
 
 Tensor Tensor::grad() const { return impl_ && impl_->grad ? Tensor(impl_->grad) : Tensor(); }
 void Tensor::zero_grad() { impl_->grad.reset(); }
-void Tensor::set_grad(const Tensor& g) { impl_->grad = g.defined() ? g.detach().impl_ptr() : nullptr; }
+void Tensor::set_grad(const Tensor& g) {
+  impl_->grad = g.defined() ? g.detach().impl_ptr() : nullptr;
+}
 
 Tensor Tensor::detach() const {
   auto d = std::make_shared<TensorImpl>();
@@ -181,7 +183,9 @@ Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc) {
   if constexpr (std::is_same_v<T, int64_t>) dt = DType::I64;
   if constexpr (std::is_same_v<T, bool>) dt = DType::Bool;
   for (int64_t d : shape)
-    if (d < 0) throw Error(fmt::format("from_vector: negative size in {} at {}", shape_str(shape), location_str(loc)));
+    if (d < 0)
+      throw Error(fmt::format("from_vector: negative size in {} at {}", shape_str(shape),
+                              location_str(loc)));
   if (static_cast<int64_t>(values.size()) != numel(shape))
     throw Error(fmt::format("from_vector: {} values do not fill shape {} at {}", values.size(),
                             shape_str(shape), location_str(loc)));
@@ -199,7 +203,7 @@ Tensor full(Shape shape, double value, DType dtype, Loc loc) {
   if (!lazy::tracing() || special)
     return apply1(ir::Op::Full, {}, ir::FullAttrs{std::move(shape), dtype, value}, loc);
   // Any other value enters the graph as a 0-d parameter (device data made now), so a value that
-  // changes every step (a learning rate) never changes the graph (DESIGN.md section 4).
+  // changes every step (a learning rate) never changes the graph, and so never recompiles.
   Tensor s;
   {
     ModeGuard eager(Mode::Eager);
@@ -237,14 +241,19 @@ Tensor random(ir::Op op, Shape shape, DType dtype, Loc loc) {
   const int64_t n = numel(shape);
   Tensor key = from_vector<int64_t>({static_cast<int64_t>(g.seed)}, {}, loc);
   Tensor ctr = from_vector<int64_t>({static_cast<int64_t>(g.counter)}, {}, loc);
-  Tensor out = apply1(op, std::vector<Tensor>{key, ctr}, ir::RandomAttrs{std::move(shape), dtype}, loc);
+  Tensor out =
+      apply1(op, std::vector<Tensor>{key, ctr}, ir::RandomAttrs{std::move(shape), dtype}, loc);
   g.counter += rt::philox_blocks(n);
   return out;
 }
 }  // namespace
 
 void manual_seed(uint64_t seed) { generator() = Generator{seed, 0}; }
-Tensor rand(Shape shape, DType dtype, Loc loc) { return random(ir::Op::RandUniform, std::move(shape), dtype, loc); }
-Tensor randn(Shape shape, DType dtype, Loc loc) { return random(ir::Op::RandNormal, std::move(shape), dtype, loc); }
+Tensor rand(Shape shape, DType dtype, Loc loc) {
+  return random(ir::Op::RandUniform, std::move(shape), dtype, loc);
+}
+Tensor randn(Shape shape, DType dtype, Loc loc) {
+  return random(ir::Op::RandNormal, std::move(shape), dtype, loc);
+}
 
 }  // namespace lt

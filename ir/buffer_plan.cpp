@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/loop_kernel.h"
 
 namespace lt::ir {
 namespace {

@@ -1,5 +1,7 @@
 // Errors. lt::Error is a user mistake (bad shape, dtype, argument), thrown where it is made and
-// naming the op, the operands and the caller's file:line. InternalError is a broken invariant.
+// naming the op, the operands and the caller's file:line. InputError is the part of those that
+// comes from outside the program (a setting, a flag, a file): programs exit with status 2 on it
+// and 1 on any other error. InternalError is a broken invariant.
 #pragma once
 #include <fmt/format.h>
 
@@ -12,6 +14,12 @@ namespace lt {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A bad setting (LT_* variable or its override in code), command-line flag or input file.
+class InputError : public Error {
+ public:
+  using Error::Error;
 };
 
 class InternalError : public std::logic_error {
@@ -37,4 +45,5 @@ class TypeError : public Error {
                                             __LINE__, fmt::format(__VA_ARGS__), #cond)); \
   } while (0)
 
-#define LT_UNREACHABLE() throw ::lt::InternalError(fmt::format("unreachable at {}:{}", __FILE__, __LINE__))
+#define LT_UNREACHABLE() \
+  throw ::lt::InternalError(fmt::format("unreachable at {}:{}", __FILE__, __LINE__))

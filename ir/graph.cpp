@@ -66,16 +66,7 @@ ValueIndex::ValueIndex(const Graph& g) {
   first_.push_back(next);
 }
 
-bool checks_data_at_run_time(const Node& n) {
-  switch (n.op) {
-    case Op::Embedding:
-    case Op::EmbeddingGrad:
-    case Op::OneHot:
-    case Op::CrossEntropy: return true;
-    case Op::Div: return is_integer(n.types[0].dtype);
-    default: return false;
-  }
-}
+bool checks_data_at_run_time(const Node& n) { return checks_data(n.op, n.types[0].dtype); }
 
 void verify(const Graph& g) {
   const int np = static_cast<int>(g.params().size());
@@ -113,7 +104,8 @@ void verify(const Graph& g) {
       throw Error(fmt::format("verify: donation of parameter {} to result {} is out of range",
                               d.param, d.result));
     if (donated[d.param] || filled[d.result])
-      throw Error(fmt::format("verify: parameter {} or result {} is donated twice", d.param, d.result));
+      throw Error(
+          fmt::format("verify: parameter {} or result {} is donated twice", d.param, d.result));
     if (g.params()[d.param].type.bytes() != g.type(g.results()[d.result]).bytes())
       throw Error(fmt::format("verify: parameter {} ({}) cannot hold result {} ({})", d.param,
                               type_str(g.params()[d.param].type), d.result,

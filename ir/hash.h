@@ -4,7 +4,6 @@
 // would matter (cse compares nodes; the graph cache trusts 64 bits, as XLA's does).
 #pragma once
 #include <cstdint>
-#include <span>
 #include <string_view>
 
 #include "ir/shape.h"
@@ -31,12 +30,6 @@ class Hasher {
     return add(t.shape.size());
   }
   Hasher& add(std::string_view s);
-  template <class T>
-  Hasher& add_all(std::span<const T> xs) {
-    add(xs.size());
-    for (const T& x : xs) add(x);
-    return *this;
-  }
   uint64_t value() const { return h_; }
 
  private:

@@ -44,7 +44,8 @@ std::string print(const Graph& g) {
     s += ")";
   }
   s += " {\n";
-  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) s += "  " + print_node(g, id) + "\n";
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
+    s += "  " + print_node(g, id) + "\n";
   s += "  return";
   for (size_t i = 0; i < g.results().size(); ++i)
     s += (i ? ", " : " ") + value_name(g, g.results()[i]);

@@ -1,32 +1,11 @@
 // Elementwise family: broadcast shapes, equal dtypes (where: bool condition), bool comparisons.
 #include <fmt/format.h>
 
+#include "ir/error.h"
 #include "ir/type_rules.h"
 
 namespace lt::ir {
 namespace {
-
-using enum ElementwiseOp;
-
-bool float_only(ElementwiseOp op) {
-  switch (op) {
-    case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Pow:
-      return true;
-    case Neg: case Abs: case Relu: case IsFinite: case Cast: case Add: case Sub: case Mul:
-    case Div: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
-    case Where:
-      return false;
-  }
-  return false;
-}
-
-bool returns_bool(ElementwiseOp op) {
-  switch (op) {
-    case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge: return true;
-    default: return false;
-  }
-}
 
 Shape broadcast_all(std::span<const TensorType> in) {
   Shape s = in[0].shape;
@@ -44,14 +23,16 @@ Shape broadcast_all(std::span<const TensorType> in) {
 
 }  // namespace
 
+// The row's operands and result columns (ir/ops/elementwise.def) decide the dtypes.
 std::vector<TensorType> infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
                                           const Attrs& attrs) {
+  const OpInfo& row = info(to_op(op));
   Shape shape = broadcast_all(in);
-  if (op == Cast) {
+  if (row.result == ResultKind::Attr) {  // cast: from any dtype (Stored) to the attribute's
     return {{std::get<CastAttrs>(attrs).to, std::move(shape)}};
   }
   DType dt = in[0].dtype;
-  if (op == Where) {
+  if (row.operands == OperandKind::Select) {
     if (in[0].dtype != DType::Bool)
       type_fail(fmt::format("condition must be bool, got {}", type_str(in[0])));
     if (in[1].dtype != in[2].dtype)
@@ -64,11 +45,18 @@ std::vector<TensorType> infer_elementwise(ElementwiseOp op, std::span<const Tens
   }
   if (!is_compute_type(dt))
     type_fail(fmt::format("{} is a storage type here; cast it to f32 first", dtype_name(dt)));
-  if (float_only(op) && !is_float(dt))
-    type_fail(fmt::format("needs a float operand, got {}", type_str(in[0])));
-  if (dt == DType::Bool && op != Where && op != Eq && op != Ne)
-    type_fail(fmt::format("does not take bool operands, got {}", type_str(in[0])));
-  return {{returns_bool(op) ? DType::Bool : dt, std::move(shape)}};
+  switch (row.operands) {
+    case OperandKind::Float:
+      if (!is_float(dt)) type_fail(fmt::format("needs a float operand, got {}", type_str(in[0])));
+      break;
+    case OperandKind::Numeric:
+      if (dt == DType::Bool)
+        type_fail(fmt::format("does not take bool operands, got {}", type_str(in[0])));
+      break;
+    case OperandKind::AnyType: case OperandKind::Select: case OperandKind::Stored: break;
+    case OperandKind::Mixed: case OperandKind::Nothing: LT_UNREACHABLE();  // no such row
+  }
+  return {{row.result == ResultKind::Bool ? DType::Bool : dt, std::move(shape)}};
 }
 
 }  // namespace lt::ir

@@ -20,20 +20,23 @@ void need_rank(const TensorType& t, int64_t r, const char* what) {
 
 void need_pairs(std::initializer_list<const Ints*> v) {
   for (const Ints* p : v)
-    if (p->size() != 2) type_fail(fmt::format("needs 2 spatial values, got [{}]", fmt::join(*p, ",")));
+    if (p->size() != 2)
+      type_fail(fmt::format("needs 2 spatial values, got [{}]", fmt::join(*p, ",")));
 }
 
 TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAttrs& at) {
   if (a.rank() < 2 || b.rank() < 2)
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
-  if (a.dtype != b.dtype) type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
+  if (a.dtype != b.dtype)
+    type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
   need_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
   const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];
   const int64_t n = at.transpose_b ? b.shape.end()[-2] : b.shape.end()[-1];
   if (ka != kb)
-    type_fail(fmt::format("contraction sizes differ: {} vs {} ({} x {})", ka, kb, type_str(a), type_str(b)));
+    type_fail(fmt::format("contraction sizes differ: {} vs {} ({} x {})", ka, kb, type_str(a),
+                          type_str(b)));
   Shape batch;
   if (!broadcast_shapes(std::span(a.shape).first(a.shape.size() - 2),
                         std::span(b.shape).first(b.shape.size() - 2), &batch))
@@ -60,7 +63,8 @@ Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
                             fmt::join(a.padding, ","), fmt::join(a.dilation, ",")));
   if (a.groups < 1 || a.groups > kMaxElements || x[1] % a.groups != 0 ||
       w[0] % a.groups != 0)
-    type_fail(fmt::format("groups={} must divide in channels {} and out channels {}", a.groups, x[1], w[0]));
+    type_fail(fmt::format("groups={} must divide in channels {} and out channels {}", a.groups,
+                          x[1], w[0]));
   if (saturating_mul(w[1], a.groups) != x[1])
     type_fail(fmt::format("weight {} expects {} input channels, input has {}", shape_str(w),
                           saturating_mul(w[1], a.groups), x[1]));
@@ -91,10 +95,12 @@ void need_same(const TensorType& got, const Shape& want, const char* what) {
 
 }  // namespace
 
-std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& a) {
+std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in,
+                                      const Attrs& a) {
   for (const TensorType& t : in) need_float(t);
   for (const TensorType& t : in)
-    if (t.dtype != in[0].dtype) type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));
+    if (t.dtype != in[0].dtype)
+      type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));
   const DType dt = in[0].dtype;
   switch (op) {
     case LibraryOp::MatMul: return {matmul_rule(in[0], in[1], std::get<MatMulAttrs>(a))};

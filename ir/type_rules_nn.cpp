@@ -1,4 +1,4 @@
-// Nn and creation families.
+// Nn family.
 #include <fmt/format.h>
 
 #include "ir/type_rules.h"
@@ -11,10 +11,12 @@ void need_float(const TensorType& t, const char* what) {
     type_fail(fmt::format("{} must be f32 or f64, got {}", what, type_str(t)));
 }
 void need_int(const TensorType& t, const char* what) {
-  if (!is_integer(t.dtype)) type_fail(fmt::format("{} must be i32 or i64, got {}", what, type_str(t)));
+  if (!is_integer(t.dtype))
+    type_fail(fmt::format("{} must be i32 or i64, got {}", what, type_str(t)));
 }
 void need_type(const TensorType& got, const TensorType& want, const char* what) {
-  if (got != want) type_fail(fmt::format("{} must be {}, got {}", what, type_str(want), type_str(got)));
+  if (got != want)
+    type_fail(fmt::format("{} must be {}, got {}", what, type_str(want), type_str(got)));
 }
 
 std::vector<TensorType> norm_rule(NnOp op, std::span<const TensorType> in) {
@@ -85,7 +87,8 @@ std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const 
     case NnOp::OneHot: {
       need_int(in[0], "ids");
       const auto& oa = std::get<OneHotAttrs>(a);
-      if (oa.num_classes < 1) type_fail(fmt::format("num_classes must be >= 1, got {}", oa.num_classes));
+      if (oa.num_classes < 1)
+        type_fail(fmt::format("num_classes must be >= 1, got {}", oa.num_classes));
       if (!is_compute_type(oa.dtype)) type_fail("dtype must be a compute type");
       Shape s = in[0].shape;
       s.push_back(oa.num_classes);
@@ -93,42 +96,6 @@ std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const 
     }
   }
   type_fail("unknown nn op");
-}
-
-std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType> in, const Attrs& a) {
-  auto check_shape = [](const Shape& s) {
-    for (int64_t d : s)
-      if (d < 0) type_fail(fmt::format("negative size in shape {}", shape_str(s)));
-  };
-  switch (op) {
-    case CreationOp::Full: {
-      const auto& fa = std::get<FullAttrs>(a);
-      check_shape(fa.shape);
-      if (!holds_value(fa.dtype, fa.value))
-        type_fail(fmt::format("value {} does not fit {}", fa.value, dtype_name(fa.dtype)));
-      return {{fa.dtype, fa.shape}};
-    }
-    case CreationOp::Iota: {
-      const auto& ia = std::get<IotaAttrs>(a);
-      if (ia.size < 0) type_fail(fmt::format("negative size {}", ia.size));
-      if (!is_compute_type(ia.dtype) || ia.dtype == DType::Bool) type_fail("dtype must be numeric");
-      // The values are start + i * step, monotonic in i: both ends must fit.
-      const double last = ia.start + static_cast<double>(ia.size - 1) * ia.step;
-      if (ia.size > 0 && !(holds_value(ia.dtype, ia.start) && holds_value(ia.dtype, last)))
-        type_fail(fmt::format("values {} to {} do not fit {}", ia.start, last,
-                              dtype_name(ia.dtype)));
-      return {{ia.dtype, {ia.size}}};
-    }
-    case CreationOp::RandUniform:
-    case CreationOp::RandNormal: {
-      const auto& ra = std::get<RandomAttrs>(a);
-      check_shape(ra.shape);
-      for (const TensorType& t : in) need_type(t, {DType::I64, {}}, "key and counter");
-      if (ra.dtype != DType::F32 && ra.dtype != DType::F64) type_fail("dtype must be f32 or f64");
-      return {{ra.dtype, ra.shape}};
-    }
-  }
-  type_fail("unknown creation op");
 }
 
 }  // namespace lt::ir

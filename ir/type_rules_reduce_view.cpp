@@ -26,7 +26,8 @@ std::vector<TensorType> infer_reduce(ReduceOp op, std::span<const TensorType> in
       type_fail(fmt::format("cannot reduce an empty axis {} of {}", d, type_str(x)));
   if (!is_compute_type(x.dtype) || x.dtype == DType::Bool)
     type_fail(fmt::format("does not take {}", type_str(x)));
-  if ((op == ReduceOp::Mean || op == ReduceOp::LogSumExp) && !is_float(x.dtype))
+  const OpInfo& row = info(to_op(op));
+  if (row.operands == OperandKind::Float && !is_float(x.dtype))
     type_fail(fmt::format("needs a float operand, got {}", type_str(x)));
   if (op == ReduceOp::ArgMax && (a.axes.size() != 1))
     type_fail(fmt::format("reduces exactly one axis, got [{}]", fmt::join(a.axes, ",")));
@@ -35,7 +36,7 @@ std::vector<TensorType> infer_reduce(ReduceOp op, std::span<const TensorType> in
     if (!reduced(d)) s.push_back(x.shape[d]);
     else if (a.keepdim) s.push_back(1);
   }
-  return {{op == ReduceOp::ArgMax ? DType::I64 : x.dtype, std::move(s)}};
+  return {{row.result == ResultKind::I64 ? DType::I64 : x.dtype, std::move(s)}};
 }
 
 namespace {
@@ -64,7 +65,8 @@ TensorType permute_rule(const TensorType& x, const PermuteAttrs& a) {
 
 TensorType expand_rule(const TensorType& x, const ExpandAttrs& a) {
   const int64_t r = static_cast<int64_t>(a.shape.size());
-  if (r < x.rank()) type_fail(fmt::format("cannot expand {} to {}", type_str(x), shape_str(a.shape)));
+  if (r < x.rank())
+    type_fail(fmt::format("cannot expand {} to {}", type_str(x), shape_str(a.shape)));
   for (int64_t i = 0; i < x.rank(); ++i) {
     int64_t from = x.shape[i], to = a.shape[r - x.rank() + i];
     if (from != to && from != 1)
@@ -105,7 +107,8 @@ TensorType concat_rule(std::span<const TensorType> in, const ConcatAttrs& a) {
 }
 
 TensorType pad_rule(const TensorType& x, const PadAttrs& a) {
-  if (static_cast<int64_t>(a.lo.size()) != x.rank() || static_cast<int64_t>(a.hi.size()) != x.rank())
+  if (static_cast<int64_t>(a.lo.size()) != x.rank() ||
+      static_cast<int64_t>(a.hi.size()) != x.rank())
     type_fail(fmt::format("needs lo/hi for each of the {} axes", x.rank()));
   Shape s = x.shape;
   for (int64_t i = 0; i < x.rank(); ++i) {

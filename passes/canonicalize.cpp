@@ -1,5 +1,7 @@
 #include "passes/canonicalize.h"
 
+#include <cmath>
+
 #include "passes/rewrite.h"
 
 namespace lt::passes {
@@ -11,7 +13,21 @@ using Result = std::optional<Value>;
 
 bool is_splat(const Graph& g, Value v, double c) {
   const std::optional<double> s = splat_value(g, v);
-  return s && *s == c;  // -0.0 counts as 0: x + -0.0 is x exactly
+  return s && *s == c;
+}
+
+// A zero z with x + z == x for every x: -0.0 for floats (+0.0 would turn x = -0.0 into +0.0),
+// any zero for integers.
+bool is_additive_identity(const Graph& g, Value v) {
+  const std::optional<double> s = splat_value(g, v);
+  return s && *s == 0 && (!is_float(g.type(v).dtype) || std::signbit(*s));
+}
+
+// A zero z with x - z == x for every x: +0.0 for floats (x - (-0.0) is x + 0.0), any zero for
+// integers.
+bool is_subtractive_identity(const Graph& g, Value v) {
+  const std::optional<double> s = splat_value(g, v);
+  return s && *s == 0 && (!is_float(g.type(v).dtype) || !std::signbit(*s));
 }
 
 // The operand `keep` may stand for the node only if it already has the result's type: otherwise
@@ -30,12 +46,12 @@ Result mul_by_one(const Graph& g, int id, RewriteBuilder&) {
 
 Result add_zero(const Graph& g, int id, RewriteBuilder&) {
   const ir::Node& n = g.node(id);
-  if (Result r = keep_if(g, id, 0, is_splat(g, n.inputs[1], 0.0))) return r;
-  return keep_if(g, id, 1, is_splat(g, n.inputs[0], 0.0));
+  if (Result r = keep_if(g, id, 0, is_additive_identity(g, n.inputs[1]))) return r;
+  return keep_if(g, id, 1, is_additive_identity(g, n.inputs[0]));
 }
 
 Result sub_zero(const Graph& g, int id, RewriteBuilder&) {
-  return keep_if(g, id, 0, is_splat(g, g.node(id).inputs[1], 0.0));
+  return keep_if(g, id, 0, is_subtractive_identity(g, g.node(id).inputs[1]));
 }
 
 Result div_by_one(const Graph& g, int id, RewriteBuilder&) {

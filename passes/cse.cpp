@@ -54,7 +54,9 @@ bool cse(ir::Graph& g) {
   for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
   const int n = static_cast<int>(g.nodes().size());
   std::vector<int> new_id(n, -1);
-  auto remap = [&](ir::Value v) { return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index); };
+  auto remap = [&](ir::Value v) {
+    return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index);
+  };
   // Hash -> ids in `out` with that hash; collisions are told apart by same_node.
   std::unordered_map<uint64_t, std::vector<int>> seen;
   seen.reserve(static_cast<size_t>(n));

@@ -19,7 +19,9 @@ bool dce(ir::Graph& g) {
   ir::Graph out(g.name());
   for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
   std::vector<int> new_id(n, -1);
-  auto remap = [&](ir::Value v) { return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index); };
+  auto remap = [&](ir::Value v) {
+    return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index);
+  };
   for (int id = 0; id < n; ++id) {
     if (!live[id]) continue;
     const ir::Node& node = g.node(id);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ir/loop_kernel.h"
+
 namespace lt::passes {
 namespace {
 

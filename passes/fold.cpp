@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "ir/elementwise_scalar.h"
 #include "passes/rewrite.h"
 
 namespace lt::passes {
@@ -22,43 +23,46 @@ constexpr int64_t kMaxExactInt = int64_t{1} << 53;
 // Float operands, computed in double. Rounding to f32 afterwards gives the correctly rounded f32
 // result for + - * / and sqrt (double has more than 2*24+2 bits), as the kernels compute it.
 std::optional<double> eval_float(ElementwiseOp op, std::span<const double> x) {
+  namespace S = ir::scalar;
   const double a = x[0], b = x.size() > 1 ? x[1] : 0.0;
   switch (op) {
-    case Neg: return -a;
-    case Abs: return a < 0 ? -a : a;  // the kernels' form: abs(-0.0) stays -0.0
-    case Exp: return std::exp(a);
-    case Log: return std::log(a);
-    case Sqrt: return std::sqrt(a);
-    case Rsqrt: return 1.0 / std::sqrt(a);
-    case Tanh: return std::tanh(a);
-    case Sigmoid: return 1.0 / (1.0 + std::exp(-a));
-    case Relu: return a > 0 ? a : 0.0;  // relu(NaN) = 0, as the kernels compute it
-    case Gelu: return 0.5 * a * (1.0 + std::tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
-    case Sin: return std::sin(a);
-    case Cos: return std::cos(a);
-    case Reciprocal: return 1.0 / a;
-    case IsFinite: return std::isfinite(a) ? 1.0 : 0.0;
+    case Neg: return S::neg(a);
+    case Abs: return S::abs(a);
+    case Exp: return S::exp(a);
+    case Log: return S::log(a);
+    case Sqrt: return S::sqrt(a);
+    case Rsqrt: return S::rsqrt(a);
+    case Tanh: return S::tanh(a);
+    case Sigmoid: return S::sigmoid(a);
+    case Relu: return S::relu(a);
+    case Gelu: return S::gelu(a);
+    case Sin: return S::sin(a);
+    case Cos: return S::cos(a);
+    case Reciprocal: return S::reciprocal(a);
+    case IsFinite: return S::isfinite(a);
     case Cast: return a;  // the caller converts to the result dtype
-    case Add: return a + b;
-    case Sub: return a - b;
-    case Mul: return a * b;
-    case Div: return a / b;
-    case Pow: return std::pow(a, b);
-    case Maximum: return (a > b || a != a) ? a : b;  // NaN-propagating, kernels' tie order
-    case Minimum: return (a < b || a != a) ? a : b;
-    case Eq: return a == b ? 1.0 : 0.0;
-    case Ne: return a != b ? 1.0 : 0.0;
-    case Lt: return a < b ? 1.0 : 0.0;
-    case Le: return a <= b ? 1.0 : 0.0;
-    case Gt: return a > b ? 1.0 : 0.0;
-    case Ge: return a >= b ? 1.0 : 0.0;
-    case Where: return a != 0 ? b : x[2];
+    case Add: return S::add(a, b);
+    case Sub: return S::sub(a, b);
+    case Mul: return S::mul(a, b);
+    case Div: return S::div(a, b);
+    case Pow: return S::pow(a, b);
+    case Maximum: return S::maximum(a, b);
+    case Minimum: return S::minimum(a, b);
+    case Eq: return S::eq(a, b);
+    case Ne: return S::ne(a, b);
+    case Lt: return S::lt(a, b);
+    case Le: return S::le(a, b);
+    case Gt: return S::gt(a, b);
+    case Ge: return S::ge(a, b);
+    case Where: return S::where(a != 0, b, x[2]);
   }
   return std::nullopt;
 }
 
-// Integer and bool operands, exact in int64; overflow and division by zero stay unfolded.
+// Integer and bool operands, exact in int64; overflow and division by zero stay unfolded (the
+// kernels wrap or throw there, in the operands' width).
 std::optional<int64_t> eval_int(ElementwiseOp op, std::span<const int64_t> x) {
+  namespace S = ir::scalar;
   const int64_t a = x[0], b = x.size() > 1 ? x[1] : 0;
   int64_t r = 0;
   switch (op) {
@@ -66,24 +70,24 @@ std::optional<int64_t> eval_int(ElementwiseOp op, std::span<const int64_t> x) {
     case Abs:
       if (a >= 0) return a;
       return __builtin_sub_overflow(int64_t{0}, a, &r) ? std::nullopt : std::optional(r);
-    case Relu: return a > 0 ? a : 0;
-    case IsFinite: return 1;
+    case Relu: return S::relu(a);
+    case IsFinite: return S::isfinite(a);
     case Cast: return a;
     case Add: return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional(r);
     case Sub: return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional(r);
     case Mul: return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional(r);
-    case Div:  // C++ division truncates toward zero, as the kernels do
+    case Div:
       if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return std::nullopt;
-      return a / b;
-    case Maximum: return a > b ? a : b;
-    case Minimum: return a < b ? a : b;
-    case Eq: return a == b;
-    case Ne: return a != b;
-    case Lt: return a < b;
-    case Le: return a <= b;
-    case Gt: return a > b;
-    case Ge: return a >= b;
-    case Where: return a != 0 ? b : x[2];
+      return S::div(a, b);
+    case Maximum: return S::maximum(a, b);
+    case Minimum: return S::minimum(a, b);
+    case Eq: return S::eq(a, b);
+    case Ne: return S::ne(a, b);
+    case Lt: return S::lt(a, b);
+    case Le: return S::le(a, b);
+    case Gt: return S::gt(a, b);
+    case Ge: return S::ge(a, b);
+    case Where: return S::where(a != 0, b, x[2]);
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
     case Cos: case Reciprocal: case Pow:
       return std::nullopt;  // float only: the type rule rejects integer operands
@@ -109,8 +113,7 @@ Result fold_elementwise(const Graph& g, int id, RewriteBuilder& b) {
     if (!s) return std::nullopt;
     x[i] = *s;
   }
-  // Operand dtype: where's branches; for every other op all operands share one dtype.
-  const DType operands = g.type(n.inputs[op == Where ? 1 : 0]).dtype;
+  const DType operands = g.type(n.inputs[ir::data_operand(n.op)]).dtype;
   const TensorType& out = n.types[0];
   if (!is_compute_type(operands) || !is_compute_type(out.dtype)) return std::nullopt;
   const std::optional<double> r = eval(op, operands, std::span(x.data(), n.inputs.size()));
@@ -125,7 +128,7 @@ Result fold_elementwise(const Graph& g, int id, RewriteBuilder& b) {
 Result fold_view(const Graph& g, int id, RewriteBuilder& b) {
   const ir::Node& n = g.node(id);
   const ir::Node* p = producer(g, n.inputs[0]);
-  if (!p || p->op != ir::Op::Full) return std::nullopt;
+  if (!keeps_splats(n.op) || !p || p->op != ir::Op::Full) return std::nullopt;
   ir::FullAttrs a = std::get<ir::FullAttrs>(p->attrs);
   a.shape = n.types[0].shape;
   return b.add(ir::Op::Full, {}, std::move(a));
@@ -135,10 +138,9 @@ const RewriteRule kRules[] = {
 #define LT_OP(name, ...) {ir::Op::name, fold_elementwise},
 #include "ir/ops/elementwise.def"
 #undef LT_OP
-    {ir::Op::Reshape, fold_view},
-    {ir::Op::Expand, fold_view},
-    {ir::Op::Permute, fold_view},
-    {ir::Op::Slice, fold_view},
+#define LT_OP(name, ...) {ir::Op::name, fold_view},
+#include "ir/ops/view.def"
+#undef LT_OP
 };
 
 }  // namespace

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
-#include <functional>
 #include <optional>
-#include <queue>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/loop_kernel.h"
+#include "ir/read_map.h"
 #include "passes/epilogue.h"
+#include "passes/kernel_order.h"
 
 namespace lt::passes {
 namespace {
@@ -134,11 +134,15 @@ class Fuser {
 };
 
 NodeClass Fuser::classify(int id) const {
-  const ir::Op op = g_.node(id).op;
-  if (ir::as_elementwise(op)) return NodeClass::Compute;
-  if (ir::as_reduce(op))
-    return ir::is_loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
-  if (ir::is_foldable_view(op)) return NodeClass::View;
+  switch (ir::info(g_.node(id).op).lowering) {
+    case ir::Lowering::Loop: return NodeClass::Compute;
+    case ir::Lowering::LoopReduce:
+      return ir::is_loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
+    case ir::Lowering::IndexMap: return NodeClass::View;
+    case ir::Lowering::Call:
+    case ir::Lowering::Epilogue:
+    case ir::Lowering::ImgEpilogue: return NodeClass::Library;
+  }
   return NodeClass::Library;
 }
 
@@ -383,32 +387,6 @@ void Fuser::merge_siblings() {
     for (int i = 0; i < g_.num_outputs(id); ++i) visit(Value::node(id, i));
 }
 
-// A topological order of the kernel DAG (`kernel[node]` numbers kernels by first node), ties
-// broken by the lower number, so the plan reads close to trace order.
-std::vector<int> schedule(const ir::Graph& g, std::span<const int> kernel, int num_kernels) {
-  std::vector<std::vector<int>> succ(num_kernels);
-  std::vector<int> indegree(num_kernels, 0);
-  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
-    for (Value v : g.node(id).inputs)
-      if (!v.is_param() && kernel[v.def] != kernel[id]) {
-        succ[kernel[v.def]].push_back(kernel[id]);
-        ++indegree[kernel[id]];
-      }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-  for (int k = 0; k < num_kernels; ++k)
-    if (indegree[k] == 0) ready.push(k);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    const int k = ready.top();
-    ready.pop();
-    order.push_back(k);
-    for (int s : succ[k])
-      if (--indegree[s] == 0) ready.push(s);
-  }
-  LT_CHECK(static_cast<int>(order.size()) == num_kernels, "fuse: the kernel graph has a cycle");
-  return order;
-}
-
 ir::FusionPlan Fuser::emit() {
   // A view chain no compute node joined runs as library views, one node each (no compile for a
   // copy); splitting a group never closes a cycle.
@@ -428,7 +406,7 @@ ir::FusionPlan Fuser::emit() {
     kernel[id] = k;
     members[k].push_back(id);
   }
-  const std::vector<int> order = schedule(g_, kernel, static_cast<int>(members.size()));
+  const std::vector<int> order = schedule_kernels(g_, kernel, static_cast<int>(members.size()));
   std::vector<int> position(order.size());
   ir::FusionPlan plan;
   for (int k : order) {
@@ -441,45 +419,6 @@ ir::FusionPlan Fuser::emit() {
   for (int& k : kernel) k = position[k];
   ir::fill_group_io(g_, kernel, plan.groups);
   return plan;
-}
-
-/// Re-orders the groups (Kahn's algorithm): among ready groups, those that check data at run time
-/// first, then the original order. Dependencies stay satisfied, so inputs/outputs are unchanged.
-void hoist_checking_groups(const ir::Graph& g, ir::FusionPlan& plan) {
-  const int n = static_cast<int>(plan.groups.size());
-  std::vector<int> group_of(g.nodes().size(), -1);
-  std::vector<bool> checks(n, false);
-  for (int k = 0; k < n; ++k)
-    for (int id : plan.groups[k].nodes) {
-      group_of[id] = k;
-      checks[k] = checks[k] || ir::checks_data_at_run_time(g.node(id));
-    }
-  if (std::find(checks.begin(), checks.end(), true) == checks.end()) return;
-  std::vector<std::vector<int>> users(n);
-  std::vector<int> pending(n, 0);
-  for (int k = 0; k < n; ++k) {
-    std::vector<int> deps;
-    for (ir::Value v : plan.groups[k].inputs)
-      if (!v.is_param()) deps.push_back(group_of[v.def]);
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (int d : deps) users[d].push_back(k);
-    pending[k] = static_cast<int>(deps.size());
-  }
-  // Ready groups by (does not check, original position): checking ones come out first.
-  std::set<std::pair<bool, int>> ready;
-  for (int k = 0; k < n; ++k)
-    if (pending[k] == 0) ready.insert({!checks[k], k});
-  std::vector<ir::FusionGroup> out;
-  out.reserve(n);
-  while (!ready.empty()) {
-    const int k = ready.begin()->second;
-    ready.erase(ready.begin());
-    out.push_back(std::move(plan.groups[k]));
-    for (int u : users[k])
-      if (--pending[u] == 0) ready.insert({!checks[u], u});
-  }
-  plan.groups = std::move(out);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ir/elementwise_scalar.h"
 #include "ir/error.h"
 #include "ir/type_rules.h"
 
@@ -147,29 +148,36 @@ const ir::Node* producer(const ir::Graph& g, ir::Value v) {
   return v.is_param() ? nullptr : &g.node(v.def);
 }
 
+bool keeps_splats(ir::Op op) {
+  const std::optional<ir::ViewOp> view = ir::as_view(op);
+  if (!view) return false;
+  switch (*view) {
+    case ir::ViewOp::Reshape: case ir::ViewOp::Permute: case ir::ViewOp::Expand:
+    case ir::ViewOp::Slice: return true;
+    case ir::ViewOp::Concat: case ir::ViewOp::Pad: return false;  // other values join in
+  }
+  return false;
+}
+
 std::optional<double> splat_value(const ir::Graph& g, ir::Value v) {
   for (int depth = 0; depth <= kMaxViewDepth; ++depth) {
     const ir::Node* p = producer(g, v);
     if (!p) return std::nullopt;
-    switch (p->op) {
-      case ir::Op::Full: {
-        const auto& a = std::get<ir::FullAttrs>(p->attrs);
-        return to_dtype(a.value, a.dtype);
-      }
-      case ir::Op::Reshape: case ir::Op::Expand: case ir::Op::Permute: case ir::Op::Slice:
-        v = p->inputs[0];  // a view of a splat is a splat of the same value
-        break;
-      default: return std::nullopt;
+    if (p->op == ir::Op::Full) {
+      const auto& a = std::get<ir::FullAttrs>(p->attrs);
+      return to_dtype(a.value, a.dtype);
     }
+    if (!keeps_splats(p->op)) return std::nullopt;
+    v = p->inputs[0];
   }
   return std::nullopt;
 }
 
 std::optional<double> to_dtype(double v, DType t) {
   switch (t) {
-    case DType::Bool: return static_cast<float>(v) != 0.0f ? 1.0 : 0.0;
+    case DType::Bool: return ir::scalar::cast<bool>(v);  // in the source precision: 1e-310 is true
     case DType::I32:
-    case DType::I64:  // the conversion is defined only when the truncated value fits
+    case DType::I64:  // out of range, integer arithmetic wraps but a cast saturates: unfolded
       if (!holds_value(t, v)) return std::nullopt;
       return std::trunc(v);
     case DType::F32: return static_cast<double>(static_cast<float>(v));

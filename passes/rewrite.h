@@ -55,13 +55,18 @@ bool rewrite_to_fixpoint(ir::Graph& g, std::span<const RewriteRule> rules);
 /// The node that defines v, or null when v is a parameter.
 const ir::Node* producer(const ir::Graph& g, ir::Value v);
 
-/// The value every element of v holds when v is a `full` (seen through reshape, expand, permute
-/// and slice), as its dtype stores it (see to_dtype); nullopt otherwise.
+/// Whether a view of a splat (every element one value) is a splat of the same value: reshape,
+/// permute, expand and slice, whose elements are all elements of their operand.
+bool keeps_splats(ir::Op op);
+
+/// The value every element of v holds when v is a `full` (seen through views that keep splats),
+/// as its dtype stores it (see to_dtype); nullopt otherwise.
 std::optional<double> splat_value(const ir::Graph& g, ir::Value v);
 
 /// v as an element of dtype t holds it, following the kernels' conversion: f32 rounds to
-/// nearest, integers truncate toward zero, bool is `(float)v != 0`. Nullopt where the conversion
-/// is undefined (NaN or out of range to an integer) and for the f16/bf16 storage types.
+/// nearest, integers truncate toward zero, bool is `v != 0` (NaN is true). Nullopt where an
+/// integer cannot hold v (NaN or out of range: integer arithmetic wraps there, casts saturate)
+/// and for the f16/bf16 storage types.
 std::optional<double> to_dtype(double v, DType t);
 
 }  // namespace lt::passes

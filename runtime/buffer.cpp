@@ -15,7 +15,7 @@ constexpr size_t kAlign = 64;
 
 // Freed blocks are kept by exact size for reuse: a training step allocates the same sizes every
 // step, and large blocks would otherwise go back to the kernel (munmap) and page-fault again.
-// Bounded by LT_BUFFER_CACHE_MB (default 1024; 0 disables).
+// Bounded by Buffer::set_cache_limit (the frontend passes LT_BUFFER_CACHE_MB down).
 class BlockCache {
  public:
   void* take(size_t rounded) {
@@ -26,6 +26,24 @@ class BlockCache {
     it->second.pop_back();
     cached_ -= rounded;
     return p;
+  }
+  void set_cap(size_t bytes) {
+    std::lock_guard<std::mutex> lk(m_);
+    cap_ = bytes;
+    for (auto& [size, blocks] : free_)
+      while (cached_ > cap_ && !blocks.empty()) {
+        std::free(blocks.back());
+        blocks.pop_back();
+        cached_ -= size;
+      }
+  }
+  size_t cap() {
+    std::lock_guard<std::mutex> lk(m_);
+    return cap_;
+  }
+  size_t cached() {
+    std::lock_guard<std::mutex> lk(m_);
+    return cached_;
   }
   bool give(void* p, size_t rounded) {
     std::lock_guard<std::mutex> lk(m_);
@@ -39,10 +57,7 @@ class BlockCache {
   std::mutex m_;
   std::unordered_map<size_t, std::vector<void*>> free_;
   size_t cached_ = 0;
-  size_t cap_ = [] {
-    const char* s = std::getenv("LT_BUFFER_CACHE_MB");
-    return (s && *s ? static_cast<size_t>(std::atoll(s)) : size_t{1024}) << 20;
-  }();
+  size_t cap_ = Buffer::kDefaultCacheLimit;
 };
 
 BlockCache& block_cache() {
@@ -70,6 +85,10 @@ Buffer::~Buffer() {
   const size_t rounded = rounded_size(bytes_);
   if (data_ && !block_cache().give(data_, rounded)) std::free(data_);
 }
+
+void Buffer::set_cache_limit(size_t bytes) { block_cache().set_cap(bytes); }
+size_t Buffer::cache_limit() { return block_cache().cap(); }
+size_t Buffer::cached_bytes() { return block_cache().cached(); }
 
 int64_t Buffer::live_bytes() { return g_live.load(); }
 int64_t Buffer::peak_bytes() { return g_peak.load(); }

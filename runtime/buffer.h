@@ -19,6 +19,14 @@ class Buffer {
   /// Bytes currently held by live buffers, and the most ever held at once (for metrics).
   static int64_t live_bytes();
   static int64_t peak_bytes();
+  /// Freed blocks are kept for reuse by later allocations of the same size, up to this many
+  /// bytes in all (0 keeps none); lowering the limit frees what is over it.
+  static constexpr size_t kDefaultCacheLimit = size_t{1024} << 20;
+  static void set_cache_limit(size_t bytes);
+  static size_t cache_limit();
+  /// Bytes of freed blocks kept for reuse now.
+  static size_t cached_bytes();
+
   /// Restarts peak tracking from the bytes live now (benchmarks measure one phase at a time).
   static void reset_peak();
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -15,11 +14,7 @@ namespace {
 thread_local bool t_in_worker = false;
 
 int default_threads() {
-  if (const char* s = std::getenv("LT_NUM_THREADS")) {
-    int n = std::atoi(s);
-    if (n >= 1) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // One job at a time. Each job is its own object (function, range, chunk counter): a worker that

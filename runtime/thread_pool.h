@@ -7,7 +7,8 @@
 
 namespace lt::rt {
 
-/// Threads used by parallel_for: LT_NUM_THREADS, else every core.
+/// Threads used by parallel_for: every core until set_num_threads (the frontend passes
+/// LT_NUM_THREADS down).
 int num_threads();
 /// Changes the thread count (benchmarks compare 1 vs 2). n >= 1.
 void set_num_threads(int n);

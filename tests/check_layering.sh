@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fails when a file includes a header from a higher layer (DESIGN.md section 2), or when LLVM,
-# Eigen or MPI headers leak outside the one folder allowed to use them.
+# Fails when a file includes a header from a higher layer (docs/ARCHITECTURE.md), when LLVM,
+# Eigen or MPI headers leak outside the one folder allowed to use them, or when library code
+# reads the environment outside frontend/options/.
 set -u
 root=${1:-.}
 cd "$root" || exit 2
@@ -26,5 +27,9 @@ blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen runtime fron
 [ -n "$blas_outside" ] && { echo "layering: cblas.h outside runtime/kernels/: $blas_outside"; fail=1; }
 mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
 [ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
+# Settings: the library reads the environment in one place, frontend/options/ (lt/options.h),
+# and passes values down; no other library file calls getenv.
+env_readers=$(grep -rlE '\bgetenv\b' ir passes codegen runtime frontend 2>/dev/null | grep -v '^frontend/options/')
+[ -n "$env_readers" ] && { echo "layering: getenv outside frontend/options/: $env_readers"; fail=1; }
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail

@@ -1,6 +1,8 @@
 // lt-opt: reads IR text, runs the named lowering stages in order (the same registry and the same
 // passes::lower a compiled step uses), prints the graph and, when asked, its fusion and buffer
 // plans. Used by the golden tests under tests/ir/ and by users who want to see what a pass does.
+// Exit status 2 for a bad flag, an unreadable file, IR that does not parse or verify, or an
+// unknown stage; 1 for any other failure.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "ir/parser.h"
 #include "passes/pipeline.h"
 #include "passes/registry.h"
+#include "tools/cli.h"
 
 namespace {
 
@@ -27,6 +30,18 @@ void print_fusion(const lt::passes::LoweredGraph& l) {
             << loops << " loop, " << epilogues << " epilogue, "
             << plan.groups.size() - loops - epilogues << " library)\n"
             << lt::ir::print_fusion_plan(l.graph, plan);
+}
+
+std::string read_text(const std::string& input) {
+  std::stringstream text;
+  if (input == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream f(input);
+    if (!f) throw lt::InputError("cannot open " + input);
+    text << f.rdbuf();
+  }
+  return text.str();
 }
 
 }  // namespace
@@ -55,55 +70,45 @@ int main(int argc, char** argv) {
   app.add_option("--dump-prefix", log_options.prefix, "file-name prefix of those dumps");
   app.add_option("--fusion-max-nodes", options.fusion.max_nodes_per_kernel,
                  "largest loop kernel 'fuse' forms")
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_option("--fusion-max-reductions", options.fusion.max_reductions_per_kernel,
                  "most reductions one loop kernel 'fuse' ends in")
-      ->check(CLI::PositiveNumber);
+      ->check(lt::cli::integer_at_least(1));
   app.add_flag("!--no-fusion", options.fusion.enabled,
                "'fuse' makes the unfused plan (every node its own kernel, opt level 1)");
   app.add_flag("!--no-epilogues", options.fusion.epilogues,
                "'fuse' keeps loops after matmul/conv2d as kernels of their own");
-  CLI11_PARSE(app, argc, argv);
-
-  if (list) {
-    for (const auto& p : lt::passes::all_passes()) std::cout << p.name << "  " << p.summary << "\n";
-    return 0;
-  }
-  std::stringstream text;
-  if (input == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream f(input);
-    if (!f) {
-      std::cerr << "error: cannot open " << input << "\n";
-      return 1;
+  return lt::cli::run(app, argc, argv, [&] {
+    if (list) {
+      for (const auto& p : lt::passes::all_passes())
+        std::cout << p.name << "  " << p.summary << "\n";
+      return;
     }
-    text << f.rdbuf();
-  }
-  try {
-    lt::passes::LoweredGraph l{lt::ir::parse(text.str()), {}, {}};
-    std::vector<std::string> names;
-    std::stringstream list_text(pass_list);
-    for (std::string name; std::getline(list_text, name, ',');)
-      if (!name.empty()) names.push_back(name);
-    lt::passes::PassLog log(log_options);
-    // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
-    if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
-      log.verify(l.graph);
-    lt::passes::run_passes(l, names, options, log);
-    std::vector<std::string> more;
-    if ((fusion || buffers) && !l.fusion) more.push_back("fuse");
-    if (buffers && !l.buffers) more.push_back("buffer_plan");
-    lt::passes::run_passes(l, more, options, log);
-    std::cout << lt::ir::print(l.graph);
-    if (fusion) print_fusion(l);
-    if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);
-  } catch (const lt::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  } catch (const lt::InternalError& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 2;
-  }
-  return 0;
+    const std::string text = read_text(input);
+    // An lt::Error from here on is about the input: IR that does not parse or verify, or a
+    // stage name that does not exist.
+    try {
+      lt::passes::LoweredGraph l{lt::ir::parse(text), {}, {}};
+      std::vector<std::string> names;
+      std::stringstream list_text(pass_list);
+      for (std::string name; std::getline(list_text, name, ',');)
+        if (!name.empty()) names.push_back(name);
+      lt::passes::PassLog log(log_options);
+      // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
+      if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
+        log.verify(l.graph);
+      lt::passes::run_passes(l, names, options, log);
+      std::vector<std::string> more;
+      if ((fusion || buffers) && !l.fusion) more.push_back("fuse");
+      if (buffers && !l.buffers) more.push_back("buffer_plan");
+      lt::passes::run_passes(l, more, options, log);
+      std::cout << lt::ir::print(l.graph);
+      if (fusion) print_fusion(l);
+      if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);
+    } catch (const lt::InputError&) {
+      throw;
+    } catch (const lt::Error& e) {
+      throw lt::InputError(e.what());
+    }
+  });
 }

@@ -1,6 +1,7 @@
 // Gradients of the elementwise family, in lt:: ops. g = d(loss)/d(out), y = out; sum_to undoes
 // broadcasting.
 #include "frontend/autograd/grad_node.h"
+#include "ir/elementwise_scalar.h"
 #include "lt/ops.h"
 
 namespace lt {
@@ -23,7 +24,7 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Sigmoid: return {g * y * (1.0 - y)};
     case Relu: return {where(x > 0.0, g, 0.0)};
     case Gelu: {
-      const double c = 0.7978845608028654, k = 0.044715;
+      const double c = ir::scalar::kGeluScale, k = ir::scalar::kGeluCubic;
       Tensor t = tanh(c * (x + k * x * x * x));
       return {g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3 * k * x * x))};
     }

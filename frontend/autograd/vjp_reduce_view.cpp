@@ -45,7 +45,8 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a) {
   switch (op) {
     case ir::ReduceOp::Sum: return {expand(g, x.shape())};
     case ir::ReduceOp::Mean:
-      return {expand(g * (static_cast<double>(numel(ks)) / static_cast<double>(x.numel())), x.shape())};
+      return {
+          expand(g * (static_cast<double>(numel(ks)) / static_cast<double>(x.numel())), x.shape())};
     case ir::ReduceOp::ReduceMax:
     case ir::ReduceOp::ReduceMin: {
       Tensor hit = cast(eq(x, y), x.dtype());  // ties share the gradient evenly

@@ -2,12 +2,13 @@
 // holding the four files, gzipped or not).
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "frontend/data/idx.h"
+#include "frontend/options/store.h"
 #include "frontend/tensor_impl.h"
 #include "lt/data.h"
+#include "lt/options.h"
 
 namespace lt::data {
 namespace {
@@ -23,7 +24,7 @@ std::string find_file(const std::string& dir, const std::string& name) {
     const fs::path p = fs::path(dir) / candidate;
     if (fs::exists(p, ec)) return p.string();
   }
-  throw Error(fmt::format(
+  throw InputError(fmt::format(
       "load_fashion_mnist: no {0}.gz or {0} in {1} (install the dataset-fashion-mnist package or "
       "point LT_FASHION_MNIST_DIR at a directory holding the IDX files)",
       name, dir));
@@ -31,8 +32,9 @@ std::string find_file(const std::string& dir, const std::string& name) {
 
 Tensor images_tensor(const IdxArray& a, const std::string& path, bool normalize) {
   if (a.dims.size() != 3 || a.dims[1] != kSide || a.dims[2] != kSide)
-    throw Error(fmt::format("load_fashion_mnist: {}: expected images of dims [N,28,28], got {}",
-                            path, shape_str(a.dims)));
+    throw InputError(fmt::format(
+        "load_fashion_mnist: {}: expected images of dims [N,28,28], got {}", path,
+        shape_str(a.dims)));
   auto impl = make_impl({DType::F32, {a.dims[0], kSide * kSide}});
   // One affine map from a byte: x/255, then optionally (x - mean)/std.
   const double scale = normalize ? 1.0 / (255.0 * kFashionMnistStd) : 1.0 / 255.0;
@@ -45,14 +47,14 @@ Tensor images_tensor(const IdxArray& a, const std::string& path, bool normalize)
 
 Tensor labels_tensor(const IdxArray& a, const std::string& path) {
   if (a.dims.size() != 1)
-    throw Error(fmt::format("load_fashion_mnist: {}: expected labels of dims [N], got {}", path,
-                            shape_str(a.dims)));
+    throw InputError(fmt::format("load_fashion_mnist: {}: expected labels of dims [N], got {}",
+                                 path, shape_str(a.dims)));
   auto impl = make_impl({DType::I64, {a.dims[0]}});
   int64_t* out = impl->as<int64_t>();
   for (size_t i = 0; i < a.bytes.size(); ++i) {
     if (a.bytes[i] >= kClasses)
-      throw Error(fmt::format("load_fashion_mnist: {}: label {} of item {} is not in [0,{})", path,
-                              a.bytes[i], i, kClasses));
+      throw InputError(fmt::format("load_fashion_mnist: {}: label {} of item {} is not in [0,{})",
+                                   path, a.bytes[i], i, kClasses));
     out[i] = a.bytes[i];
   }
   return Tensor(std::move(impl));
@@ -61,8 +63,8 @@ Tensor labels_tensor(const IdxArray& a, const std::string& path) {
 }  // namespace
 
 std::string fashion_mnist_dir() {
-  const char* env = std::getenv("LT_FASHION_MNIST_DIR");
-  return env && *env ? env : "/usr/share/datasets/fashion-mnist";
+  init();
+  return options::text(options::Setting::FashionMnistDir);
 }
 
 Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options) {
@@ -73,8 +75,8 @@ Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options) {
   const IdxArray images = read_idx(images_path, options.limit);
   const IdxArray labels = read_idx(labels_path, options.limit);
   if (images.dims[0] != labels.dims[0])
-    throw Error(fmt::format("load_fashion_mnist: {} holds {} images but {} holds {} labels",
-                            images_path, images.dims[0], labels_path, labels.dims[0]));
+    throw InputError(fmt::format("load_fashion_mnist: {} holds {} images but {} holds {} labels",
+                                 images_path, images.dims[0], labels_path, labels.dims[0]));
   return Dataset{images_tensor(images, images_path, options.normalize),
                  labels_tensor(labels, labels_path)};
 }

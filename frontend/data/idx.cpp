@@ -38,7 +38,7 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("read_idx: {}: {}", path_, what));
+    throw InputError(fmt::format("read_idx: {}: {}", path_, what));
   }
 
   /// Reads up to n bytes; returns how many arrived (fewer only at the end of the data).

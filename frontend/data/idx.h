@@ -15,7 +15,7 @@ struct IdxArray {
 
 /// Reads a gzipped or plain unsigned-byte IDX file. With max_items >= 0 only the first
 /// min(max_items, dims[0]) items are read (and dims[0] shrinks to match), so trailing bytes are
-/// checked only when the whole file is read. Throws lt::Error naming the file and the problem:
+/// checked only when the whole file is read. Throws lt::InputError naming the file and the problem:
 /// missing file, bad magic, bad dims, truncated header or data, trailing bytes, corrupt gzip.
 IdxArray read_idx(const std::string& path, int64_t max_items = -1);
 

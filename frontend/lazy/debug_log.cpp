@@ -1,24 +1,15 @@
 #include "frontend/lazy/debug_log.h"
 
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <utility>
 #include <vector>
 
+#include "frontend/options/store.h"
 #include "lt/lazy.h"
 
 namespace lt {
 namespace {
-
-std::atomic<bool>& enabled() {
-  static std::atomic<bool> on{[] {
-    const char* s = std::getenv("LT_DEBUG");
-    return s && *s && std::atoll(s) != 0;
-  }()};
-  return on;
-}
 
 struct DebugLines {
   std::mutex mu;
@@ -33,7 +24,7 @@ DebugLines& lines() {
 
 namespace lazy {
 
-bool debug_enabled() { return enabled().load(std::memory_order_relaxed); }
+bool debug_enabled() { return options::enabled(options::Setting::Debug); }
 
 void debug_line(std::string line) {
   std::fprintf(stderr, "%s\n", line.c_str());
@@ -45,7 +36,7 @@ void debug_line(std::string line) {
 }  // namespace lazy
 
 namespace debug {
-void set_enabled(bool on) { enabled() = on; }
+void set_enabled(bool on) { options::set_number(options::Setting::Debug, on); }
 std::vector<std::string> take_log() {
   DebugLines& l = lines();
   std::lock_guard lock(l.mu);

@@ -1,4 +1,5 @@
-// LT_DEBUG: one line per graph run and per recompile, on stderr and kept for debug::take_log().
+// The setting LT_DEBUG: one line per graph run and per recompile, on stderr and kept for
+// debug::take_log().
 #pragma once
 #include <string>
 

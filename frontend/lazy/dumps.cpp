@@ -2,24 +2,18 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "frontend/options/store.h"
 #include "ir/dot.h"
 
 namespace lt::lazy {
 
-const std::string& dump_dir() {
-  static const std::string dir = [] {
-    const char* d = std::getenv("LT_DUMP_DIR");
-    return std::string(d ? d : "");
-  }();
-  return dir;
-}
+std::string dump_dir() { return options::text(options::Setting::DumpDir); }
 
 void dump_traced(const ir::Graph& g, uint64_t key, int64_t seq) {
-  const std::string& dir = dump_dir();
+  const std::string dir = dump_dir();
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
   const std::string stem = fmt::format("{}/{:04}-{:016x}", dir, seq, key);

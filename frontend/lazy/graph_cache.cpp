@@ -1,7 +1,6 @@
 #include "frontend/lazy/graph_cache.h"
 
-#include <cstdlib>
-
+#include "frontend/options/store.h"
 #include "lt/metrics.h"
 
 namespace lt::lazy {
@@ -39,11 +38,8 @@ void GraphCache::clear() {
 }
 
 GraphCache& graph_cache() {
-  static GraphCache cache([] {
-    const char* s = std::getenv("LT_CACHE_SIZE");
-    const long n = s ? std::atol(s) : 0;
-    return n > 0 ? static_cast<size_t>(n) : size_t{256};
-  }());
+  static GraphCache cache(0);
+  cache.set_capacity(static_cast<size_t>(options::number(options::Setting::CacheSize)));
   return cache;
 }
 

@@ -17,6 +17,8 @@ namespace lt::lazy {
 class GraphCache {
  public:
   explicit GraphCache(size_t capacity) : capacity_(capacity) {}
+  /// Entries kept; a smaller capacity takes effect at the next insert.
+  void set_capacity(size_t capacity) { capacity_ = capacity; }
   /// The prepared graph for `key`, or null (and the entry becomes most recent).
   std::shared_ptr<PreparedStep> find(uint64_t key);
   void insert(uint64_t key, std::shared_ptr<PreparedStep> step);
@@ -35,6 +37,7 @@ class GraphCache {
   std::list<uint64_t> lru_;  // front = most recent
 };
 
+/// The process's cache, its capacity the setting LT_CACHE_SIZE.
 GraphCache& graph_cache();
 
 }  // namespace lt::lazy

@@ -3,31 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <string_view>
 
+#include "frontend/options/store.h"
 #include "lt/lazy.h"
 
 namespace lt::lazy {
 namespace {
 
-bool env_profiling() {
-  const char* e = std::getenv("LT_PROFILE");
-  return e && std::string_view(e) == "1";
-}
-
-std::atomic<bool> g_profiling{env_profiling()};
-
 struct Profiles {
   std::mutex m;
   std::vector<std::shared_ptr<LaunchProfile>> all;
   ~Profiles() {
-    if (env_profiling()) std::fputs(report().c_str(), stderr);
+    if (profiling()) std::fputs(report().c_str(), stderr);
   }
   std::string report() {
     std::lock_guard<std::mutex> lk(m);
@@ -67,17 +59,18 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
                                     type_str(l.epilogue->library_out),
                                     op_list(g, plan.groups[group])));
     else if (l.kind == rt::Launch::Kind::Loop && in_plan)
-      labels_.push_back(fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
+      labels_.push_back(
+          fmt::format("kernel {} loop {} {}", group, out, op_list(g, plan.groups[group])));
     else
-      labels_.push_back(fmt::format("{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library",
-                                    l.name, out));
+      labels_.push_back(fmt::format(
+          "{} {} -> {}", l.kind == rt::Launch::Kind::Loop ? "loop" : "library", l.name, out));
   }
 }
 
 std::string LaunchProfile::report() const {
   const int64_t total = std::accumulate(ns_.begin(), ns_.end(), int64_t{0});
-  std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_, runs_,
-                              runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
+  std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_,
+                              runs_, runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
   if (runs_ == 0 || total == 0) return s;
   std::vector<size_t> order(ns_.size());
   std::iota(order.begin(), order.end(), 0);
@@ -88,7 +81,7 @@ std::string LaunchProfile::report() const {
   return s;
 }
 
-bool profiling() { return g_profiling.load(std::memory_order_relaxed); }
+bool profiling() { return options::enabled(options::Setting::Profile); }
 
 void register_profile(std::shared_ptr<LaunchProfile> p) {
   Profiles& all = profiles();
@@ -99,6 +92,6 @@ void register_profile(std::shared_ptr<LaunchProfile> p) {
 }  // namespace lt::lazy
 
 namespace lt::debug {
-void set_profiling(bool on) { lazy::g_profiling = on; }
+void set_profiling(bool on) { options::set_number(options::Setting::Profile, on); }
 std::string profile_report() { return lazy::profiles().report(); }
 }  // namespace lt::debug

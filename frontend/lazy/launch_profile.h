@@ -35,7 +35,7 @@ class LaunchProfile {
   int64_t runs_ = 0;
 };
 
-/// Whether launches are being timed (LT_PROFILE=1 at start, or lt::debug::set_profiling).
+/// Whether launches are being timed: the setting LT_PROFILE.
 bool profiling();
 /// Keeps `p` for profile_report() (the graph cache may evict the step that owns it).
 void register_profile(std::shared_ptr<LaunchProfile> p);

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <unordered_set>
 
 #include "frontend/lazy/tracer.h"
+#include "frontend/options/store.h"
 
 namespace lt::lazy {
 namespace {
@@ -26,13 +26,7 @@ LiveTensors& live_tensors() {
 
 std::atomic<int64_t> g_nodes_traced{0};
 
-int64_t max_pending_nodes() {
-  static const int64_t limit = [] {
-    const char* s = std::getenv("LT_MAX_PENDING_NODES");
-    return s && *s ? std::atoll(s) : int64_t{200000};
-  }();
-  return limit;
-}
+int64_t max_pending_nodes() { return options::number(options::Setting::MaxPendingNodes); }
 
 }  // namespace
 
@@ -54,11 +48,12 @@ void count_traced(ir::Op op, const Loc& loc) {
   const int64_t limit = max_pending_nodes();
   if (++r.pending_nodes > limit && !r.warned) {
     r.warned = true;
-    std::fprintf(stderr,
-                 "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
-                 "the pending graph grows every step. Last op: %s at %s\n",
-                 static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
-                 std::string(ir::mnemonic(op)).c_str(), location_str(loc).c_str());
+    std::fprintf(
+        stderr,
+        "lt: warning: %lld ops traced without lt::mark_step() (LT_MAX_PENDING_NODES=%lld); "
+        "the pending graph grows every step. Last op: %s at %s\n",
+        static_cast<long long>(r.pending_nodes), static_cast<long long>(limit),
+        std::string(ir::mnemonic(op)).c_str(), location_str(loc).c_str());
   }
 }
 

@@ -7,6 +7,7 @@
 #include "codegen/compile.h"
 #include "codegen/object_cache.h"
 #include "frontend/lazy/dumps.h"
+#include "frontend/options/store.h"
 #include "ir/hash.h"
 #include "lt/metrics.h"
 #include "passes/pipeline.h"
@@ -31,7 +32,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
     step->traced_ = std::move(traced);
     return step;
   }
-  const std::string& dir = dump_dir();
+  const std::string dir = dump_dir();
   const std::string prefix = fmt::format("{:016x}", key);
   passes::LowerOptions lower_options;
   lower_options.fusion.enabled = o.opt_level >= 2;
@@ -41,8 +42,9 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
   codegen::CompileStats stats;
   const codegen::ObjectCacheStats before = codegen::object_cache_stats();
-  step->executable_ = codegen::compile(l.graph, *l.fusion, *l.buffers,
-                                       {dir, prefix, o.disk_cache}, &stats);
+  const std::string cache_dir = o.disk_cache ? options::text(options::Setting::CacheDir) : "";
+  step->executable_ =
+      codegen::compile(l.graph, *l.fusion, *l.buffers, {dir, prefix, cache_dir}, &stats);
   step->profile_ = std::make_shared<LaunchProfile>(prefix, l.graph, *l.fusion, *step->executable_);
   const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);

@@ -31,7 +31,8 @@ int first_reader(const ir::Graph& g, int p) {
 
 std::string with_loc(const ir::Graph& g, int id) {
   const ir::Node& n = g.node(id);
-  return n.loc.empty() ? ir::print_node(g, id) : fmt::format("{}  (traced at {})", ir::print_node(g, id), n.loc);
+  return n.loc.empty() ? ir::print_node(g, id)
+                       : fmt::format("{}  (traced at {})", ir::print_node(g, id), n.loc);
 }
 
 }  // namespace
@@ -55,7 +56,8 @@ std::string explain_difference(const ir::Graph& g, const std::vector<const ir::G
         p < best->params().size() ? type_str(best->params()[p].type) : std::string("(none)");
     std::string s = fmt::format("parameter {} is {}, cached graph had {}", p, now, was);
     if (p < np)
-      if (int r = first_reader(g, static_cast<int>(p)); r >= 0) s += "; first use: " + with_loc(g, r);
+      if (int r = first_reader(g, static_cast<int>(p)); r >= 0)
+        s += "; first use: " + with_loc(g, r);
     return s;
   }
   const size_t j = best_len - np;
@@ -63,7 +65,8 @@ std::string explain_difference(const ir::Graph& g, const std::vector<const ir::G
     return fmt::format("same {} nodes as a cached graph; the results differ", g.nodes().size());
   }
   std::string s = "first differing node: " + with_loc(g, static_cast<int>(j));
-  if (j < best->nodes().size()) s += "; cached graph had: " + ir::print_node(*best, static_cast<int>(j));
+  if (j < best->nodes().size())
+    s += "; cached graph had: " + ir::print_node(*best, static_cast<int>(j));
   return s;
 }
 

@@ -31,12 +31,13 @@ struct FashionMnistOptions {
   bool normalize = false;  ///< (x - mean) / std with the constants above; else x in [0,1]
 };
 
-/// $LT_FASHION_MNIST_DIR if set, else /usr/share/datasets/fashion-mnist (Debian's
+/// The setting LT_FASHION_MNIST_DIR: default /usr/share/datasets/fashion-mnist (Debian's
 /// dataset-fashion-mnist package).
 std::string fashion_mnist_dir();
 
 /// Images f32[N,784] and labels i64[N] of one split, read from
-/// {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]. Throws lt::Error naming the file at fault.
+/// {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]. Throws lt::InputError naming the file at
+/// fault.
 Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options = {});
 
 /// Rows `rows` of x along axis 0, in that order, as a new tensor [rows.size(), ...].

@@ -31,19 +31,24 @@ class ModeGuard {
   Mode prev_;
 };
 
-/// How lazy graphs are prepared. Defaults come from LT_OPT_LEVEL, LT_VERIFY and LT_CACHE_DIR.
+/// How lazy graphs are prepared: the settings LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY and
+/// LT_CACHE_DIR (lt/options.h), typed.
 struct CompileOptions {
-  /// 0: the reference interpreter; 1: passes, then every op its own kernel call; 2: passes,
-  /// fusion and JIT-compiled loop kernels (the default).
+  /// LT_OPT_LEVEL. 0: the reference interpreter; 1: passes, then every op its own kernel call;
+  /// 2: passes, fusion and JIT-compiled loop kernels (the default).
   int opt_level = 2;
-  /// Opt level 2: a loop kernel that alone reads a matmul's or conv2d's output runs as its
-  /// epilogue, on the output while it is still in cache (LT_EPILOGUES=0 turns this off).
+  /// LT_EPILOGUES. Opt level 2: a loop kernel that alone reads a matmul's or conv2d's output
+  /// runs as its epilogue, on the output while it is still in cache.
   bool epilogues = true;
-  bool verify = false;     ///< re-verify the graph after every pass (tests turn it on)
-  bool disk_cache = true;  ///< compiled objects in LT_CACHE_DIR (empty or "off" disables)
+  bool verify = false;     ///< LT_VERIFY: re-verify the graph after every pass (tests turn it on)
+  bool disk_cache = true;  ///< compiled objects kept in the folder LT_CACHE_DIR (not "off")
 };
+/// The settings' effective values.
 CompileOptions compile_options();
-/// Changes how later graphs are prepared (part of the cache key: no stale code is reused).
+/// Overrides the settings that differ from compile_options(), validated like the variables (an
+/// opt_level outside 0..2 throws lt::InputError). Turning disk_cache on where LT_CACHE_DIR was
+/// off uses the default folder. Later graphs are prepared accordingly (the options are part of
+/// the cache key: no stale code is reused).
 void set_compile_options(const CompileOptions& o);
 
 /// Materializes every live tensor with pending work, as one graph.
@@ -60,18 +65,18 @@ void clear_graph_cache();
 bool is_pending(const Tensor& t);
 
 namespace debug {
-/// LT_DEBUG=1 (or set_enabled(true)): one line per graph run (hash, nodes, cache hit/miss,
-/// times) on stderr, and on every recompile its cause and the first difference from the nearest
-/// cached graph.
+/// LT_DEBUG=1 (or set_enabled(true), which sets it): one line per graph run (hash, nodes, cache
+/// hit/miss, times) on stderr, and on every recompile its cause and the first difference from
+/// the nearest cached graph.
 void set_enabled(bool on);
 /// The debug lines printed since the last call (for tests and tools).
 std::vector<std::string> take_log();
 /// The pending graph of these tensors as IR text, without running it.
 std::string graph_text(std::span<const Tensor> tensors);
-/// LT_PROFILE=1 (or set_profiling(true)): every launch of compiled steps (opt level >= 1) is
-/// timed; profile_report() lists each graph's launches slowest first with their share of its
-/// time (fused loop kernels by fusion-plan group, shape and ops; library calls by op), and
-/// LT_PROFILE=1 prints it at exit.
+/// LT_PROFILE=1 (or set_profiling(true), which sets it): every launch of compiled steps (opt
+/// level >= 1) is timed; profile_report() lists each graph's launches slowest first with their
+/// share of its time (fused loop kernels by fusion-plan group, shape and ops; library calls by
+/// op). It is printed at exit if LT_PROFILE is 1 then.
 void set_profiling(bool on);
 std::string profile_report();
 }  // namespace debug

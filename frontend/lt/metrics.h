@@ -1,4 +1,4 @@
-// Counters and timings of the lazy runtime: LT_METRICS=1 prints report() at exit.
+// Counters and timings of the lazy runtime: the setting LT_METRICS=1 prints report() at exit.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -25,7 +25,8 @@ void run_creation(ir::CreationOp op, const ir::Attrs& attrs, Ins in, Outs out) {
       return dispatch_dtype(o.dtype(), [&](auto t) {
         using T = decltype(t);
         T* p = o.as<T>();
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(a.start + static_cast<double>(i) * a.step);
+        for (int64_t i = 0; i < n; ++i)
+          p[i] = static_cast<T>(a.start + static_cast<double>(i) * a.step);
       });
     }
     case ir::CreationOp::RandUniform:

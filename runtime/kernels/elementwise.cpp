@@ -8,8 +8,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
+#include "ir/elementwise_scalar.h"
 #include "ir/error.h"
 #include "runtime/kernels/broadcast_loop.h"
 #include "runtime/kernels/kernel.h"
@@ -17,16 +19,6 @@
 
 namespace lt::rt {
 namespace {
-
-/// -x; for integers two's-complement wrapping (-INT_MIN == INT_MIN, as the compiled kernels and
-/// the integer division rule do) instead of undefined behaviour.
-template <class T>
-T negate(T x) {
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-    return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));
-  else
-    return -x;
-}
 
 using enum ir::ElementwiseOp;
 constexpr int64_t kGrain = 16384;
@@ -48,6 +40,32 @@ void parallel_for_packets(int64_t n, F&& f) {
   });
 }
 
+/// log over [0, n) in blocks, each first looked over for positive subnormals (the block is then
+/// in L1 for Eigen's vectorized log). Eigen takes those for the smallest normal number (its
+/// log(1e-40f) is -87.34, not -92.10): a block holding one gets libm's log there, as compiled
+/// kernels and fold compute it. Blocks are whole packets from a 64-element boundary, so the
+/// other elements get the bits of one Eigen call over [0, n). x may be y (in place).
+template <class T>
+void log_with_subnormals(const T* x, T* y, int64_t n) {
+  constexpr int64_t kBlock = 2048;  // elements: a multiple of 64, 8-16 KiB
+  constexpr T kMinNormal = std::numeric_limits<T>::min();
+  auto is_tiny = [](T v) { return (v > T(0)) & (v < kMinNormal); };
+  for (int64_t s = 0; s < n; s += kBlock) {
+    const int64_t m = std::min(kBlock, n - s);
+    int tiny = 0;  // an int, not a bool: GCC vectorizes this loop then (16x faster)
+    for (int64_t i = s; i < s + m; ++i) tiny |= is_tiny(x[i]);
+    if (tiny == 0) {
+      ArrMap<T>(y + s, m) = ConstArrMap<T>(x + s, m).log();
+      continue;
+    }
+    alignas(64) std::array<T, kBlock> in;
+    std::copy(x + s, x + s + m, in.begin());
+    ArrMap<T>(y + s, m) = ConstArrMap<T>(in.data(), m).log();
+    for (int64_t i = 0; i < m; ++i)
+      if (is_tiny(in[i])) y[s + i] = ir::scalar::log(in[i]);
+  }
+}
+
 template <class T>
 void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
   parallel_for_packets(n, [&](int64_t b, int64_t e) {
@@ -55,7 +73,7 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
     ArrMap<T> o(y + b, e - b);
     switch (op) {
       case Exp: o = a.exp(); break;
-      case Log: o = a.log(); break;
+      case Log: log_with_subnormals(x + b, y + b, e - b); break;
       case Sqrt: o = a.sqrt(); break;
       case Rsqrt: o = a.rsqrt(); break;
       case Tanh: o = a.tanh(); break;
@@ -64,11 +82,13 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
       case Cos: o = a.cos(); break;
       case Reciprocal: o = a.inverse(); break;
       case Gelu: {
-        const T c = T(0.7978845608028654);  // sqrt(2/pi)
-        o = T(0.5) * a * (T(1) + (c * (a + T(0.044715) * a * a * a)).tanh());
+        const T c = T(ir::scalar::kGeluScale), k = T(ir::scalar::kGeluCubic);
+        o = T(0.5) * a * (T(1) + (c * (a + k * a * a * a)).tanh());
         break;
       }
-      default: LT_UNREACHABLE();
+      case Neg: case Abs: case Relu: case IsFinite: case Cast: case Add: case Sub: case Mul:
+      case Div: case Pow: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le:
+      case Gt: case Ge: case Where: LT_UNREACHABLE();  // not unary float math
     }
   });
 }
@@ -78,18 +98,18 @@ void unary_any(ir::ElementwiseOp op, const T* x, void* yv, int64_t n) {
   parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
     if (op == IsFinite) {
       bool* y = static_cast<bool*>(yv);
-      for (int64_t i = b; i < e; ++i) {
-        if constexpr (std::is_floating_point_v<T>) y[i] = std::isfinite(x[i]);
-        else y[i] = true;
-      }
+      for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::isfinite(x[i]);
       return;
     }
     T* y = static_cast<T*>(yv);
     switch (op) {
-      case Neg: for (int64_t i = b; i < e; ++i) y[i] = negate(x[i]); break;
-      case Abs: for (int64_t i = b; i < e; ++i) y[i] = x[i] < T(0) ? negate(x[i]) : x[i]; break;
-      case Relu: for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : T(0); break;
-      default: LT_UNREACHABLE();
+      case Neg: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::neg(x[i]); break;
+      case Abs: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::abs(x[i]); break;
+      case Relu: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::relu(x[i]); break;
+      case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
+      case Cos: case Reciprocal: case IsFinite: case Cast: case Add: case Sub: case Mul: case Div:
+      case Pow: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
+      case Where: LT_UNREACHABLE();  // unary_float, or not unary
     }
   });
 }
@@ -110,26 +130,6 @@ void cast(const TensorRef& x, const TensorRef& y) {
 }
 
 // --- binary ---------------------------------------------------------------------------------
-
-template <class T>
-struct BinaryFns {
-  static T add(T a, T b) { return a + b; }
-  static T sub(T a, T b) { return a - b; }
-  static T mul(T a, T b) { return a * b; }
-  static T div(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      // min / -1 overflows (x86 traps): it wraps to min, as two's complement negation does.
-      if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-    }
-    return a / b;
-  }
-  static T pow(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
-    else return a;  // unreachable: the type rule allows float only
-  }
-  static T maximum(T a, T b) { return (a > b || a != a) ? a : b; }
-  static T minimum(T a, T b) { return (a < b || a != a) ? a : b; }
-};
 
 // An input of one run of outputs: element i is p[i] when it moves along the run, else the one
 // value it broadcasts, loaded once into a local (a load through p each iteration could alias
@@ -209,8 +209,9 @@ void where_run(const std::array<bool, 3>& moves, const bool* c, const T* a, cons
     case 3: return where_run<false, true, true>(c, a, b, out, n);
     case 2: return where_run<false, true, false>(c, a, b, out, n);
     case 1: return where_run<false, false, true>(c, a, b, out, n);
-    default: return where_run<false, false, false>(c, a, b, out, n);
+    case 0: return where_run<false, false, false>(c, a, b, out, n);
   }
+  LT_UNREACHABLE();
 }
 
 /// True when every input is laid out like the output (same numel: broadcasting only added
@@ -252,36 +253,43 @@ void binary_loop(const TensorRef& a, const TensorRef& b, const TensorRef& out, F
 // pointer-typed instantiation would keep the call out of line and the loop scalar (10x slower).
 template <class T>
 void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const TensorRef& o) {
-  using B = BinaryFns<T>;
+  namespace S = ir::scalar;
   switch (op) {
-    case Add: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::add(x, y); });
-    case Sub: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::sub(x, y); });
-    case Mul: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::mul(x, y); });
+    case Add: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::add(x, y); });
+    case Sub: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::sub(x, y); });
+    case Mul: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::mul(x, y); });
     case Div:
       if constexpr (std::is_integral_v<T>) {
         const T* pb = b.as<T>();
         for (int64_t i = 0; i < b.numel(); ++i)
           if (pb[i] == 0) throw Error("div: integer division by zero");
       }
-      return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::div(x, y); });
-    case Pow: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::pow(x, y); });
-    case Maximum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::maximum(x, y); });
-    case Minimum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return B::minimum(x, y); });
-    case Eq: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x == y; });
-    case Ne: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x != y; });
-    case Lt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x < y; });
-    case Le: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x <= y; });
-    case Gt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x > y; });
-    case Ge: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return x >= y; });
-    default: LT_UNREACHABLE();
+      return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::div(x, y); });
+    case Pow:
+      if constexpr (std::is_floating_point_v<T>)  // float only (type rule)
+        return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::pow(x, y); });
+      break;
+    case Maximum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::maximum(x, y); });
+    case Minimum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::minimum(x, y); });
+    case Eq: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::eq(x, y); });
+    case Ne: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::ne(x, y); });
+    case Lt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::lt(x, y); });
+    case Le: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::le(x, y); });
+    case Gt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::gt(x, y); });
+    case Ge: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::ge(x, y); });
+    case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
+    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case IsFinite: case Cast:
+    case Where: break;  // not binary
   }
+  LT_UNREACHABLE();
 }
 
 // Bool operands allow only eq and ne (the type rule rejects the rest).
 void binary_bool(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b,
                  const TensorRef& o) {
-  if (op == Eq) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return x == y; });
-  if (op == Ne) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return x != y; });
+  namespace S = ir::scalar;
+  if (op == Eq) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return S::eq(x, y); });
+  if (op == Ne) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return S::ne(x, y); });
   LT_UNREACHABLE();
 }
 

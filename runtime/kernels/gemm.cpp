@@ -39,18 +39,21 @@ void backend_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, c
   static const OpenBlasSingleThreaded once;
   // BLAS wants every leading dimension >= 1 and >= the stored row length, even when a
   // dimension it multiplies by is 1 (our callers may pass the tight 0 or 1 then).
-  const int64_t min_lda = std::max<int64_t>(1, ta ? m : k), min_ldb = std::max<int64_t>(1, tb ? k : n);
+  const int64_t min_lda = std::max<int64_t>(1, ta ? m : k),
+                min_ldb = std::max<int64_t>(1, tb ? k : n);
   lda = std::max(lda, min_lda);
   ldb = std::max(ldb, min_ldb);
   ldc = std::max<int64_t>(ldc, std::max<int64_t>(1, n));
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+    cblas_sgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m),
+                static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+                static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+                static_cast<blasint>(ldc));
   else
-    cblas_dgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+    cblas_dgemm(CblasRowMajor, trans(ta), trans(tb), static_cast<blasint>(m),
+                static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+                static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+                static_cast<blasint>(ldc));
 }
 
 #else
@@ -97,7 +100,8 @@ void gemm_block(const GemmArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n
   const T alpha = static_cast<T>(g.alpha), beta = static_cast<T>(g.beta);
   if (g.k == 0) {  // an empty sum: C = beta * C (beta 0 never reads C, which may hold NaN)
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * g.ldc + j] = beta == T(0) ? T(0) : beta * c[i * g.ldc + j];
+      for (int64_t j = 0; j < n; ++j)
+        c[i * g.ldc + j] = beta == T(0) ? T(0) : beta * c[i * g.ldc + j];
     return;
   }
   // A is stored [m, k] or, transposed, [k, m]; B is stored [k, n] or [n, k].

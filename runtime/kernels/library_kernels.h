@@ -1,11 +1,12 @@
-// The library family's kernels, one function per op; run_library (matmul.cpp) switches over them.
-// Internal to runtime/kernels.
+// The library family's kernels, one function per op; run_library (library.cpp) switches over
+// them. Internal to runtime/kernels.
 #pragma once
 #include "ir/attrs.h"
 #include "runtime/kernels/kernel.h"
 
 namespace lt::rt {
 
+// matmul.cpp, over gemm.h.
 void matmul(const ir::MatMulAttrs& a, Ins in, Outs out, const OutputBlocks* blocks = nullptr);
 
 // conv.cpp: NCHW input, [O, C/groups, KH, KW] weight.

@@ -1,4 +1,4 @@
-// Batched matmul over rt::gemm, and the library family's dispatch.
+// Batched matmul over rt::gemm.
 #include <algorithm>
 #include <vector>
 
@@ -85,26 +85,6 @@ void matmul(const ir::MatMulAttrs& at, Ins in, Outs out, const OutputBlocks* blo
            "matmul: an epilogue takes the whole output, not blocks of {} of {} elements",
            blocks->block_elems, out[0].numel());
   blocks->done(0, out[0].numel(), out[0].data);
-}
-
-void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out,
-                 const OutputBlocks* blocks) {
-  using ir::LibraryOp;
-  LT_CHECK(!blocks || op == LibraryOp::MatMul || op == LibraryOp::Conv2d,
-           "library op {} takes no epilogue (only matmul and conv2d do)", static_cast<int>(op));
-  switch (op) {
-    case LibraryOp::MatMul: return matmul(std::get<ir::MatMulAttrs>(attrs), in, out, blocks);
-    case LibraryOp::Conv2d: return conv2d(std::get<ir::ConvAttrs>(attrs), in, out, blocks);
-    case LibraryOp::Conv2dInputGrad:
-      return conv2d_input_grad(std::get<ir::ConvAttrs>(attrs), in, out);
-    case LibraryOp::Conv2dWeightGrad:
-      return conv2d_weight_grad(std::get<ir::ConvAttrs>(attrs), in, out);
-    case LibraryOp::MaxPool2d: return max_pool2d(std::get<ir::PoolAttrs>(attrs), in, out);
-    case LibraryOp::MaxPool2dGrad: return max_pool2d_grad(std::get<ir::PoolAttrs>(attrs), in, out);
-    case LibraryOp::AvgPool2d: return avg_pool2d(std::get<ir::PoolAttrs>(attrs), in, out);
-    case LibraryOp::AvgPool2dGrad: return avg_pool2d_grad(std::get<ir::PoolAttrs>(attrs), in, out);
-  }
-  LT_UNREACHABLE();
 }
 
 }  // namespace lt::rt

@@ -187,7 +187,8 @@ void argmax(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
       const T* p = x + kept_base(c, o, 0);
       int64_t best = 0;
       for (int64_t i = 1; i < n; ++i)
-        if (p[i * stride] > p[best * stride] || (p[i * stride] != p[i * stride] && p[best * stride] == p[best * stride]))
+        if (p[i * stride] > p[best * stride] ||
+            (p[i * stride] != p[i * stride] && p[best * stride] == p[best * stride]))
           best = i;
       out[o] = best;
     }

@@ -177,7 +177,8 @@ void transpose_tile(const E* in, int64_t in_ld, E* out, int64_t out_ld, int64_t 
     for (; r + kM <= nr; r += kM) {
       int64_t c = 0;
       for (; c + kM <= nc; c += kM) {
-        if constexpr (kM == 8) transpose_8x8(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
+        if constexpr (kM == 8)
+          transpose_8x8(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
         else transpose_4x4(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
       }
       for (int64_t rr = r; rr < r + kM; ++rr)

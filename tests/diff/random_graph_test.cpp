@@ -1,8 +1,8 @@
-// The random-graph differential test (DESIGN.md section 9): seeded random DAGs, many per graph so
-// one compile covers many, each run by the reference interpreter on the original graph and
-// compiled (passes, fusion, LLVM loop kernels). Every result must agree within the error bound
-// the generator derived for it: bit for bit where every op on the way is exactly rounded, NaN and
-// inf at the same places, integers and bools exactly. tests/diff/README.md has the knobs:
+// The random-graph differential test: seeded random DAGs, many per graph so one compile covers
+// many, each run by the reference interpreter on the original graph and compiled (passes, fusion,
+// LLVM loop kernels). Every result must agree within the error bound the generator derived for
+// it: bit for bit where every op on the way is exactly rounded, NaN and inf at the same places,
+// integers and bools exactly. tests/diff/README.md has the knobs:
 // LT_RANDOM_GRAPHS=<count> for a longer run, LT_RANDOM_GRAPH_SEED=<n> to rerun one DAG.
 #include "tests/support/random_graph.h"
 
@@ -29,6 +29,7 @@
 #include "codegen/compile.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
+#include "ir/loop_kernel.h"
 #include "ir/parser.h"
 #include "passes/buffer_plan.h"
 #include "passes/fuse.h"
@@ -52,13 +53,11 @@ int64_t env_int(const char* name, int64_t fallback) {
   return s && *s ? std::strtoll(s, nullptr, 10) : fallback;
 }
 
-/// The generator's options: defaults, or LT_RANDOM_GRAPH_MIN_OPS / _MAX_OPS, and
-/// LT_RANDOM_GRAPH_STRICT=1 to draw the known issues too (tests/diff/README.md).
+/// The generator's options: defaults, or LT_RANDOM_GRAPH_MIN_OPS / _MAX_OPS.
 testing::RandomDagOptions dag_options() {
   testing::RandomDagOptions o;
   o.min_ops = static_cast<int>(env_int("LT_RANDOM_GRAPH_MIN_OPS", o.min_ops));
   o.max_ops = std::max(o.min_ops, static_cast<int>(env_int("LT_RANDOM_GRAPH_MAX_OPS", o.max_ops)));
-  o.avoid_known_issues = env_int("LT_RANDOM_GRAPH_STRICT", 0) == 0;
   return o;
 }
 

@@ -9,6 +9,7 @@
 
 #include "examples/mlp_model.h"
 #include "lt/lazy.h"
+#include "lt/options.h"
 #include "lt/metrics.h"
 
 namespace lt {
@@ -16,7 +17,7 @@ namespace {
 
 std::vector<float> train_steps(int steps) {
   manual_seed(11);
-  const examples::Mlp model({16, 8, 4});
+  examples::Mlp model({16, 8, 4});
   examples::Sgd opt(model.parameters(), 0.1, 0.9);
   const Tensor x = randn({8, 16});
   const Tensor y = cast(rand({8}) * 4.0, DType::I64);
@@ -38,7 +39,8 @@ class DiskCache : public ::testing::Test {
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() / ("lt_disk_cache_test_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
-    ::setenv("LT_CACHE_DIR", dir_.c_str(), 1);
+    saved_dir_ = option("LT_CACHE_DIR");
+    set_option("LT_CACHE_DIR", dir_.string());
     saved_ = compile_options();
     CompileOptions o = saved_;
     o.opt_level = 2;
@@ -47,10 +49,11 @@ class DiskCache : public ::testing::Test {
   }
   void TearDown() override {
     set_compile_options(saved_);
+    set_option("LT_CACHE_DIR", saved_dir_);
     std::filesystem::remove_all(dir_);
-    ::unsetenv("LT_CACHE_DIR");
   }
   std::filesystem::path dir_;
+  std::string saved_dir_;
   CompileOptions saved_;
 };
 

@@ -13,7 +13,7 @@ namespace {
 
 std::vector<float> train(Mode mode, const data::Dataset& ds, int steps) {
   manual_seed(5);
-  const examples::Cnn model;
+  examples::Cnn model;
   examples::Sgd opt(model.parameters(), 0.02, 0.9);
   data::BatchIterator batches(ds, {.batch_size = 16, .seed = 2});
   std::vector<float> losses;

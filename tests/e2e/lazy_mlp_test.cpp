@@ -15,7 +15,7 @@ namespace {
 
 std::vector<float> train(Mode mode, const data::Dataset& train_set, int steps) {
   manual_seed(7);
-  const examples::Mlp model({784, 128, 10});
+  examples::Mlp model({784, 128, 10});
   constexpr double kLr = 0.05;
   examples::Sgd opt(model.parameters(), kLr, /*momentum=*/0.9);
   data::BatchIterator batches(train_set, {.batch_size = 64, .seed = 3});

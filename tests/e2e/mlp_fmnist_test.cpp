@@ -25,7 +25,7 @@ TEST(MlpFashionMnist, OneEpochOnTenThousandImagesReachesEightyPercent) {
   ASSERT_EQ(train.size(), 10000);
   ASSERT_EQ(test.size(), 10000);
 
-  const examples::Mlp model({784, 128, 10});
+  examples::Mlp model({784, 128, 10});
   constexpr double kLr = 0.02;
   examples::Sgd opt(model.parameters(), kLr, /*momentum=*/0.9);
   const double initial_accuracy = examples::accuracy(model, test);

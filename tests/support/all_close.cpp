@@ -12,8 +12,8 @@ namespace lt::testing {
   const auto a = actual.to_vector<double>();
   const auto b = expected.to_vector<double>();
   for (size_t i = 0; i < a.size(); ++i) {
-    const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
-    if (!both_nan && !(std::abs(a[i] - b[i]) <= atol + rtol * std::abs(b[i])))
+    const bool same = a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]));  // inf too
+    if (!same && !(std::abs(a[i] - b[i]) <= atol + rtol * std::abs(b[i])))
       return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs expected "
                                            << b[i] << " (atol " << atol << ", rtol " << rtol << ")";
   }

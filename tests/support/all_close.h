@@ -1,4 +1,5 @@
-// Tensor comparison for tests: same type, and |a - b| <= atol + rtol * |b| elementwise.
+// Tensor comparison for tests: same shape, and elementwise equal (NaN with NaN, an inf with the
+// same inf) or |a - b| <= atol + rtol * |b|.
 #pragma once
 #include <gtest/gtest.h>
 

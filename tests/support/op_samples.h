@@ -32,8 +32,8 @@ struct OpSample {
 /// One or more samples for `op` (empty only when the table gained an op nobody sampled yet).
 std::vector<OpSample> samples_for(ir::Op op);
 
-/// The sample with every float input cast to `dt` and every float dtype attribute (cast target,
-/// one_hot/full/iota/rand dtype) set to `dt`. Integer and bool inputs are kept.
+/// The sample with every float input cast to `dt` and every f32/f64 dtype attribute (cast target,
+/// one_hot/full/iota/rand dtype) set to `dt`. Integer, bool and f16/bf16 ones are kept.
 OpSample at_dtype(const OpSample& s, DType dt);
 /// Whether at_dtype(s, f32) differs from s (the op takes or makes floats).
 bool takes_floats(const OpSample& s);

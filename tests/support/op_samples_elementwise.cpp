@@ -56,6 +56,11 @@ std::vector<OpSample> cast_samples(Rng& r) {
                           ir::CastAttrs{DType::Bool});
   to_bool.differentiable = {false};  // zeros sit on the step: forward checks only
   out.push_back(std::move(to_bool));
+  // To a storage type; values bf16 holds exactly, so f64 and f32 sources agree.
+  OpSample to_bf16 = make(op, "f64 -> bf16", {f64({0.5, -1.25, 3, 0, 96, -0.0078125}, {2, 3})},
+                          ir::CastAttrs{DType::BF16});
+  to_bf16.differentiable = {false};  // a step function at bf16's resolution
+  out.push_back(std::move(to_bf16));
   return out;
 }
 
@@ -75,15 +80,23 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
   const ir::ElementwiseOp e = *ir::as_elementwise(op);
   switch (e) {
     case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
-    case Relu: case Gelu: case Sin: case Cos: case Reciprocal:
-      return {make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
-              make(op, "scalar", {unary_input(e, r, {})}),
-              make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})}),
-              make(op, "large [131,257] (threads, vector tails)", {unary_input(e, r, {131, 257})})};
+    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: {
+      std::vector<OpSample> out = {
+          make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
+          make(op, "scalar", {unary_input(e, r, {})}),
+          make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})}),
+          make(op, "large [131,257] (threads, vector tails)", {unary_input(e, r, {131, 257})})};
+      if (e == Neg || e == Abs || e == Relu) {  // numeric: integers too
+        out.push_back(make(op, "i64 [2,3]", {i64({-7, 5, 0, 9, -3, 4}, {2, 3})}));
+        out.push_back(make(op, "i32 [5]", {cast(i64({-3, 0, 7, -1, 2}, {5}), DType::I32)}));
+      }
+      return out;
+    }
     case IsFinite: {
       const double inf = std::numeric_limits<double>::infinity();
       return {make(op, "finite, inf, -inf, nan",
-                   {f64({1, inf, -inf, std::nan(""), -0.5, 1e10}, {2, 3})})};
+                   {f64({1, inf, -inf, std::nan(""), -0.5, 1e10}, {2, 3})}),
+              make(op, "i64 [3] (always finite)", {i64({-1, 0, 5}, {3})})};
     }
     case Cast: return cast_samples(r);
     case Add: case Sub: case Mul: case Div: case Pow: case Maximum: case Minimum: {
@@ -98,9 +111,13 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
           make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
                binary_inputs(e, r, {37, 1, 65}, {33, 1})),
       };
-      if (e != Pow)  // pow is float only
+      if (e != Pow) {  // pow is float only
         out.push_back(make(op, "i64 broadcast [2,3] with [3]",
                            {i64({-7, 5, 0, 9, -3, 4}, {2, 3}), i64({2, -3, 4}, {3})}));
+        out.push_back(make(op, "i32 broadcast [4,1] with [1,5]",
+                           {cast(i64({-9, 7, 0, 100}, {4, 1}), DType::I32),
+                            cast(i64({3, -2, 5, -7, 1}, {1, 5}), DType::I32)}));
+      }
       if (e == Pow) {  // a negative base is defined for integer exponents (held fixed)
         OpSample neg = make(op, "negative base, integer exponents [2,3] with [3]",
                             {uniform(r, {2, 3}, -2, -0.5), f64({2, 3, -1}, {3})});

@@ -1,11 +1,21 @@
 // Samples of the reduce and view families: reductions over all, one, and non-adjacent axes with
 // and without keepdim; views with strided slices, uneven concat and asymmetric padding.
+#include <limits>
+
 #include "tests/support/op_samples_builders.h"
 
 namespace lt::testing::samples {
 namespace {
 
 ir::ReduceAttrs axes(ir::Ints a, bool keepdim = false) { return {std::move(a), keepdim}; }
+
+// A max-pooling style pad. Forward checks only: -inf elements make the loss's differences NaN.
+OpSample pad_with_minus_inf(Rng& r) {
+  OpSample s = make(ir::Op::Pad, "[2,3] with -inf", {uniform(r, {2, 3})},
+                    ir::PadAttrs{{1, 0}, {0, 2}, -std::numeric_limits<double>::infinity()});
+  s.differentiable = {false};
+  return s;
+}
 
 }  // namespace
 
@@ -101,7 +111,8 @@ std::vector<OpSample> view_samples(ir::Op op, Rng& r) {
                    ir::PadAttrs{{0, 1, 0}, {0, 0, 1}, 0}),
               make(op, "i64 [3]", {ids(r, {3}, 9)}, ir::PadAttrs{{2}, {1}, -1}),
               make(op, "large [5,70,40] every axis", {uniform(r, {5, 70, 40})},
-                   ir::PadAttrs{{1, 2, 3}, {2, 0, 5}, -0.25})};
+                   ir::PadAttrs{{1, 2, 3}, {2, 0, 5}, -0.25}),
+              pad_with_minus_inf(r)};
   }
   return {};
 }

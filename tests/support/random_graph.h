@@ -31,9 +31,6 @@ struct RandomResult {
 
 struct RandomDagOptions {
   int min_ops = 5, max_ops = 60;  ///< nodes the DAG adds (domain guards and clamps count)
-  /// Steer around the known mismatches listed in tests/diff/README.md (eager kernels that
-  /// disagree with the compiled code on edge cases); false draws them too.
-  bool avoid_known_issues = true;
 };
 
 /// A graph holding one or more independently seeded random DAGs, with their parameter data.

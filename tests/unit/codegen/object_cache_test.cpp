@@ -22,28 +22,21 @@ using testing::add_saxpy;
 using testing::SaxpyFn;
 using testing::TestModule;
 
-// A fresh LT_CACHE_DIR per test; the previous value comes back afterwards.
+// A fresh cache folder per test.
 class ObjectCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (const char* d = std::getenv("LT_CACHE_DIR")) saved_ = d;
     static int n = 0;
     dir_ = fs::temp_directory_path() /
            ("lt_codegen_cache_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
     fs::remove_all(dir_);
-    ::setenv("LT_CACHE_DIR", dir_.c_str(), 1);
   }
-  void TearDown() override {
-    if (saved_)
-      ::setenv("LT_CACHE_DIR", saved_->c_str(), 1);
-    else
-      ::unsetenv("LT_CACHE_DIR");
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { fs::remove_all(dir_); }
 
-  // Compiles saxpy under `key` in a new Jit, checks it, and keeps the Jit alive in jits_.
-  void run_saxpy(const std::string& key, int opt_level = 3) {
-    jits_.push_back(Jit::create());
+  // Compiles saxpy under `key` in a new Jit caching in `dir` (default: the test's folder),
+  // checks it, and keeps the Jit alive in jits_.
+  void run_saxpy(const std::string& key, int opt_level = 3, std::optional<std::string> dir = {}) {
+    jits_.push_back(Jit::create(dir ? *dir : dir_.string()));
     Jit& jit = *jits_.back();
     TestModule tm(jit);
     add_saxpy(*tm.m);
@@ -65,7 +58,6 @@ class ObjectCacheTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::optional<std::string> saved_;
   std::vector<std::unique_ptr<Jit>> jits_;
 };
 
@@ -99,31 +91,10 @@ TEST_F(ObjectCacheTest, NoKeyOrCacheOffWritesNothing) {
   const ObjectCacheStats s0 = object_cache_stats();
   run_saxpy("");
   EXPECT_TRUE(entries().empty());
-  for (const char* off : {"", "off"}) {
-    ::setenv("LT_CACHE_DIR", off, 1);
-    EXPECT_EQ(object_cache_dir_from_env(), "");
-    run_saxpy("abc");
-  }
+  run_saxpy("abc", 3, "");  // a Jit without a cache folder
   EXPECT_TRUE(entries().empty());
   const ObjectCacheStats s1 = object_cache_stats();
   EXPECT_EQ(s1.misses + s1.hits + s1.writes, s0.misses + s0.hits + s0.writes);
-}
-
-TEST(ObjectCacheDir, Defaults) {
-  std::optional<std::string> saved;
-  if (const char* d = std::getenv("LT_CACHE_DIR")) saved = d;
-  ::unsetenv("LT_CACHE_DIR");
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    EXPECT_EQ(object_cache_dir_from_env(), std::string(x) + "/lazytrain");
-  } else if (const char* h = std::getenv("HOME"); h && *h) {
-    EXPECT_EQ(object_cache_dir_from_env(), std::string(h) + "/.cache/lazytrain");
-  }
-  ::setenv("LT_CACHE_DIR", "/some/where", 1);
-  EXPECT_EQ(object_cache_dir_from_env(), "/some/where");
-  if (saved)
-    ::setenv("LT_CACHE_DIR", saved->c_str(), 1);
-  else
-    ::unsetenv("LT_CACHE_DIR");
 }
 
 // Each damage is detected, reported once, the entry removed and rewritten by the recompile,

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "lt/data.h"
+#include "lt/options.h"
 #include "lt/lt.h"
 
 namespace lt::data {
@@ -228,16 +229,14 @@ TEST_F(TinyFashionMnist, Errors) {
       "load_fashion_mnist: " + d + "/t10k-labels-idx1-ubyte: label 10 of item 1 is not in [0,10)");
 }
 
-TEST_F(TinyFashionMnist, DirectoryFromEnvironment) {
-  const char* old = std::getenv("LT_FASHION_MNIST_DIR");
-  const std::string saved = old ? old : "";
-  setenv("LT_FASHION_MNIST_DIR", dir_.c_str(), 1);
+TEST_F(TinyFashionMnist, DirectoryFromTheSetting) {
+  const std::string saved = option("LT_FASHION_MNIST_DIR");
+  set_option("LT_FASHION_MNIST_DIR", dir_.string());
   EXPECT_EQ(fashion_mnist_dir(), dir_.string());
   write_split("train", 2, {3, 5});
   EXPECT_EQ(load_fashion_mnist(Split::Train).size(), 2);
-  unsetenv("LT_FASHION_MNIST_DIR");
-  EXPECT_EQ(fashion_mnist_dir(), "/usr/share/datasets/fashion-mnist");
-  if (old) setenv("LT_FASHION_MNIST_DIR", saved.c_str(), 1);
+  set_option("LT_FASHION_MNIST_DIR", saved);
+  EXPECT_EQ(fashion_mnist_dir(), saved);
 }
 
 // --- batching ------------------------------------------------------------------------------

@@ -1,13 +1,17 @@
 // Table-driven checks over every op in ir/ops/*.def, through lt::apply with the shared samples:
-// the op runs in f64 and f32, the f32 result matches the f64 one, and the types infer_types
-// promises are the types the outputs have.
+// the op runs in f64 and f32, the f32 result matches the f64 one, the types infer_types promises
+// are the types the outputs have, and every row has each hook its columns call for.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "ir/graph.h"
+#include "ir/loop_kernel.h"
 #include "ir/op.h"
 #include "ir/type_rules.h"
+#include "lt/lazy.h"
 #include "lt/lt.h"
+#include "lt/metrics.h"
 #include "tests/support/all_close.h"
 #include "tests/support/op_samples.h"
 
@@ -87,6 +91,122 @@ TEST(OpTableCoverage, FloatOpsAreExercisedAtF32) {
     bool any = false;
     for (const OpSample& s : testing::samples_for(op)) any = any || testing::takes_floats(s);
     EXPECT_TRUE(any) << ir::mnemonic(op);
+  }
+}
+
+/// The sample and, where it takes floats, its f32 form.
+std::vector<OpSample> both_dtypes(const std::vector<OpSample>& samples) {
+  std::vector<OpSample> out;
+  for (const OpSample& s : samples) {
+    out.push_back(s);
+    if (testing::takes_floats(s)) out.push_back(testing::at_dtype(s, DType::F32));
+  }
+  return out;
+}
+
+/// The sample's node alone in a graph, typed by the op's rule.
+ir::Graph sample_graph(const OpSample& s) {
+  ir::Graph g("sample");
+  std::vector<ir::Value> in;
+  for (const Tensor& t : s.inputs) in.push_back(g.add_param(t.type()));
+  g.set_results({g.add(s.op, std::move(in), s.attrs)});
+  return g;
+}
+
+/// Whether a compiled step runs the sample in a loop kernel, by the row's columns: lowering Loop
+/// (the scalar emitter), or LoopReduce where ir::is_loop_reduction holds, on compute dtypes only,
+/// and never an op that checks its data (its eager kernel throws on bad data). A cast to the
+/// operand's own dtype is no op at all (canonicalize drops it).
+bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
+  const ir::OpInfo& row = ir::info(s.op);
+  const ir::Node& n = g.node(0);
+  for (const Tensor& t : s.inputs)
+    if (!is_compute_type(t.dtype())) return false;
+  if (!is_compute_type(n.types[0].dtype) || ir::checks_data(s.op, n.types[0].dtype)) return false;
+  switch (row.lowering) {
+    case ir::Lowering::Loop:
+      return !(row.result == ir::ResultKind::Attr && n.types[0] == g.type(n.inputs[0]));
+    case ir::Lowering::LoopReduce: return ir::is_loop_reduction(g, 0);
+    case ir::Lowering::IndexMap:
+    case ir::Lowering::Call:
+    case ir::Lowering::Epilogue:
+    case ir::Lowering::ImgEpilogue: return false;
+  }
+  return false;
+}
+
+/// Loop kernels compiled for the sample's lazy run at opt level 2 (a fresh graph cache: compiled).
+int64_t loop_kernels_compiled(const OpSample& s) {
+  const CompileOptions saved = compile_options();
+  CompileOptions o = saved;
+  o.opt_level = 2;
+  set_compile_options(o);
+  clear_graph_cache();
+  const int64_t before = metrics::counter("loop_kernels");
+  {
+    ModeGuard lazy(Mode::Lazy);
+    std::vector<Tensor> outs = testing::run_sample(s);
+    mark_step();
+  }
+  set_compile_options(saved);
+  return metrics::counter("loop_kernels") - before;
+}
+
+/// Runs the sample with its differentiable inputs as leaves and backward from output 0 (when it
+/// is a float); whether any of them got a gradient.
+bool gives_a_gradient(const OpSample& s) {
+  std::vector<Tensor> leaves;
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    Tensor t = s.inputs[i];
+    if (s.differentiable[i]) t = t.detach().requires_grad_();
+    leaves.push_back(t);
+  }
+  const std::vector<Tensor> outs = testing::run_sample(s, leaves);
+  if (!is_float(outs[0].dtype())) return false;
+  outs[0].backward(ones_like(outs[0]));
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (s.differentiable[i] && leaves[i].grad().defined()) return true;
+  return false;
+}
+
+// Each row has what its columns call for: samples; a shape rule (infer_types takes every sample,
+// with the result column's dtype); an eager kernel (the sample runs); for lowering Loop and
+// LoopReduce a scalar emitter or loop reduction (the sample compiles to a loop kernel); for
+// grad Diff a gradient (some sample's input gets one), and for NoDiff no autograd history.
+TEST(OpTableCoverage, EveryOpHasAllHooks) {
+  for (ir::Op op : ir::all_ops()) {
+    SCOPED_TRACE(std::string(ir::mnemonic(op)));
+    const ir::OpInfo& row = ir::info(op);
+    const std::vector<OpSample> samples = testing::samples_for(op);
+    EXPECT_FALSE(samples.empty()) << "no samples in tests/support/op_samples_*.cpp";
+    bool any_gradient = false;
+    for (const OpSample& s : both_dtypes(samples)) {
+      SCOPED_TRACE(s.label() + (s.inputs.empty() ? "" : " " + type_str(s.inputs[0].type())));
+      ir::Graph g("sample");
+      ASSERT_NO_THROW(g = sample_graph(s)) << "no shape rule takes it";
+      const DType out = g.node(0).types[0].dtype;
+      switch (row.result) {
+        case ir::ResultKind::Same:
+          EXPECT_EQ(out, s.inputs.at(ir::data_operand(op)).dtype()) << "result column Same";
+          break;
+        case ir::ResultKind::Bool: EXPECT_EQ(out, DType::Bool) << "result column Bool"; break;
+        case ir::ResultKind::I64: EXPECT_EQ(out, DType::I64) << "result column I64"; break;
+        case ir::ResultKind::Attr: break;
+      }
+      ASSERT_NO_THROW(testing::run_sample(s)) << "the eager kernel fails";
+      EXPECT_EQ(loop_kernels_compiled(s), runs_in_loop_kernel(s, g) ? 1 : 0)
+          << "lowering column vs the compiled step (scalar emitter, loop reduction)";
+      if (row.differentiable && s.any_differentiable())
+        any_gradient = gives_a_gradient(s) || any_gradient;
+      if (!row.differentiable) {
+        std::vector<Tensor> leaves = s.inputs;
+        for (Tensor& t : leaves)
+          if (is_float(t.dtype())) t = t.detach().requires_grad_();
+        for (const Tensor& y : testing::run_sample(s, leaves))
+          EXPECT_FALSE(y.requires_grad()) << "grad column NoDiff, but the result has history";
+      }
+    }
+    EXPECT_TRUE(!row.differentiable || any_gradient) << "grad column Diff, but no gradient";
   }
 }
 

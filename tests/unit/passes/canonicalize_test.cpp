@@ -18,17 +18,30 @@ std::string result_after(std::string_view text) {
   return ir::value_name(g, g.results()[0]);
 }
 
+// %0 is a scalar 1, %1 a -0.0 and %2 a +0.0 of shape [8]: all broadcast into x's type f32[4,8].
+std::string with_constants(const char* expr) {
+  return std::string(R"(
+    graph @f(%x: f32[4,8]) {
+      %0 = full() {shape=[], dtype=f32, value=1} : f32[]
+      %1 = full() {shape=[8], dtype=f32, value=-0} : f32[8]
+      %2 = full() {shape=[8], dtype=f32, value=0} : f32[8]
+      %3 = )") + expr + R"( : f32[4,8]
+      return %3
+    })";
+}
+
 TEST(Canonicalize, ArithmeticIdentities) {
-  // %0 is a scalar 1 and %1 a zero of shape [8]: both broadcast into x's type f32[4,8].
   for (const char* expr : {"mul(%x, %0)", "mul(%0, %x)", "add(%x, %1)", "add(%1, %x)",
-                           "sub(%x, %1)", "div(%x, %0)"}) {
-    EXPECT_EQ(result_after(std::string(R"(
-      graph @f(%x: f32[4,8]) {
-        %0 = full() {shape=[], dtype=f32, value=1} : f32[]
-        %1 = full() {shape=[8], dtype=f32, value=0} : f32[8]
-        %2 = )") + expr + R"( : f32[4,8]
-        return %2
-      })"), "%x") << expr;
+                           "sub(%x, %2)", "div(%x, %0)"}) {
+    EXPECT_EQ(result_after(with_constants(expr)), "%x") << expr;
+  }
+}
+
+TEST(Canonicalize, KeepsFloatAddOfPositiveZero) {
+  // -0.0 + 0.0 and -0.0 - (-0.0) are +0.0: neither is x for x = -0.0.
+  for (const char* expr : {"add(%x, %2)", "add(%2, %x)", "sub(%x, %1)"}) {
+    ir::Graph g = parse_ok(with_constants(expr));
+    run_checked(canonicalize, g, false);
   }
 }
 
@@ -216,7 +229,7 @@ TEST(Canonicalize, SliceThatTakesEverything) {
 TEST(Canonicalize, KeepsDonationsAndResultOrder) {
   ir::Graph g = parse_ok(R"(
     graph @f(%w: f32[4], %x: f32[4]) donate(%w: 1) {
-      %0 = full() {shape=[], dtype=f32, value=0} : f32[]
+      %0 = full() {shape=[], dtype=f32, value=-0} : f32[]
       %1 = add(%x, %0) : f32[4]
       %2 = neg(%w) : f32[4]
       %3 = neg(%2) : f32[4]

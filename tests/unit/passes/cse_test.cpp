@@ -53,7 +53,7 @@ TEST(Cse, KeepsReducesOverDifferentAxes) {
 }
 
 TEST(Cse, KeepsDifferentInputsAndEqualParameters) {
-  // Two parameters of one type may hold different data; they are never merged (DESIGN.md 4).
+  // Two parameters of one type may hold different data; they are never merged.
   ir::Graph g = parse_ok(R"(
     graph @f(%a: f32[4], %b: f32[4]) {
       %0 = exp(%a) : f32[4]

@@ -13,6 +13,7 @@
 
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
+#include "ir/loop_kernel.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
 

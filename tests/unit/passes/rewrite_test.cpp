@@ -178,7 +178,8 @@ TEST(RewriteHelpers, ToDtypeFollowsTheKernelConversions) {
   EXPECT_EQ(to_dtype(std::nan(""), DType::I64), std::nullopt);
   EXPECT_EQ(to_dtype(0x1p63, DType::I64), std::nullopt);
   EXPECT_EQ(to_dtype(0.5, DType::Bool), 1.0);
-  EXPECT_EQ(to_dtype(1e-50, DType::Bool), 0.0);  // (float)1e-50 is 0
+  EXPECT_EQ(to_dtype(1e-50, DType::Bool), 1.0);  // nonzero in f64, though (float)1e-50 is 0
+  EXPECT_EQ(to_dtype(-0.0, DType::Bool), 0.0);
   EXPECT_EQ(to_dtype(std::nan(""), DType::Bool), 1.0);
   EXPECT_EQ(to_dtype(1.0, DType::F16), std::nullopt);
 }

@@ -3,6 +3,7 @@
 // bit, on f32/f64/i32/i64/bool with NaN, inf, -0 and denormals, at 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -400,6 +401,68 @@ TEST(UnaryKernel, SameBitsAtOneAndTwoThreads) {
       EXPECT_EQ(first_difference(one, two), -1) << ir::mnemonic(op) << " n=" << n;
     }
   }
+}
+
+// --- exact values at the edges of the float range ---------------------------------------------
+
+template <class T>
+class SubnormalKernel : public ::testing::Test {};
+using FloatTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SubnormalKernel, FloatTypes);
+
+// log of a positive subnormal is libm's log (the compiled kernels' and fold's), not Eigen's, which
+// takes it for the smallest normal number; in place too. The other elements keep the bits they
+// have in a tensor without subnormals (blocks of 2048 elements: some with, some without).
+TYPED_TEST(SubnormalKernel, LogIsLibmLog) {
+  using T = TypeParam;
+  using L = std::numeric_limits<T>;
+  const T tiny[] = {L::denorm_min(), L::min() / T(3), L::min() * T(0.999), T(1e-40)};
+  std::mt19937 rng(6);
+  const int64_t n = 5000;
+  Buf x = random_buf<T>({n}, rng), plain = x;
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < 2048; i += 97) at.push_back(i);  // block 0 only: 1 and 2 have none
+  for (int64_t i : {int64_t{4097}, n - 1}) at.push_back(i);
+  for (size_t k = 0; k < at.size(); ++k) {
+    x.put<T>(at[k], tiny[k % std::size(tiny)]);  // 1e-40 is subnormal as f32 only
+    plain.put<T>(at[k], T(1));
+  }
+  const Buf ref = run(Op::Log, {&plain});
+  for (bool in_place : {false, true}) {
+    SCOPED_TRACE(in_place ? "in place" : "out of place");
+    Buf y = in_place ? x : run(Op::Log, {&x});
+    if (in_place) {
+      const rt::TensorRef io[] = {y.ref()};
+      rt::run_kernel(Op::Log, ir::NoAttrs{}, io, io);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = x.get<T>(i);
+      const bool is_tiny = v > T(0) && v < L::min();
+      if (is_tiny) {
+        EXPECT_EQ(y.get<T>(i), std::log(v)) << "x[" << i << "] = " << v;
+      } else if (std::find(at.begin(), at.end(), i) == at.end()) {
+        EXPECT_EQ(std::memcmp(&y.bytes[i * sizeof(T)], &ref.bytes[i * sizeof(T)], sizeof(T)), 0)
+            << "element " << i;
+      }
+    }
+  }
+  EXPECT_EQ(run(Op::Log, {&x}).template get<T>(at[0]), std::log(L::denorm_min()));
+  EXPECT_LT(std::log(L::denorm_min()), std::log(L::min()));  // what Eigen alone would give
+}
+
+// Cast to bool is `x != 0` in the source precision: 1e-310 and the smallest f64 are true.
+TEST(CastKernel, F64ToBoolIsNonzero) {
+  Buf x(DType::F64, {5});
+  const double v[] = {1e-310, -4.9e-324, 0.0, -0.0, std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 5; ++i) x.put<double>(i, v[i]);
+  Buf y(DType::Bool, {5});
+  const rt::TensorRef in[] = {x.ref()}, out[] = {y.ref()};
+  rt::run_kernel(Op::Cast, ir::CastAttrs{DType::Bool}, in, out);
+  EXPECT_EQ(y.get<bool>(0), true);
+  EXPECT_EQ(y.get<bool>(1), true);
+  EXPECT_EQ(y.get<bool>(2), false);
+  EXPECT_EQ(y.get<bool>(3), false);
+  EXPECT_EQ(y.get<bool>(4), true);
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+# Installing lazytrain for other CMake projects: `cmake --install build --prefix DIR` puts the
+# public headers in DIR/include/lazytrain (<lt/...> and the ir/ headers they include), the
+# libraries in DIR/lib, lt-opt and lt-ir in DIR/bin, and lazytrainConfig.cmake in
+# DIR/lib/cmake/lazytrain, so that find_package(lazytrain) gives the target lazytrain::lazytrain.
+#
+# The installed libraries are the static ones the build makes, not a shared library: a shared
+# one would need the whole engine compiled as position-independent code (a second compile, or a
+# change to the code every trainer and benchmark runs). So a user links lazytrain's five layer
+# libraries and, through lazytrainConfig.cmake, the system libraries they use privately.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(LT_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/lazytrain)  # no top-level include/ir/
+set(LT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/lazytrain)
+
+install(DIRECTORY frontend/lt DESTINATION ${LT_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+# What the public headers include of the layers below (tests/install fails when one is missing).
+install(FILES ir/dtype.h ir/error.h ir/shape.h DESTINATION ${LT_INSTALL_INCLUDEDIR}/ir)
+target_include_directories(lazytrain INTERFACE $<INSTALL_INTERFACE:${LT_INSTALL_INCLUDEDIR}>)
+target_compile_features(lazytrain INTERFACE cxx_std_20)
+if(LT_SANITIZE)
+  target_link_options(lazytrain INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+endif()
+
+install(TARGETS lazytrain lt_codegen lt_passes lt_runtime lt_ir EXPORT lazytrainTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS lt-opt lt-ir RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT lazytrainTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})
+
+# Libraries the targets file names by path (LLVM and OpenBLAS: codegen/ and runtime/ say why);
+# lazytrainConfig.cmake reports a missing one by name rather than failing at link time.
+get_property(LT_INSTALL_SYSTEM_LIBRARIES GLOBAL PROPERTY LT_LIBRARIES_BY_PATH)
+configure_package_config_file(cmake/lazytrainConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/lazytrainConfig.cmake
+                              INSTALL_DESTINATION ${LT_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/lazytrainConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lazytrainConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/lazytrainConfigVersion.cmake
+        DESTINATION ${LT_INSTALL_CMAKEDIR})

@@ -1,0 +1,37 @@
+// Parameter-free elementwise layers: ReLU, GELU and Dropout.
+#pragma once
+#include <string>
+
+#include "lt/nn/module.h"
+
+namespace lt::nn {
+
+class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// GELU(x) = x * Phi(x). `approximate` is PyTorch's: "none" (exact, with erf) or "tanh"
+/// (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), lt::gelu). The exact form needs an erf op,
+/// which lazytrain does not have: "none" throws lt::Error, "tanh" works.
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const std::string approximate;
+};
+
+/// In training mode zeroes each element with probability p (a Philox draw from the global
+/// generator) and scales the rest by 1 / (1 - p); the identity in eval mode.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const double p;
+};
+
+}  // namespace lt::nn

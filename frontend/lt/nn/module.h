@@ -1,0 +1,108 @@
+// The base of every layer, in the style of PyTorch's C++ frontend: parameters, buffers and
+// submodules registered under names, so a model's tensors can be listed, switched between
+// training and evaluation, saved and loaded by dotted name ("layer1.0.conv1.weight").
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lt/serialize.h"
+#include "lt/tensor.h"
+
+namespace lt::nn {
+
+/// Tensors by (dotted) name, in registration order: a module's own tensors first, then each
+/// submodule's in the order the submodules were registered (PyTorch's order).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+class Module;
+using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+
+/// Modules are held by std::shared_ptr (std::make_shared<nn::Linear>(784, 128)) and registered
+/// in their parent with register_module. Registered tensors are handles: an in-place update
+/// (p.sub_(...), copy_, load_state_dict) through any handle is seen by the module.
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The class name without namespaces ("Linear", or a user's subclass), for messages and str().
+  virtual std::string name() const;
+
+  // --- registration (names are non-empty, hold no '.', and are unique within a module) ---
+  /// Registers a parameter and returns its handle. It becomes a leaf that requires grad (unless
+  /// `requires_grad` is false); an undefined tensor is not registered (a layer without bias).
+  Tensor register_parameter(std::string name, Tensor t, bool requires_grad = true);
+  /// Registers a buffer (state that is not trained: running statistics, counters). Persistent
+  /// buffers are part of state_dict().
+  Tensor register_buffer(std::string name, Tensor t, bool persistent = true);
+  template <class M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
+    add_child(std::move(name), module);
+    return module;
+  }
+
+  // --- the module tree ---
+  /// Every parameter of this module (and its descendants with recurse); a tensor registered
+  /// twice (tied weights) is listed once, under its first name.
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  NamedTensors named_parameters(bool recurse = true) const;
+  /// Every buffer, persistent or not, listed like parameters().
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
+  /// The direct submodules.
+  std::vector<std::shared_ptr<Module>> children() const;
+  NamedModules named_children() const;
+  /// Calls fn on every descendant, children before their parent, then on this module.
+  void apply(const std::function<void(Module&)>& fn);
+
+  // --- modes and gradients ---
+  /// Training mode (dropout on, batch statistics) for this module and every descendant.
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  /// Drops every parameter's gradient (set_to_none), or sets the defined ones to zeros.
+  void zero_grad(bool set_to_none = true);
+  /// Elements of all parameters (a tied tensor counted once).
+  int64_t num_parameters() const;
+
+  // --- state ---
+  /// Parameters and persistent buffers by dotted name (tied tensors under every name). The
+  /// dict holds the module's own tensors, not copies: lt::save it, or copy from it.
+  TensorDict state_dict() const;
+  /// Copies `dict` into the module's tensors by name (cast to each tensor's dtype), through
+  /// lt::copy_state. Strict: any missing key, unexpected key or shape mismatch throws lt::Error
+  /// listing them all and changes no tensor. Not strict: every tensor whose name and shape
+  /// match is copied, the rest is reported; a tensor is copied whole or not at all.
+  LoadReport load_state_dict(const TensorDict& dict, bool strict = true, Loc loc = Loc::current());
+  /// Casts every floating-point parameter and buffer to `dtype` in place (every handle sees the
+  /// new dtype); gradients are dropped. Integer buffers (num_batches_tracked) keep theirs.
+  void to(DType dtype, Loc loc = Loc::current());
+
+  /// The module tree in PyTorch's print format: "Name(extra_repr)", children indented by name.
+  std::string str() const;
+  /// What str() prints in this module's parentheses ("in_features=4, out_features=2, bias=true").
+  virtual std::string extra_repr() const { return {}; }
+
+ private:
+  struct Entry {
+    std::string name;
+    Tensor tensor;
+    bool persistent = true;
+  };
+  void check_new_name(const std::string& name, const char* what) const;
+  void add_child(std::string name, std::shared_ptr<Module> module);
+  /// Visits (dotted name, tensor) pairs of parameters or buffers in registration order.
+  void visit(bool buffers, bool recurse, const std::string& prefix,
+             const std::function<void(const std::string&, const Entry&)>& fn) const;
+  NamedTensors named(bool buffers, bool recurse) const;
+
+  std::vector<Entry> parameters_, buffers_;
+  NamedModules children_;
+  bool training_ = true;
+};
+
+}  // namespace lt::nn

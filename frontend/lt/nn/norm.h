@@ -1,0 +1,51 @@
+// Normalization layers: BatchNorm2d (batch statistics, running averages as buffers) and
+// LayerNorm (per-example statistics over the trailing dims).
+#pragma once
+#include <cstdint>
+
+#include "lt/nn/module.h"
+
+namespace lt::nn {
+
+struct BatchNormOptions {
+  double eps = 1e-5;
+  /// running = (1 - momentum) * running + momentum * batch statistic.
+  double momentum = 0.1;
+  bool affine = true;  ///< learnable weight (ones) and bias (zeros)
+  /// Keep running_mean/running_var/num_batches_tracked and use them in eval mode; without,
+  /// batch statistics are used in both modes.
+  bool track_running_stats = true;
+};
+
+/// Batch normalization of [N, C, H, W] over N, H, W per channel. Training mode normalizes with
+/// the batch statistics and updates the buffers running_mean, running_var (unbiased, as
+/// PyTorch) and num_batches_tracked (i64) as part of the step: in lazy mode the update is traced
+/// with the forward, never a sync. Eval mode normalizes with the running statistics.
+class BatchNorm2d : public Module {
+ public:
+  explicit BatchNorm2d(int64_t num_features, BatchNormOptions options = {});
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  /// Running statistics back to mean 0, variance 1, 0 batches.
+  void reset_running_stats();
+  std::string extra_repr() const override;
+
+  const int64_t num_features;
+  const BatchNormOptions options;
+  Tensor weight, bias;                                    ///< undefined without affine
+  Tensor running_mean, running_var, num_batches_tracked;  ///< undefined without tracking
+};
+
+/// Normalization over the trailing dims `normalized_shape` of each example, then an elementwise
+/// affine map (weight ones, bias zeros) when elementwise_affine.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const Shape normalized_shape;
+  const double eps;
+  Tensor weight, bias;  ///< undefined without elementwise_affine
+};
+
+}  // namespace lt::nn

@@ -1,0 +1,213 @@
+// Optimizers, gradient clipping and learning-rate schedules (docs/TRAINING.md, "Optimizers").
+//
+// Built for lazy mode: step() never reads a tensor value on the host; the learning rate, the step
+// count and every other number that may change between steps enter the graph as 0-d tensors, so
+// changing them never recompiles; parameters and state are updated in place (their old buffers
+// are donated). A whole training step, forward, backward and update, is one graph.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lt/optim_sched.h"  // IWYU pragma: export
+#include "lt/serialize.h"
+#include "lt/tensor.h"
+
+namespace lt::optim {
+
+/// torch.optim.SGD's options. Nesterov needs momentum > 0 and dampening 0.
+struct SGDOptions {
+  double lr = 1e-3;
+  double momentum = 0;
+  double dampening = 0;
+  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
+  bool nesterov = false;
+};
+
+/// torch.optim.Adam's options.
+struct AdamOptions {
+  double lr = 1e-3;
+  std::array<double, 2> betas{0.9, 0.999};
+  double eps = 1e-8;
+  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
+  bool amsgrad = false;
+};
+
+/// torch.optim.AdamW's options: the weight decay is decoupled (param *= 1 - lr * weight_decay).
+struct AdamWOptions {
+  double lr = 1e-3;
+  std::array<double, 2> betas{0.9, 0.999};
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+  bool amsgrad = false;
+};
+
+/// Parameters that share options (e.g. no weight decay on biases and norms).
+template <class Options>
+struct ParamGroup {
+  std::vector<Tensor> params;
+  Options options;
+};
+
+class StepScalars;
+
+/// What every optimizer does. Parameters are handles: updates reach the caller's tensors.
+///
+/// The state (zeros of each parameter's shape, and a 0-d f32 `step`: the updates a parameter has
+/// had) is created at construction, so the graph of the first step reads the same parameters as
+/// every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
+class Optimizer {
+ public:
+  virtual ~Optimizer();
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// One update of every parameter that has a gradient. `skip`, if given, is a 0-d bool tensor;
+  /// where it is true, parameters and state keep their exact values (a `where` in the graph, so
+  /// no sync; mixed precision's inf/NaN check feeds it).
+  void step(const Tensor& skip = {}, Loc loc = Loc::current());
+  /// Drops every parameter's gradient (set_to_none) or sets it to zeros.
+  void zero_grad(bool set_to_none = true);
+
+  size_t num_groups() const { return params_.size(); }
+  const std::vector<Tensor>& params(size_t group) const;
+  /// A group's learning rate; schedules set it before each step (it enters the graph as data).
+  virtual double lr(size_t group) const = 0;
+  virtual void set_lr(size_t group, double lr) = 0;
+
+  /// Tensors `<prefix>.<group>.<param index>.<slot>` (slots: SGD `momentum_buffer`, `step`;
+  /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`), and metadata
+  /// `<prefix>.type`, `<prefix>.groups`, `<prefix>.<group>.params` and `<prefix>.<group>.<option>`
+  /// (lr, momentum, betas "0.9,0.999", amsgrad "true"...), numbers written so they read back
+  /// exactly. Ready for lt::save next to the model's tensors.
+  Checkpoint state_dict(const std::string& prefix = "optim") const;
+  /// Restores options and state from a state_dict or a whole checkpoint (keys that do not start
+  /// with `<prefix>.` are ignored). Any mismatch (type, group or parameter count, a bad option,
+  /// a missing, unexpected or misshapen tensor) throws lt::Error naming it, and nothing changes.
+  void load_state_dict(const Checkpoint& state, const std::string& prefix = "optim",
+                       Loc loc = Loc::current());
+
+ protected:
+  Optimizer(std::string type, std::vector<std::vector<Tensor>> groups, const Loc& loc);
+
+  /// The state slots of a group's parameters under its options, in a fixed order. Options may
+  /// change between steps (momentum turned on): step() then adds the new slots as zeros and
+  /// drops the ones no longer used before update() runs.
+  virtual std::vector<std::string> slot_names(size_t group) const = 0;
+  /// Throws lt::Error, its message starting with the option's name, when a group's options are
+  /// invalid (checked at construction and at every step, since options() can change them).
+  virtual void check_options(size_t group) const = 0;
+  /// Updates one group; `skip` may be undefined.
+  virtual void update(size_t group, const Tensor& skip) = 0;
+  /// A group's options as strings, and back (bad text or values throw lt::Error and change
+  /// nothing).
+  virtual StringDict options_text(size_t group) const = 0;
+  virtual void set_options_text(size_t group, const StringDict& text) = 0;
+
+  /// Checks every group's options and creates the state (derived constructors call it last).
+  void init(const Loc& loc);
+  /// `group`, or lt::Error when there is no such group.
+  size_t checked(size_t group) const;
+  /// Parameter `index` of `group`, and its state tensor `slot` (an index into slot_names).
+  Tensor& param(size_t group, size_t index) { return params_[group][index]; }
+  Tensor& state(size_t group, size_t index, size_t slot) { return state_[group][index][slot]; }
+  /// A number of a group's options (or made from them) as a 0-d tensor of device data, a graph
+  /// parameter however it changes; `name` identifies it (frontend/optim/step_scalars.h).
+  Tensor scalar(size_t group, const std::string& name, double value, DType dtype);
+  /// target = value, or where(skip, target, value) when skip is defined: in place either way.
+  static void assign(Tensor& target, const Tensor& value, const Tensor& skip);
+
+ private:
+  void check_group(size_t group, const std::string& where, const Loc& loc) const;
+  /// Zeros for every slot of every parameter.
+  void init_state();
+  /// Brings a group's slots in line with slot_names(group), keeping the values of those that stay.
+  void refresh_slots(size_t group);
+
+  std::string type_;
+  std::vector<std::vector<Tensor>> params_;
+  std::vector<std::vector<std::string>> slot_names_;     // [group][slot]: what state_ holds
+  std::vector<std::vector<std::vector<Tensor>>> state_;  // [group][param][slot]
+  std::unique_ptr<StepScalars> scalars_;
+};
+
+/// An optimizer whose groups carry options of type `Options` (which has an `lr`).
+template <class Options>
+class OptimizerOf : public Optimizer {
+ public:
+  Options& options(size_t group) { return options_[checked(group)]; }
+  const Options& options(size_t group) const { return options_[checked(group)]; }
+  double lr(size_t group) const override { return options(group).lr; }
+  void set_lr(size_t group, double lr) override { options(group).lr = lr; }
+
+ protected:
+  OptimizerOf(std::string type, std::vector<ParamGroup<Options>> groups, const Loc& loc)
+      : Optimizer(std::move(type), params_of(groups), loc) {
+    for (ParamGroup<Options>& g : groups) options_.push_back(g.options);
+  }
+
+  std::vector<Options> options_;
+
+ private:
+  static std::vector<std::vector<Tensor>> params_of(std::vector<ParamGroup<Options>>& groups) {
+    std::vector<std::vector<Tensor>> out;
+    for (ParamGroup<Options>& g : groups) out.push_back(std::move(g.params));
+    return out;
+  }
+};
+
+/// Stochastic gradient descent with momentum, as torch.optim.SGD: with g = grad + wd * p,
+/// b = g on a parameter's first step, else momentum * b + (1 - dampening) * g; then
+/// p -= lr * (nesterov ? g + momentum * b : b). Without momentum, p -= lr * g (no state).
+class SGD final : public OptimizerOf<SGDOptions> {
+ public:
+  SGD(std::vector<Tensor> params, SGDOptions options = {}, Loc loc = Loc::current());
+  explicit SGD(std::vector<ParamGroup<SGDOptions>> groups, Loc loc = Loc::current());
+
+ private:
+  std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
+  void update(size_t group, const Tensor& skip) override;
+  StringDict options_text(size_t group) const override;
+  void set_options_text(size_t group, const StringDict& text) override;
+};
+
+/// Adam and AdamW (frontend/optim/adam.cpp), told apart by their options type.
+template <class Options>
+class AdamFamily : public OptimizerOf<Options> {
+ public:
+  AdamFamily(std::vector<Tensor> params, Options options = {}, Loc loc = Loc::current());
+  explicit AdamFamily(std::vector<ParamGroup<Options>> groups, Loc loc = Loc::current());
+
+ private:
+  std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
+  void update(size_t group, const Tensor& skip) override;
+  StringDict options_text(size_t group) const override;
+  void set_options_text(size_t group, const StringDict& text) override;
+};
+
+/// Adam, as torch.optim.Adam: weight decay as L2 (added to the gradient); amsgrad keeps the
+/// running maximum of exp_avg_sq and divides by its bias-corrected square root.
+class Adam final : public AdamFamily<AdamOptions> {
+ public:
+  using AdamFamily::AdamFamily;
+};
+
+/// AdamW, as torch.optim.AdamW: p *= 1 - lr * weight_decay, then Adam's update without L2.
+class AdamW final : public AdamFamily<AdamWOptions> {
+ public:
+  using AdamFamily::AdamFamily;
+};
+
+/// torch.nn.utils.clip_grad_norm_: total = the norm_type-norm of the per-gradient norms (the
+/// max for infinity); every gradient is multiplied by min(max_norm / (total + 1e-6), 1). Returns
+/// total as a 0-d tensor: computed and applied in the graph, no sync. Parameters without a
+/// gradient are skipped; with none at all the result is 0.
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2,
+                       Loc loc = Loc::current());
+
+}  // namespace lt::optim

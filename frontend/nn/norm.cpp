@@ -1,0 +1,82 @@
+// BatchNorm2d and LayerNorm over the functional batch_norm and layer_norm.
+#include "lt/nn/norm.h"
+
+#include "frontend/nn/layer_args.h"
+#include "lt/autograd.h"
+#include "lt/nn/init.h"
+#include "lt/ops.h"
+
+namespace lt::nn {
+
+BatchNorm2d::BatchNorm2d(int64_t c, BatchNormOptions o) : num_features(c), options(o) {
+  require(c >= 1, "BatchNorm2d", "num_features must be >= 1, got {}", c);
+  require(o.eps >= 0, "BatchNorm2d", "eps must be >= 0, got {}", o.eps);
+  require(o.momentum >= 0 && o.momentum <= 1, "BatchNorm2d", "momentum {} outside [0, 1]",
+          o.momentum);
+  if (o.affine) {
+    weight = register_parameter("weight", eager_full({c}, 1));
+    bias = register_parameter("bias", eager_full({c}, 0));
+  }
+  if (o.track_running_stats) {
+    running_mean = register_buffer("running_mean", eager_full({c}, 0));
+    running_var = register_buffer("running_var", eager_full({c}, 1));
+    num_batches_tracked = register_buffer("num_batches_tracked", eager_full({}, 0, DType::I64));
+  }
+}
+
+void BatchNorm2d::reset_running_stats() {
+  if (!options.track_running_stats) return;
+  init::zeros_(running_mean);
+  init::ones_(running_var);
+  NoGradGuard no_grad;
+  num_batches_tracked.copy_(eager_full({}, 0, DType::I64));
+}
+
+Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
+  if (!x.defined() || x.rank() != 4 || x.shape()[1] != num_features)
+    throw Error(fmt::format("BatchNorm2d(num_features={}): input {} is not [N, {}, H, W] at {}",
+                            num_features, x.defined() ? type_str(x.type()) : "undefined",
+                            num_features, location_str(loc)));
+  if (is_training() && options.track_running_stats) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1.0, loc);
+  }
+  // batch_norm updates the running statistics in place in training mode and reads them in eval
+  // mode; without tracking they are undefined and batch statistics serve both modes.
+  return batch_norm(x, weight, bias, running_mean, running_var,
+                    is_training() || !options.track_running_stats, options.momentum, options.eps,
+                    loc);
+}
+
+std::string BatchNorm2d::extra_repr() const {
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", num_features,
+                     options.eps, options.momentum, options.affine,
+                     options.track_running_stats);
+}
+
+LayerNorm::LayerNorm(Shape shape, double eps, bool affine)
+    : normalized_shape(std::move(shape)), eps(eps) {
+  require(!normalized_shape.empty(), "LayerNorm", "normalized_shape must not be empty");
+  for (int64_t d : normalized_shape)
+    require(d >= 1, "LayerNorm", "normalized_shape {} must be >= 1 in every dim",
+            shape_str(normalized_shape));
+  require(eps >= 0, "LayerNorm", "eps must be >= 0, got {}", eps);
+  if (affine) {
+    weight = register_parameter("weight", eager_full(normalized_shape, 1));
+    bias = register_parameter("bias", eager_full(normalized_shape, 0));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& x, Loc loc) {
+  if (weight.defined()) return layer_norm(x, weight, bias, eps, loc);
+  // Without affine: the identity map, in x's dtype (ones and zeros are graph constants).
+  const DType dt = x.defined() ? x.dtype() : DType::F32;
+  return layer_norm(x, ones(normalized_shape, dt, loc), zeros(normalized_shape, dt, loc), eps, loc);
+}
+
+std::string LayerNorm::extra_repr() const {
+  return fmt::format("{}, eps={}, elementwise_affine={}", shape_str(normalized_shape), eps,
+                     weight.defined());
+}
+
+}  // namespace lt::nn

@@ -1,0 +1,136 @@
+// torch.optim.Adam and torch.optim.AdamW (PyTorch 1.13's algorithms), sync-free.
+//
+// PyTorch computes the bias corrections 1 - beta^t on the host in double from the step count;
+// here t is a 0-d f32 tensor (PyTorch's dtype for `step`) and the corrections are computed in
+// the graph in f64, then cast to the parameter's dtype, as PyTorch's scalar arguments are.
+// amsgrad keeps max(max_exp_avg_sq, exp_avg_sq) of the uncorrected averages and divides by its
+// square root over sqrt(1 - beta2^t), as PyTorch's implementation does (1.13's formula sheet
+// writes the maximum of the corrected values; later releases' sheets match the code).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <type_traits>
+
+#include "frontend/optim/option_text.h"
+#include "lt/ops.h"
+#include "lt/optim.h"
+
+namespace lt::optim {
+namespace {
+
+template <class Options>
+constexpr bool kDecoupled = std::is_same_v<Options, AdamWOptions>;
+
+template <class Options>
+const char* type_name() {
+  return kDecoupled<Options> ? "AdamW" : "Adam";
+}
+
+/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
+template <class Options>
+void check(const Options& o) {
+  const auto nonneg = [](const char* what, double v) {
+    if (!(v >= 0)) throw Error(fmt::format("{} must be >= 0, got {}", what, v));
+  };
+  nonneg("lr", o.lr);
+  nonneg("eps", o.eps);
+  nonneg("weight_decay", o.weight_decay);
+  for (double b : o.betas)
+    if (!(b >= 0 && b < 1))
+      throw Error(fmt::format("betas must be in [0, 1), got {},{}", o.betas[0], o.betas[1]));
+}
+
+}  // namespace
+
+template <class Options>
+AdamFamily<Options>::AdamFamily(std::vector<Tensor> params, Options options, Loc loc)
+    : AdamFamily(std::vector<ParamGroup<Options>>{{std::move(params), options}}, loc) {}
+
+template <class Options>
+AdamFamily<Options>::AdamFamily(std::vector<ParamGroup<Options>> groups, Loc loc)
+    : OptimizerOf<Options>(type_name<Options>(), std::move(groups), loc) {
+  this->init(loc);
+}
+
+template <class Options>
+void AdamFamily<Options>::check_options(size_t group) const {
+  check(this->options_[group]);
+}
+
+template <class Options>
+std::vector<std::string> AdamFamily<Options>::slot_names(size_t group) const {
+  if (this->options_[group].amsgrad) return {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"};
+  return {"exp_avg", "exp_avg_sq", "step"};
+}
+
+template <class Options>
+void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
+  const Options& o = this->options_[group];
+  const auto [beta1, beta2] = o.betas;
+  const auto s = [&](const char* name, double value, DType dtype) {
+    return this->scalar(group, name, value, dtype);
+  };
+  for (size_t i = 0; i < this->params(group).size(); ++i) {
+    Tensor& p = this->param(group, i);
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    const DType dt = p.dtype();
+    Tensor& exp_avg = this->state(group, i, 0);
+    Tensor& exp_avg_sq = this->state(group, i, 1);
+    Tensor& step = this->state(group, i, o.amsgrad ? 3 : 2);
+    Tensor decayed = p;
+    if (o.weight_decay != 0) {
+      if constexpr (kDecoupled<Options>)
+        decayed = p * s("1-lr*weight_decay", 1 - o.lr * o.weight_decay, dt);
+      else
+        g = g + p * s("weight_decay", o.weight_decay, dt);
+    }
+    const Tensor t = step + 1.0;
+    const Tensor m = exp_avg * s("beta1", beta1, dt) + g * s("1-beta1", 1 - beta1, dt);
+    const Tensor v = exp_avg_sq * s("beta2", beta2, dt) + g * g * s("1-beta2", 1 - beta2, dt);
+    const Tensor t64 = cast(t, DType::F64);
+    const Tensor bias1 = 1.0 - pow(s("beta1", beta1, DType::F64), t64);
+    const Tensor bias2 = 1.0 - pow(s("beta2", beta2, DType::F64), t64);
+    const Tensor step_size = cast(s("lr", o.lr, DType::F64) / bias1, dt);
+    const Tensor bias2_sqrt = cast(sqrt(bias2), dt);
+    Tensor v_used = v;
+    if (o.amsgrad) {
+      Tensor& max_exp_avg_sq = this->state(group, i, 2);
+      v_used = maximum(max_exp_avg_sq, v);
+      this->assign(max_exp_avg_sq, v_used, skip);
+    }
+    const Tensor denom = sqrt(v_used) / bias2_sqrt + s("eps", o.eps, dt);
+    this->assign(p, decayed - step_size * (m / denom), skip);
+    this->assign(exp_avg, m, skip);
+    this->assign(exp_avg_sq, v, skip);
+    this->assign(step, t, skip);
+  }
+}
+
+template <class Options>
+StringDict AdamFamily<Options>::options_text(size_t group) const {
+  const Options& o = this->options_[group];
+  return {{"lr", number_text(o.lr)},
+          {"betas", numbers_text({o.betas[0], o.betas[1]})},
+          {"eps", number_text(o.eps)},
+          {"weight_decay", number_text(o.weight_decay)},
+          {"amsgrad", bool_text(o.amsgrad)}};
+}
+
+template <class Options>
+void AdamFamily<Options>::set_options_text(size_t group, const StringDict& text) {
+  Options o;
+  o.lr = read_number(text, "lr");
+  const std::vector<double> betas = read_numbers(text, "betas", 2);
+  o.betas = {betas[0], betas[1]};
+  o.eps = read_number(text, "eps");
+  o.weight_decay = read_number(text, "weight_decay");
+  o.amsgrad = read_bool(text, "amsgrad");
+  check(o);
+  this->options_[group] = o;
+}
+
+template class AdamFamily<AdamOptions>;
+template class AdamFamily<AdamWOptions>;
+
+}  // namespace lt::optim

@@ -1,0 +1,103 @@
+// torch.optim.SGD (PyTorch 1.13's algorithm), sync-free.
+//
+// PyTorch's first step sets the momentum buffer to the gradient itself (b = g, no dampening),
+// a host branch on "has this parameter a buffer yet". Here the buffer exists from construction
+// (zeros) and each parameter carries a 0-d `step` count; the update selects
+// where(step == 0, g, momentum * b + (1 - dampening) * g) in the graph. Zeros plus the flag
+// give exactly PyTorch's first buffer for any dampening (zero-initialized momentum alone would
+// give (1 - dampening) * g), with no sync and the same graph on every step.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "frontend/optim/option_text.h"
+#include "lt/ops.h"
+#include "lt/optim.h"
+
+namespace lt::optim {
+namespace {
+
+/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
+void check(const SGDOptions& o) {
+  const auto bad = [](const char* what, double v) {
+    throw Error(fmt::format("{} must be >= 0, got {}", what, v));
+  };
+  if (!(o.lr >= 0)) bad("lr", o.lr);
+  if (!(o.momentum >= 0)) bad("momentum", o.momentum);
+  if (!(o.weight_decay >= 0)) bad("weight_decay", o.weight_decay);
+  if (!std::isfinite(o.dampening))
+    throw Error(fmt::format("dampening must be finite, got {}", o.dampening));
+  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
+    throw Error(
+        fmt::format("nesterov needs momentum > 0 and dampening 0, got momentum {} and "
+                    "dampening {}",
+                    o.momentum, o.dampening));
+}
+
+constexpr size_t kBuffer = 0, kStep = 1;
+
+}  // namespace
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions options, Loc loc)
+    : SGD(std::vector<ParamGroup<SGDOptions>>{{std::move(params), options}}, loc) {}
+
+SGD::SGD(std::vector<ParamGroup<SGDOptions>> groups, Loc loc)
+    : OptimizerOf("SGD", std::move(groups), loc) {
+  init(loc);
+}
+
+void SGD::check_options(size_t group) const { check(options_[group]); }
+
+std::vector<std::string> SGD::slot_names(size_t group) const {
+  if (options_[group].momentum == 0) return {};
+  return {"momentum_buffer", "step"};
+}
+
+void SGD::update(size_t group, const Tensor& skip) {
+  const SGDOptions& o = options_[group];
+  const auto s = [&](const char* name, double value, DType dtype) {
+    return scalar(group, name, value, dtype);
+  };
+  for (size_t i = 0; i < params(group).size(); ++i) {
+    Tensor& p = param(group, i);
+    const Tensor grad = p.grad();
+    if (!grad.defined()) continue;
+    const DType dt = p.dtype();
+    Tensor d = grad;
+    if (o.weight_decay != 0) d = d + p * s("weight_decay", o.weight_decay, dt);
+    if (o.momentum != 0) {
+      Tensor& buf = state(group, i, kBuffer);
+      Tensor& step = state(group, i, kStep);
+      const Tensor momentum = s("momentum", o.momentum, dt);
+      const Tensor later =
+          buf * momentum + (o.dampening != 0 ? d * s("1-dampening", 1 - o.dampening, dt) : d);
+      const Tensor b = where(eq(step, scalar_like(0, step)), d, later);
+      d = o.nesterov ? d + b * momentum : b;
+      assign(buf, b, skip);
+      assign(step, step + 1.0, skip);
+    }
+    assign(p, p - d * s("lr", o.lr, dt), skip);
+  }
+}
+
+StringDict SGD::options_text(size_t group) const {
+  const SGDOptions& o = options_[group];
+  return {{"lr", number_text(o.lr)},
+          {"momentum", number_text(o.momentum)},
+          {"dampening", number_text(o.dampening)},
+          {"weight_decay", number_text(o.weight_decay)},
+          {"nesterov", bool_text(o.nesterov)}};
+}
+
+void SGD::set_options_text(size_t group, const StringDict& text) {
+  SGDOptions o;
+  o.lr = read_number(text, "lr");
+  o.momentum = read_number(text, "momentum");
+  o.dampening = read_number(text, "dampening");
+  o.weight_decay = read_number(text, "weight_decay");
+  o.nesterov = read_bool(text, "nesterov");
+  check(o);
+  options_[group] = o;
+}
+
+}  // namespace lt::optim

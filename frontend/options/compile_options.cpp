@@ -1,0 +1,35 @@
+// lt::CompileOptions: the typed face of four settings (LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY and
+// LT_CACHE_DIR), so that code setting them goes through the same validation as the environment.
+#include "frontend/options/store.h"
+#include "lt/lazy.h"
+#include "lt/options.h"
+
+namespace lt {
+
+CompileOptions compile_options() {
+  using options::Setting;
+  init();
+  CompileOptions o;
+  o.opt_level = static_cast<int>(options::number(Setting::OptLevel));
+  o.epilogues = options::enabled(Setting::Epilogues);
+  o.verify = options::enabled(Setting::Verify);
+  o.disk_cache = !options::text(Setting::CacheDir).empty();
+  return o;
+}
+
+void set_compile_options(const CompileOptions& o) {
+  using options::Setting;
+  const CompileOptions now = compile_options();
+  // Only what changes is set, so that the rest keeps its source in options_report().
+  if (o.opt_level != now.opt_level) options::set_number(Setting::OptLevel, o.opt_level);
+  if (o.epilogues != now.epilogues) options::set_number(Setting::Epilogues, o.epilogues);
+  if (o.verify != now.verify) options::set_number(Setting::Verify, o.verify);
+  if (o.disk_cache != now.disk_cache) {
+    options::SettingValue dir = options::default_value(Setting::CacheDir);
+    if (!o.disk_cache) dir.text.clear();
+    dir.source = options::Source::Code;
+    options::set(Setting::CacheDir, std::move(dir));
+  }
+}
+
+}  // namespace lt

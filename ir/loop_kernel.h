@@ -1,0 +1,50 @@
+// What a loop kernel (ir::KernelKind::Loop) may hold, as roles of its nodes, and the backend's
+// choices of what one takes on: the reductions it may end in, the library calls it may follow as
+// an epilogue. Shared by passes/fuse, the plan's verifier and codegen's loop emitter.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ir/fusion_plan.h"
+#include "ir/graph.h"
+
+namespace lt::ir {
+
+/// What a node does inside a loop kernel; a function of the node and of which of its operands
+/// the kernel computes itself (loop_roles).
+enum class LoopRole : uint8_t {
+  /// Elementwise (or expand of a value the kernel computes): one value per iteration point.
+  Compute,
+  /// A view whose operands all come from outside the kernel or are folded views: it is an index
+  /// map, loaded where a node reads it. Written only if its shape is the iteration shape.
+  FoldedView,
+  /// A reshape of a value the kernel computes (or reduces): the same elements in the same order,
+  /// so the same register, written with the other shape.
+  Alias,
+  /// sum/mean/max/min over the iteration shape: accumulated over the reduced axes.
+  Reduction,
+  /// Anything else: not allowed in a loop kernel.
+  Invalid,
+};
+
+/// Ops that may fold into index maps (lowering IndexMap: every view).
+bool is_foldable_view(Op op);
+/// Reductions a loop kernel may end in: lowering LoopReduce (sum/mean/max/min), of a compute
+/// dtype other than bool, reducing at least two elements per output, none empty.
+bool is_loop_reduction(const Graph& g, int id);
+/// The reduced axes of a reduction node, sorted ("every axis" spelled out).
+std::vector<int64_t> reduced_axes(const Graph& g, int id);
+
+/// Roles of `nodes` (topological order), given that exactly these nodes form the kernel.
+std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes);
+
+/// Library nodes an epilogue may follow: lowering Epilogue or ImgEpilogue (matmul, conv2d), with
+/// an f32 or f64 output.
+bool takes_epilogue(const Graph& g, int id);
+
+/// Whether an Epilogue group's library output is written whole before the loop runs (matmul, or
+/// a value other kernels read) rather than block by block into scratch (conv2d).
+bool epilogue_materializes(const Graph& g, const FusionGroup& grp);
+
+}  // namespace lt::ir

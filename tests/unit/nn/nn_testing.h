@@ -1,0 +1,81 @@
+// What the lt::nn tests share: host copies of values, writing values into a module's tensors,
+// error text, and central differences in f64 for the gradient of a module's parameters.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lt/lazy.h"
+#include "lt/lt.h"
+#include "lt/nn.h"
+
+namespace lt::testing {
+
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+/// The values of t as doubles, whatever its dtype.
+inline std::vector<double> values(const Tensor& t) {
+  return t.dtype() == DType::F64 ? t.to_vector<double>() : cast(t, DType::F64).to_vector<double>();
+}
+
+/// Writes v into t in place (cast to t's dtype): every handle of t, the module's included, sees it.
+inline void set_values(Tensor t, const std::vector<double>& v) {
+  NoGradGuard no_grad;
+  t.copy_(from_vector<double>(v, t.shape()));
+}
+
+/// The values of every tensor of a state dict, by name (exact: f32 and i64 fit in a double).
+inline std::map<std::string, std::vector<double>> snapshot(const TensorDict& state) {
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& [name, t] : state) out[name] = values(t);
+  return out;
+}
+
+/// Checks d(sum(f() * c))/dp for every parameter p of m (f64) against central differences, at
+/// every element of small parameters and at `per_param` spread ones of larger.
+inline void expect_gradients_match(nn::Module& m, const std::function<Tensor()>& f,
+                                   double tol = 1e-6, int64_t per_param = 24) {
+  manual_seed(1234);
+  const Tensor out = f();
+  ASSERT_EQ(out.dtype(), DType::F64);
+  const Tensor c = randn(out.shape(), DType::F64);
+  auto loss = [&] {
+    NoGradGuard no_grad;
+    return sum(mul(f(), c)).item<double>();
+  };
+  m.zero_grad();
+  sum(mul(f(), c)).backward();
+  for (const auto& [name, p] : m.named_parameters()) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(p.grad().defined());
+    const std::vector<double> g = values(p.grad()), x = values(p);
+    const int64_t n = static_cast<int64_t>(x.size());
+    const int64_t step = n <= per_param ? 1 : n / per_param;
+    for (int64_t j = 0; j < n; j += step) {
+      const double h = 1e-6 * std::max(1.0, std::abs(x[j]));
+      std::vector<double> y = x;
+      y[j] = x[j] + h;
+      set_values(p, y);
+      const double plus = loss();
+      y[j] = x[j] - h;
+      set_values(p, y);
+      const double minus = loss();
+      set_values(p, x);
+      const double numeric = (plus - minus) / (2 * h);
+      EXPECT_NEAR(g[j], numeric, tol * std::max(1.0, std::abs(numeric))) << "element " << j;
+    }
+  }
+}
+
+}  // namespace lt::testing
