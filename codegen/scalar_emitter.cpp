@@ -117,7 +117,9 @@ llvm::Value* emit_cast(Builder& b, llvm::Value* v, DType from, DType to) {
                           : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (from == DType::Bool) return is_float(to) ? b.CreateUIToFP(v, t) : b.CreateZExt(v, t);
   if (is_float(from) && is_float(to)) return b.CreateFPCast(v, t);
-  if (is_float(from)) return b.CreateFPToSI(v, t);
+  // Saturating, NaN to 0: defined for every input, as the eager kernels compute it.
+  if (is_float(from))
+    return b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, v->getType()}, {v});
   if (is_float(to)) return b.CreateSIToFP(v, t);
   return b.CreateSExtOrTrunc(v, t);
 }

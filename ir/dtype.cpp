@@ -44,4 +44,17 @@ bool is_float(DType t) {
 bool is_integer(DType t) { return t == DType::I32 || t == DType::I64; }
 bool is_compute_type(DType t) { return t != DType::F16 && t != DType::BF16; }
 
+bool holds_value(DType t, double v) {
+  switch (t) {
+    case DType::I32: return v > -2147483649.0 && v < 2147483648.0;  // false for NaN
+    case DType::I64: return v >= -0x1p63 && v < 0x1p63;
+    case DType::Bool:
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32:
+    case DType::F64: return true;
+  }
+  return false;
+}
+
 }  // namespace lt

@@ -21,5 +21,8 @@ bool is_float(DType t);    // f16, bf16, f32, f64
 bool is_integer(DType t);  // i32, i64
 /// Types the CPU kernels compute in (not only store): bool, i32, i64, f32, f64.
 bool is_compute_type(DType t);
+/// Whether v converts to t with a defined result: any v for float and bool dtypes; for integer
+/// dtypes a finite v whose truncation toward zero fits (attribute values such as full's).
+bool holds_value(DType t, double v);
 
 }  // namespace lt

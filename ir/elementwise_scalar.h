@@ -7,9 +7,11 @@
 // Integers wrap (two's complement): -INT_MIN == INT_MIN, INT_MIN / -1 == INT_MIN; division by
 // zero is an error the caller reports. Floats follow IEEE: maximum/minimum propagate NaN and
 // keep the first operand on ties; relu(NaN) = 0; abs(-0.0) = -0.0 (x < 0 ? -x : x); comparisons
-// with NaN are false except ne; casts to bool are `x != 0` in the source type (NaN is true).
+// with NaN are false except ne; casts to bool are `x != 0` in the source type (NaN is true);
+// float to integer casts saturate and take NaN to 0.
 #pragma once
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace lt::ir::scalar {
@@ -59,11 +61,22 @@ bool isfinite(T x) {
 }
 
 /// The value x of type S as an element of type D holds it. Float to integer truncates toward
-/// zero (defined only where the result fits).
+/// zero, saturates past D's range and takes NaN to 0 (LLVM's fptosi.sat, which codegen emits; a
+/// plain C++ conversion is undefined there).
 template <class D, class S>
 D cast(S x) {
-  if constexpr (std::is_same_v<D, bool>) return x != S(0);
-  else return static_cast<D>(x);
+  if constexpr (std::is_same_v<D, bool>) {
+    return x != S(0);
+  } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+    using Lim = std::numeric_limits<D>;
+    if (x != x) return D(0);
+    // min is a power of two, exact in S; max rounds up to -min, the first value past the range.
+    if (x <= static_cast<S>(Lim::min())) return Lim::min();
+    if (x >= -static_cast<S>(Lim::min())) return Lim::max();
+    return static_cast<D>(x);
+  } else {
+    return static_cast<D>(x);
+  }
 }
 
 template <class T>

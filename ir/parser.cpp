@@ -220,6 +220,9 @@ class Parser {
     t.shape = parse_int_list("expected '[' after the dtype");
     for (int64_t d : t.shape)
       if (d < 0) fail_got(dims, fmt::format("negative dimension {} in a type", d));
+    if (!shape_fits(t.shape))
+      fail(dims, fmt::format("shape {} has more than {} elements", shape_str(t.shape),
+                             kMaxElements));
     return t;
   }
 

@@ -5,6 +5,17 @@
 
 namespace lt {
 
+bool shape_fits(std::span<const int64_t> shape) {
+  int64_t n = 1;  // checked one factor at a time, so it never overflows
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+    if (d == 0) continue;
+    if (n > kMaxElements / d) return false;
+    n *= d;
+  }
+  return true;
+}
+
 int64_t numel(std::span<const int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -11,6 +11,13 @@ namespace lt {
 
 using Shape = std::vector<int64_t>;
 
+/// The most elements a shape may describe, counting its non-zero dims only: every partial
+/// product (numel, strides) and every byte size then fits int64, in any dim order, and so do
+/// the sums a buffer plan takes of thousands of them. The parser and the type rules enforce it.
+inline constexpr int64_t kMaxElements = int64_t{1} << 48;
+/// Whether every dim is >= 0 and the non-zero dims multiply to at most kMaxElements.
+bool shape_fits(std::span<const int64_t> shape);
+
 int64_t numel(std::span<const int64_t> shape);
 /// Row-major strides in elements.
 std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);

@@ -1,12 +1,30 @@
 #include "ir/type_rules.h"
 
+#include <fmt/format.h>
+
+#include <cstdint>
+
 #include "ir/error.h"
 
 namespace lt::ir {
 
 void type_fail(std::string msg) { throw TypeError(std::move(msg)); }
 
-std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs) {
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return a > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a > 0) == (b > 0) ? INT64_MAX : INT64_MIN;
+}
+
+namespace {
+
+std::vector<TensorType> infer_family(Op op, std::span<const TensorType> in, const Attrs& attrs) {
   const OpInfo& oi = info(op);
   if (oi.arity == kVariadic) {
     if (in.empty()) type_fail("expects at least one operand");
@@ -24,6 +42,17 @@ std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const
     case OpFamily::Creation: return infer_creation(*as_creation(op), in, attrs);
   }
   LT_UNREACHABLE();
+}
+
+}  // namespace
+
+std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs) {
+  std::vector<TensorType> out = infer_family(op, in, attrs);
+  for (const TensorType& t : out)
+    if (!shape_fits(t.shape))
+      type_fail(fmt::format("result shape {} is negative or past {} elements", shape_str(t.shape),
+                            kMaxElements));
+  return out;
 }
 
 }  // namespace lt::ir

@@ -28,4 +28,10 @@ std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType
 /// Shorthand for rules: throws TypeError(fmt::format(...)).
 [[noreturn]] void type_fail(std::string msg);
 
+/// Shape arithmetic on attribute values, which may be anything: a result past int64 is
+/// INT64_MAX (INT64_MIN below), larger than any valid size, so the check that follows (or
+/// infer_types' own check of every result shape) rejects it.
+int64_t saturating_add(int64_t a, int64_t b);
+int64_t saturating_mul(int64_t a, int64_t b);
+
 }  // namespace lt::ir

@@ -15,12 +15,19 @@ std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType
     case CreationOp::Full: {
       const auto& fa = std::get<FullAttrs>(a);
       check_shape(fa.shape);
+      if (!holds_value(fa.dtype, fa.value))
+        type_fail(fmt::format("value {} does not fit {}", fa.value, dtype_name(fa.dtype)));
       return {{fa.dtype, fa.shape}};
     }
     case CreationOp::Iota: {
       const auto& ia = std::get<IotaAttrs>(a);
       if (ia.size < 0) type_fail(fmt::format("negative size {}", ia.size));
       if (!is_compute_type(ia.dtype) || ia.dtype == DType::Bool) type_fail("dtype must be numeric");
+      // The values are start + i * step, monotonic in i: both ends must fit.
+      const double last = ia.start + static_cast<double>(ia.size - 1) * ia.step;
+      if (ia.size > 0 && !(holds_value(ia.dtype, ia.start) && holds_value(ia.dtype, last)))
+        type_fail(fmt::format("values {} to {} do not fit {}", ia.start, last,
+                              dtype_name(ia.dtype)));
       return {{ia.dtype, {ia.size}}};
     }
     case CreationOp::RandUniform:

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "ir/type_rules.h"
 
 namespace lt::ir {
@@ -45,22 +47,27 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
 }
 
 int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+  // in, k, s, p, d <= kMaxElements: only the kernel's extent can pass int64, and then it does
+  // not fit.
+  const int64_t extent = saturating_add(saturating_mul(d, k - 1), 1);
+  return (in + 2 * p - extent) / s + 1;
 }
 
 /// Output shape of conv2d for input shape x and weight shape w; checks everything.
 Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
   need_pairs({&a.stride, &a.padding, &a.dilation});
   for (int i = 0; i < 2; ++i)
-    if (a.stride[i] < 1 || a.dilation[i] < 1 || a.padding[i] < 0)
+    if (a.stride[i] < 1 || a.dilation[i] < 1 || a.padding[i] < 0 ||
+        std::max({a.stride[i], a.dilation[i], a.padding[i]}) > kMaxElements)
       type_fail(fmt::format("bad stride/padding/dilation [{}]/[{}]/[{}]", fmt::join(a.stride, ","),
                             fmt::join(a.padding, ","), fmt::join(a.dilation, ",")));
-  if (a.groups < 1 || x[1] % a.groups != 0 || w[0] % a.groups != 0)
+  if (a.groups < 1 || a.groups > kMaxElements || x[1] % a.groups != 0 ||
+      w[0] % a.groups != 0)
     type_fail(fmt::format("groups={} must divide in channels {} and out channels {}", a.groups,
                           x[1], w[0]));
-  if (w[1] * a.groups != x[1])
+  if (saturating_mul(w[1], a.groups) != x[1])
     type_fail(fmt::format("weight {} expects {} input channels, input has {}", shape_str(w),
-                          w[1] * a.groups, x[1]));
+                          saturating_mul(w[1], a.groups), x[1]));
   const int64_t oh = conv_out(x[2], w[2], a.stride[0], a.padding[0], a.dilation[0]);
   const int64_t ow = conv_out(x[3], w[3], a.stride[1], a.padding[1], a.dilation[1]);
   if (oh < 1 || ow < 1)
@@ -71,7 +78,8 @@ Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
 Shape pool_shape(const Shape& x, const PoolAttrs& a) {
   need_pairs({&a.kernel, &a.stride, &a.padding});
   for (int i = 0; i < 2; ++i)
-    if (a.kernel[i] < 1 || a.stride[i] < 1 || a.padding[i] < 0 || 2 * a.padding[i] > a.kernel[i])
+    if (a.kernel[i] < 1 || a.stride[i] < 1 || a.padding[i] < 0 ||
+        a.padding[i] > a.kernel[i] / 2 || std::max(a.kernel[i], a.stride[i]) > kMaxElements)
       type_fail(fmt::format("bad kernel/stride/padding [{}]/[{}]/[{}]", fmt::join(a.kernel, ","),
                             fmt::join(a.stride, ","), fmt::join(a.padding, ",")));
   const int64_t oh = (x[2] + 2 * a.padding[0] - a.kernel[0]) / a.stride[0] + 1;

@@ -44,7 +44,7 @@ namespace {
 TensorType reshape_rule(const TensorType& x, const ReshapeAttrs& a) {
   for (int64_t d : a.shape)
     if (d < 0) type_fail(fmt::format("negative size in shape {}", shape_str(a.shape)));
-  if (numel(a.shape) != x.numel())
+  if (!shape_fits(a.shape) || numel(a.shape) != x.numel())
     type_fail(fmt::format("cannot reshape {} to {}", type_str(x), shape_str(a.shape)));
   return {x.dtype, a.shape};
 }
@@ -85,7 +85,7 @@ TensorType slice_rule(const TensorType& x, const SliceAttrs& a) {
     if (a.start[i] < 0 || a.start[i] > a.stop[i] || a.stop[i] > x.shape[i])
       type_fail(fmt::format("range [{}, {}) out of bounds for axis {} of {}", a.start[i],
                             a.stop[i], i, type_str(x)));
-    s[i] = (a.stop[i] - a.start[i] + a.step[i] - 1) / a.step[i];
+    s[i] = a.stop[i] == a.start[i] ? 0 : (a.stop[i] - a.start[i] - 1) / a.step[i] + 1;
   }
   return {x.dtype, std::move(s)};
 }
@@ -101,7 +101,7 @@ TensorType concat_rule(std::span<const TensorType> in, const ConcatAttrs& a) {
     if (!ok)
       type_fail(fmt::format("cannot concat {} with {} along axis {}", type_str(x),
                             type_str(in[i]), a.axis));
-    s[a.axis] += in[i].shape[a.axis];
+    s[a.axis] = saturating_add(s[a.axis], in[i].shape[a.axis]);
   }
   return {x.dtype, std::move(s)};
 }
@@ -114,8 +114,10 @@ TensorType pad_rule(const TensorType& x, const PadAttrs& a) {
   for (int64_t i = 0; i < x.rank(); ++i) {
     if (a.lo[i] < 0 || a.hi[i] < 0)
       type_fail(fmt::format("negative padding on axis {}", i));
-    s[i] += a.lo[i] + a.hi[i];
+    s[i] = saturating_add(s[i], saturating_add(a.lo[i], a.hi[i]));
   }
+  if (!holds_value(x.dtype, a.value))
+    type_fail(fmt::format("value {} does not fit {}", a.value, dtype_name(x.dtype)));
   return {x.dtype, std::move(s)};
 }
 

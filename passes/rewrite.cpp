@@ -176,11 +176,9 @@ std::optional<double> splat_value(const ir::Graph& g, ir::Value v) {
 std::optional<double> to_dtype(double v, DType t) {
   switch (t) {
     case DType::Bool: return ir::scalar::cast<bool>(v);  // in the source precision: 1e-310 is true
-    case DType::I32:  // the conversion is defined only when the truncated value fits
-      if (!(v > -2147483649.0 && v < 2147483648.0)) return std::nullopt;
-      return std::trunc(v);
-    case DType::I64:
-      if (!(v >= -0x1p63 && v < 0x1p63)) return std::nullopt;
+    case DType::I32:
+    case DType::I64:  // out of range, integer arithmetic wraps but a cast saturates: unfolded
+      if (!holds_value(t, v)) return std::nullopt;
       return std::trunc(v);
     case DType::F32: return static_cast<double>(static_cast<float>(v));
     case DType::F64: return v;

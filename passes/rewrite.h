@@ -64,8 +64,9 @@ bool keeps_splats(ir::Op op);
 std::optional<double> splat_value(const ir::Graph& g, ir::Value v);
 
 /// v as an element of dtype t holds it, following the kernels' conversion: f32 rounds to
-/// nearest, integers truncate toward zero, bool is `v != 0` (NaN is true). Nullopt where the
-/// conversion is undefined (NaN or out of range to an integer) and for the f16/bf16 storage types.
+/// nearest, integers truncate toward zero, bool is `v != 0` (NaN is true). Nullopt where an
+/// integer cannot hold v (NaN or out of range: integer arithmetic wraps there, casts saturate)
+/// and for the f16/bf16 storage types.
 std::optional<double> to_dtype(double v, DType t);
 
 }  // namespace lt::passes

@@ -87,7 +87,8 @@ PY
   echo '# IR tokens for fuzz_ir_lower and fuzz_ir_compile (made by tests/fuzz/make_corpus.sh).'
   for w in graph return donate true false f16 bf16 f32 f64 i32 i64 bool inf -inf nan 0 1 -1 2 \
            1e30 -0 0.5 '@main' '%0' '%1' '%x' '#1' ' : ' ' = ' '{' '}' '[' ']' '(' ')' ', ' '[]' \
-           '[1]' '[0,1]' '[2,3]'; do
+           '[1]' '[0,1]' '[2,3]' 65536 2147483647 2147483648 4294967296 9223372036854775807 \
+           -9223372036854775808 1e308 1e-320; do
     printf '"%s"\n' "$w"
   done
   grep -h '^LT_OP(' "$root"/ir/ops/*.def | grep -o '^LT_OP([A-Za-z0-9]*, *"[a-z_0-9]*"' | sed 's/.*"\(.*\)"/"\1("/'

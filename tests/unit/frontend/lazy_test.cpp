@@ -2,6 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
@@ -240,6 +244,26 @@ TEST_F(Lazy, LaunchProfileTimesEveryLaunchOfACompiledStep) {
   EXPECT_THAT(report, ::testing::ContainsRegex(
                           "  +[0-9.]+ us +[0-9.]+%  #[01]   kernel [01] loop f32\\[2,3\\] sin\\+mul\n"))
       << report;
+}
+
+TEST_F(Lazy, FloatToIntCastsSaturateAndTakeNaNToZeroEagerAndCompiled) {
+  // Found by fuzz_ir_compile's check on a hand-written graph: converting NaN, inf or a value
+  // past the integer's range was undefined in the eager kernel (UBSan float-cast-overflow) and
+  // poison in compiled code.
+  const Tensor f = from_vector<float>({NAN, INFINITY, -INFINITY, 3e9f, -3e9f, 2.9f, -2.9f}, {7});
+  const Tensor d = from_vector<double>({NAN, 1e300, -1e19, 9.2e18, -2.5, 0.5, -0.0}, {7});
+  const std::vector<int32_t> want32 = {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2};
+  const std::vector<int64_t> want64 = {0, INT64_MAX, INT64_MIN, 9200000000000000000, -2, 0, 0};
+  EXPECT_EQ(cast(f, DType::I32).to_vector<int32_t>(), want32);
+  EXPECT_EQ(cast(d, DType::I64).to_vector<int64_t>(), want64);
+  ModeGuard lazy(Mode::Lazy);
+  const Tensor a = cast(f, DType::I32), b = cast(d, DType::I64);
+  mark_step();
+  if (compile_options().opt_level >= 2) {
+    EXPECT_GE(metrics::counter("loop_kernels"), 1);
+  }
+  EXPECT_EQ(a.to_vector<int32_t>(), want32);
+  EXPECT_EQ(b.to_vector<int64_t>(), want64);
 }
 
 }  // namespace

@@ -278,6 +278,12 @@ TEST(ParserErrors, HeaderAndLexicalMistakes) {
             "got '%1'");
   EXPECT_EQ(parse_error("graph @f(%x: f32[-4]) {\n  return\n}\n"),
             "line 1, column 17: negative dimension -4 in a type, got '['");
+  // Found by fuzz_ir_lower's checks on hand-written inputs: element counts past int64
+  // overflowed numel() (UBSan). The limit counts non-zero dims only, so no dim order overflows.
+  EXPECT_EQ(parse_error("graph @f(%x: f32[4294967296,4294967296,0]) {\n  return\n}\n"),
+            "line 1, column 17: shape [4294967296,4294967296,0] has more than 281474976710656 "
+            "elements");
+  EXPECT_EQ(parse_error("graph @f(%x: f32[16777216,16777216]) {\n  return %x\n}\n"), "no error");
   EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = relu($x) : f32[4]\n  return %0\n}\n"),
             "line 2, column 13: unexpected character '$'");
   EXPECT_EQ(parse_error("func @f() {\n  return\n}\n"),

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <span>
+#include <string>
+
 #include "ir/error.h"
 #include "ir/op.h"
 #include "ir/type_rules.h"
@@ -79,6 +83,71 @@ TEST(TypeRules, FloatOnlyOpsRejectIntegers) {
   } catch (const TypeError& e) {
     EXPECT_STREQ(e.what(), "needs a float operand, got i32[3]");
   }
+}
+
+/// The TypeError text of infer_types(op, in, a), or a note that it threw none.
+std::string type_error(Op op, std::span<const TensorType> in, const Attrs& a) {
+  try {
+    infer_types(op, in, a);
+  } catch (const TypeError& e) {
+    return e.what();
+  }
+  return "(no TypeError)";
+}
+
+TEST(TypeRules, AttributeValuesMustFitTheDtype) {
+  // Found by fuzz_ir_compile (tests/fuzz/regressions/): the kernels convert these values to the
+  // dtype, which is undefined past its range.
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{}, DType::I32, 2147485823.0}),
+            "value 2147485823 does not fit i32");
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{2}, DType::I64, NAN}), "value nan does not fit i64");
+  EXPECT_EQ(type_error(Op::Iota, {}, IotaAttrs{4, DType::I32, 2147483646.0, 1.0}),
+            "values 2147483646 to 2147483649 do not fit i32");
+  const TensorType ints[] = {{DType::I32, {3}}};
+  EXPECT_EQ(type_error(Op::Pad, ints, PadAttrs{{1}, {0}, -1e10}), "value -10000000000 does not fit i32");
+  // In range (truncated toward zero, as casts do), and any value for floats and bools.
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::I32, -2147483648.9})[0].dtype,
+            DType::I32);
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::Bool, NAN})[0].dtype, DType::Bool);
+  EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
+}
+
+TEST(TypeRules, ShapeArithmeticNeverOverflows) {
+  // Found by fuzz_ir_lower's checks on hand-written inputs (UBSan: signed overflow in pad,
+  // slice, concat, conv and pool shape arithmetic). Results past kMaxElements are errors.
+  const int64_t big = INT64_MAX;
+  const TensorType x[] = {f32({3})};
+  EXPECT_EQ(type_error(Op::Pad, x, PadAttrs{{big}, {big}, 0}),
+            "result shape [9223372036854775807] is negative or past 281474976710656 elements");
+  EXPECT_EQ(type_error(Op::Pad, x, PadAttrs{{int64_t{1} << 48}, {0}, 0}),
+            "result shape [281474976710659] is negative or past 281474976710656 elements");
+  EXPECT_EQ(infer_types(Op::Slice, x, SliceAttrs{{1}, {3}, {big}})[0], f32({1}));
+  EXPECT_EQ(infer_types(Op::Slice, x, SliceAttrs{{3}, {3}, {big}})[0], f32({0}));
+  const TensorType halves[] = {f32({int64_t{1} << 47}), f32({int64_t{1} << 47}), f32({1})};
+  EXPECT_EQ(type_error(Op::Concat, halves, ConcatAttrs{0}),
+            "result shape [281474976710657] is negative or past 281474976710656 elements");
+  const TensorType conv[] = {f32({1, 2, 5, 5}), f32({4, 1, 3, 3})};
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {big, 0}, {1, 1}, 2, {}}),
+            "bad stride/padding/dilation [1,1]/[9223372036854775807,0]/[1,1]");
+  const int64_t most = int64_t{1} << 48;  // kMaxElements
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {0, 0}, {most, 1}, 2, {}}),
+            "kernel [4,1,3,3] does not fit input [1,2,5,5]");
+  EXPECT_EQ(infer_types(Op::Conv2d, conv, ConvAttrs{{most, 1}, {most, 0}, {1, 1}, 2, {}})[0],
+            f32({1, 4, 3, 3}));
+  EXPECT_EQ(type_error(Op::Conv2d, conv, ConvAttrs{{1, 1}, {0, 0}, {1, 1}, big, {}}),
+            "groups=9223372036854775807 must divide in channels 2 and out channels 4");
+  const TensorType empty[] = {f32({1, 0, 5, 5}), f32({0, 3, 3, 3})};
+  EXPECT_EQ(type_error(Op::Conv2d, empty, ConvAttrs{{1, 1}, {0, 0}, {1, 1}, most, {}}),
+            "weight [0,3,3,3] expects 844424930131968 input channels, input has 0");
+  const TensorType img[] = {f32({1, 1, 4, 4})};
+  EXPECT_EQ(type_error(Op::MaxPool2d, img, PoolAttrs{{big, 3}, {1, 1}, {big / 2, 0}, {}}),
+            "bad kernel/stride/padding [9223372036854775807,3]/[1,1]/[4611686018427387903,0]");
+  EXPECT_EQ(infer_types(Op::MaxPool2d, img, PoolAttrs{{most, 3}, {1, 1}, {most / 2, 0}, {}})[0],
+            f32({1, 1, 5, 2}));
+  EXPECT_EQ(type_error(Op::Reshape, x, ReshapeAttrs{{4294967296, 4294967296, 0}}),
+            "cannot reshape f32[3] to [4294967296,4294967296,0]");
+  EXPECT_EQ(type_error(Op::Full, {}, FullAttrs{{1 << 25, 1 << 24}, DType::F32, 0}),
+            "result shape [33554432,16777216] is negative or past 281474976710656 elements");
 }
 
 TEST(Attrs, PrintAndHash) {

@@ -124,7 +124,7 @@ TEST(Fold, CastsFollowTheKernels) {
   EXPECT_EQ(fold_value("f32", 0.5, 0, "cast(%0) {to=bool}", "bool[]"), 1.0);
   EXPECT_EQ(fold_value("i32", 0, 0, "cast(%0) {to=bool}", "bool[]"), 0.0);
   EXPECT_EQ(fold_value("bool", 1, 0, "cast(%0) {to=f64}", "f64[]"), 1.0);
-  // NaN and out-of-range values have no integer: the conversion is left to the kernels.
+  // NaN and out-of-range values have no integer: left to the kernels, which saturate.
   expect_unfolded("f32", NAN, 0, "cast(%0) {to=i32}", "i32[]");
   expect_unfolded("f64", 1e10, 0, "cast(%0) {to=i32}", "i32[]");
   // f16/bf16 rounding is not computed here.
