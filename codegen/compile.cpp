@@ -85,9 +85,29 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
 
 }  // namespace
 
+namespace {
+
+/// The op table as this build has it: a structural hash numbers ops by their enumerators, which
+/// a build with another table numbers differently, so its cached objects must not be taken.
+uint64_t op_table_hash() {
+  static const uint64_t value = [] {
+    ir::Hasher h(0x6f707461626c6531ULL);
+    for (ir::Op op : ir::all_ops()) {
+      const ir::OpInfo& i = ir::info(op);
+      h.add(i.mnemonic).add(static_cast<uint64_t>(i.arity + 1)).add(i.attrs_index);
+      h.add(static_cast<uint64_t>(i.lowering));
+    }
+    return h.value();
+  }();
+  return value;
+}
+
+}  // namespace
+
 std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
                        const ir::BufferPlan& buffers) {
   ir::Hasher h(0x6f626a6563747331ULL);
+  h.add(op_table_hash());
   h.add(ir::structural_hash(g)).add(ir::plan_hash(plan)).add(ir::plan_hash(buffers));
   h.add(static_cast<uint64_t>(kCodegenVersion)).add(Jit::host_cpu()).add(Jit::host_features());
   return fmt::format("{:016x}", h.value());

@@ -13,7 +13,7 @@ namespace lt::codegen {
 
 /// Bumped whenever the emitted code for the same graph changes (emitters, lowering): on-disk
 /// objects of an older codegen are then never reused.
-inline constexpr int kCodegenVersion = 5;
+inline constexpr int kCodegenVersion = 7;
 
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
@@ -22,8 +22,9 @@ struct CompileOptions {
                             // folder, under object_key
 };
 
-/// The on-disk cache key of the code for this graph and these plans: a hash of the graph's
-/// structure, both plans, kCodegenVersion and the host CPU with its features, as 16 hex digits.
+/// The on-disk cache key of the code for this graph and these plans: a hash of the op table, the
+/// graph's structure, both plans, kCodegenVersion and the host CPU with its features, as 16 hex
+/// digits.
 std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
                        const ir::BufferPlan& buffers);
 

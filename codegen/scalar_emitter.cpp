@@ -58,6 +58,7 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
     case Sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
     case Cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
     case Reciprocal: return b.CreateFDiv(fconst(a, 1), a);
+    case Erf: return libm(b, m, "erff", "erf", a);
     case IsFinite:
       return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
                              fconst(a, std::numeric_limits<double>::infinity()));
@@ -104,7 +105,7 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Where: return b.CreateSelect(a, x[1], x[2]);
     // Float only, integer division (checks data: can_emit_elementwise) and casts (emit_cast).
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Pow: case Div: case Cast: break;
+    case Cos: case Reciprocal: case Erf: case Pow: case Div: case Cast: break;
   }
   LT_UNREACHABLE();
 }
@@ -168,6 +169,7 @@ llvm::Value* reduction_identity(Builder& b, ir::ReduceOp op, DType t) {
                           : llvm::APInt::getSignedMaxValue(bits));
     }
     case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin:
     case ir::ReduceOp::LogSumExp: break;  // lowering Call: no loop reduction
   }
   LT_UNREACHABLE();
@@ -197,6 +199,7 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
       return b.CreateSelect(better, x, acc);
     }
     case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin:
     case ir::ReduceOp::LogSumExp: break;  // lowering Call: no loop reduction
   }
   LT_UNREACHABLE();

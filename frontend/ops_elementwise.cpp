@@ -1,4 +1,8 @@
 // Elementwise op functions and the operators.
+#include <fmt/format.h>
+
+#include <numbers>
+
 #include "frontend/dispatch.h"
 #include "lt/ops.h"
 
@@ -17,12 +21,26 @@ LT_UNARY(rsqrt, Rsqrt)
 LT_UNARY(tanh, Tanh)
 LT_UNARY(sigmoid, Sigmoid)
 LT_UNARY(relu, Relu)
-LT_UNARY(gelu, Gelu)
 LT_UNARY(sin, Sin)
 LT_UNARY(cos, Cos)
 LT_UNARY(reciprocal, Reciprocal)
+LT_UNARY(erf, Erf)
 LT_UNARY(isfinite, IsFinite)
 #undef LT_UNARY
+
+// The exact form is composed of rows (in lazy mode one fused loop; its gradient is autograd's
+// through erf): erf is the primitive, and gelu's tanh row keeps its own fused kernel.
+Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
+  if (approximate == "tanh") return apply1(Op::Gelu, {&x, 1}, ir::NoAttrs{}, loc);
+  if (approximate != "none")
+    fail_op("gelu", fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\"",
+                                approximate),
+            {&x, 1}, loc);
+  if (!x.defined()) fail_op("gelu", "operand is an undefined tensor", {&x, 1}, loc);
+  const Tensor half_x = mul(x, scalar_like(0.5, x, loc), loc);
+  const Tensor e = erf(mul(x, scalar_like(std::numbers::sqrt2 / 2, x, loc), loc), loc);
+  return mul(half_x, add(e, scalar_like(1, x, loc), loc), loc);
+}
 
 Tensor cast(const Tensor& x, DType to, Loc loc) {
   return apply1(Op::Cast, {&x, 1}, ir::CastAttrs{to}, loc);
@@ -64,6 +82,33 @@ Tensor where(const Tensor& c, const Tensor& a, double b, Loc loc) {
 }
 Tensor where(const Tensor& c, double a, const Tensor& b, Loc loc) {
   return where(c, scalar_like(a, b, loc), b, loc);
+}
+
+// Two selects rather than maximum/minimum: the gradient is 1 on [min, max] inclusive and 0
+// outside (PyTorch's), and min > max gives max everywhere (min first, then max, as PyTorch).
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max, Loc loc) {
+  if (!min && !max) fail_op("clamp", "at least one of min and max must be given", {&x, 1}, loc);
+  if (!x.defined()) fail_op("clamp", "operand is an undefined tensor", {&x, 1}, loc);
+  Tensor y = x;
+  if (min) {
+    const Tensor lo = scalar_like(*min, x, loc);
+    y = where(lt(y, lo, loc), lo, y, loc);
+  }
+  if (max) {
+    const Tensor hi = scalar_like(*max, x, loc);
+    y = where(gt(y, hi, loc), hi, y, loc);
+  }
+  return y;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc) {
+  const Tensor in[] = {x, mask};
+  if (!x.defined() || !mask.defined())
+    fail_op("masked_fill", "operand is an undefined tensor", in, loc);
+  if (mask.dtype() != DType::Bool)
+    fail_op("masked_fill", fmt::format("mask must be bool, got {}", type_str(mask.type())), in,
+            loc);
+  return where(mask, value, x, loc);
 }
 
 Tensor operator-(At x) { return neg(x.t, x.loc); }

@@ -36,7 +36,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Conv2dOption
 namespace {
 ir::PoolAttrs pool_attrs(Pool2dOptions o) {
   if (o.stride.empty()) o.stride = o.kernel;
-  return {std::move(o.kernel), std::move(o.stride), std::move(o.padding), {}};
+  return {std::move(o.kernel), std::move(o.stride), std::move(o.padding), {}, o.ceil_mode,
+          o.count_include_pad};
 }
 }  // namespace
 
@@ -69,11 +70,6 @@ Tensor softmax(const Tensor& x, int64_t axis, Loc loc) {
 Tensor log_softmax(const Tensor& x, int64_t axis, Loc loc) {
   return apply1(Op::LogSoftmax, {&x, 1}, ir::AxisAttrs{softmax_axis(x, axis, "log_softmax", loc)},
                 loc);
-}
-
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, double ls, Loc loc) {
-  const Tensor in[] = {logits, labels};
-  return apply1(Op::CrossEntropy, in, ir::CrossEntropyAttrs{ls}, loc);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps, Loc loc) {

@@ -91,9 +91,12 @@ struct ConvAttrs {
 };
 struct PoolAttrs {
   Ints kernel{2, 2}, stride{2, 2}, padding{0, 0};
-  Shape grad_shape;  // avg_pool2d_grad: the input's shape
-  static constexpr std::array kNames{"kernel", "stride", "padding", "grad_shape"};
-  LT_ATTR_FIELDS(kernel, stride, padding, grad_shape)
+  Shape grad_shape;        // avg_pool2d_grad: the input's shape
+  bool ceil_mode = false;  // output size rounds up (windows may overhang the padded input)
+  bool count_include_pad = true;  // avg: divide by the window clipped to the padded input
+  static constexpr std::array kNames{"kernel",    "stride",           "padding",
+                                     "grad_shape", "ceil_mode", "count_include_pad"};
+  LT_ATTR_FIELDS(kernel, stride, padding, grad_shape, ceil_mode, count_include_pad)
   bool operator==(const PoolAttrs&) const = default;
 };
 struct NormAttrs {
@@ -110,8 +113,9 @@ struct AxisAttrs {
 };
 struct CrossEntropyAttrs {
   double label_smoothing = 0;
-  static constexpr std::array kNames{"label_smoothing"};
-  LT_ATTR_FIELDS(label_smoothing)
+  int64_t ignore_index = -100;  // rows with this label add nothing and are not counted
+  static constexpr std::array kNames{"label_smoothing", "ignore_index"};
+  LT_ATTR_FIELDS(label_smoothing, ignore_index)
   bool operator==(const CrossEntropyAttrs&) const = default;
 };
 struct EmbeddingGradAttrs {
@@ -150,13 +154,28 @@ struct RandomAttrs {
   LT_ATTR_FIELDS(shape, dtype)
   bool operator==(const RandomAttrs&) const = default;
 };
+struct CumsumAttrs {
+  int64_t axis = 0;      // non-negative
+  bool reverse = false;  // sums from the end of the axis (the gradient of a forward cumsum)
+  static constexpr std::array kNames{"axis", "reverse"};
+  LT_ATTR_FIELDS(axis, reverse)
+  bool operator==(const CumsumAttrs&) const = default;
+};
+struct TopKAttrs {
+  int64_t k = 1;
+  int64_t axis = 0;     // non-negative
+  bool largest = true;  // false: the k smallest
+  static constexpr std::array kNames{"k", "axis", "largest"};
+  LT_ATTR_FIELDS(k, axis, largest)
+  bool operator==(const TopKAttrs&) const = default;
+};
 #undef LT_ATTR_FIELDS
 
 using Attrs =
     std::variant<NoAttrs, CastAttrs, ReduceAttrs, ReshapeAttrs, PermuteAttrs, ExpandAttrs,
                  SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
                  AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
-                 IotaAttrs, RandomAttrs>;
+                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs>;
 
 /// Index of an attribute struct in the Attrs variant.
 template <class T, class V = Attrs>

@@ -55,6 +55,8 @@ T cos(T x) { return std::cos(x); }
 template <class T>
 T reciprocal(T x) { return T(1) / x; }
 template <class T>
+T erf(T x) { return std::erf(x); }
+template <class T>
 bool isfinite(T x) {
   if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
   else return true;

@@ -82,8 +82,16 @@ Shape pool_shape(const Shape& x, const PoolAttrs& a) {
         a.padding[i] > a.kernel[i] / 2 || std::max(a.kernel[i], a.stride[i]) > kMaxElements)
       type_fail(fmt::format("bad kernel/stride/padding [{}]/[{}]/[{}]", fmt::join(a.kernel, ","),
                             fmt::join(a.stride, ","), fmt::join(a.padding, ",")));
-  const int64_t oh = (x[2] + 2 * a.padding[0] - a.kernel[0]) / a.stride[0] + 1;
-  const int64_t ow = (x[3] + 2 * a.padding[1] - a.kernel[1]) / a.stride[1] + 1;
+  // PyTorch's rule: ceil_mode rounds up, but the last window must start inside the input or its
+  // left padding.
+  auto out = [&](int i) {
+    const int64_t n = x[2 + i] + 2 * a.padding[i] - a.kernel[i];
+    if (n < 0) return int64_t{0};
+    int64_t o = (n + (a.ceil_mode ? a.stride[i] - 1 : 0)) / a.stride[i] + 1;
+    if (a.ceil_mode && (o - 1) * a.stride[i] >= x[2 + i] + a.padding[i]) --o;
+    return o;
+  };
+  const int64_t oh = out(0), ow = out(1);
   if (oh < 1 || ow < 1) type_fail(fmt::format("window does not fit input {}", shape_str(x)));
   return {x[0], x[1], oh, ow};
 }

@@ -84,6 +84,29 @@ std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const 
       if (v < 1) type_fail(fmt::format("num_weights must be >= 1, got {}", v));
       return {{in[0].dtype, {v, in[0].shape.back()}}};
     }
+    case NnOp::Cumsum: {
+      const TensorType& x = in[0];
+      if (!is_compute_type(x.dtype) || x.dtype == DType::Bool)
+        type_fail(fmt::format("does not take {}", type_str(x)));
+      const int64_t ax = std::get<CumsumAttrs>(a).axis;
+      if (ax < 0 || ax >= x.rank())
+        type_fail(fmt::format("axis {} out of range for {}", ax, type_str(x)));
+      return {x};
+    }
+    case NnOp::TopK: {
+      const TensorType& x = in[0];
+      if (!is_compute_type(x.dtype) || x.dtype == DType::Bool)
+        type_fail(fmt::format("does not take {}", type_str(x)));
+      const auto& t = std::get<TopKAttrs>(a);
+      if (t.axis < 0 || t.axis >= x.rank())
+        type_fail(fmt::format("axis {} out of range for {}", t.axis, type_str(x)));
+      if (t.k < 0 || t.k > x.shape[t.axis])
+        type_fail(fmt::format("k = {} outside [0, {}] (the size of axis {})", t.k,
+                              x.shape[t.axis], t.axis));
+      Shape s = x.shape;
+      s[t.axis] = t.k;
+      return {{x.dtype, s}, {DType::I64, s}};
+    }
     case NnOp::OneHot: {
       need_int(in[0], "ids");
       const auto& oa = std::get<OneHotAttrs>(a);

@@ -29,7 +29,7 @@ std::vector<TensorType> infer_reduce(ReduceOp op, std::span<const TensorType> in
   const OpInfo& row = info(to_op(op));
   if (row.operands == OperandKind::Float && !is_float(x.dtype))
     type_fail(fmt::format("needs a float operand, got {}", type_str(x)));
-  if (op == ReduceOp::ArgMax && (a.axes.size() != 1))
+  if ((op == ReduceOp::ArgMax || op == ReduceOp::ArgMin) && a.axes.size() != 1)
     type_fail(fmt::format("reduces exactly one axis, got [{}]", fmt::join(a.axes, ",")));
   Shape s;
   for (int64_t d = 0; d < x.rank(); ++d) {

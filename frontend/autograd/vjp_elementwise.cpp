@@ -1,5 +1,8 @@
 // Gradients of the elementwise family, in lt:: ops. g = d(loss)/d(out), y = out; sum_to undoes
 // broadcasting.
+#include <cmath>
+#include <numbers>
+
 #include "frontend/autograd/grad_node.h"
 #include "ir/elementwise_scalar.h"
 #include "lt/ops.h"
@@ -31,6 +34,7 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Sin: return {g * cos(x)};
     case Cos: return {-g * sin(x)};
     case Reciprocal: return {-g * y * y};
+    case Erf: return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-(x * x))};
     case Cast:  // float -> int/bool is a step function: zero gradient almost everywhere
       return {is_float(x.dtype()) && is_float(y.dtype()) ? cast(g, x.dtype()) : Tensor()};
     case Add: return {to(g, 0), to(g, 1)};
@@ -44,9 +48,13 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     }
     case Maximum:
     case Minimum: {
-      // Ties send the gradient to the first operand.
-      Tensor first = op == Maximum ? ge(x, a.in[1]) : le(x, a.in[1]);
-      return {to(where(first, g, 0.0), 0), to(where(first, 0.0, g), 1)};
+      // PyTorch's rule: ties split the gradient evenly; the operand that lost gets none (with a
+      // NaN operand neither lost, and both get g).
+      const Tensor& b = a.in[1];
+      const Tensor split = where(eq(x, b), g * 0.5, g);
+      const Tensor a_lost = op == Maximum ? lt(x, b) : gt(x, b);
+      const Tensor b_lost = op == Maximum ? gt(x, b) : lt(x, b);
+      return {to(where(a_lost, 0.0, split), 0), to(where(b_lost, 0.0, split), 1)};
     }
     case Where: return {Tensor(), to(where(x, g, 0.0), 1), to(where(x, 0.0, g), 2)};
     case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:

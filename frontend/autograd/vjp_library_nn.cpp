@@ -144,12 +144,17 @@ std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
       return {g - exp(a.out[0]) * sum(g, {ax}, true)};
     }
     case CrossEntropy: {
-      const Tensor& logits = a.in[0];
-      const double ls = std::get<ir::CrossEntropyAttrs>(a.attrs).label_smoothing;
-      const int64_t n = logits.shape()[0], c = logits.shape()[1];
-      Tensor target = one_hot(a.in[1], c, logits.dtype());
-      if (ls > 0) target = target * (1.0 - ls) + ls / static_cast<double>(c);
-      return {(softmax(logits, 1) - target) * (g * (1.0 / static_cast<double>(n))), Tensor()};
+      // Ignored rows get no gradient; the rest share g over the count of counted rows.
+      const Tensor &logits = a.in[0], &labels = a.in[1];
+      const auto& ce = std::get<ir::CrossEntropyAttrs>(a.attrs);
+      const int64_t c = logits.shape()[1];
+      const Tensor counted = ne(labels, scalar(static_cast<double>(ce.ignore_index),
+                                               labels.dtype()));
+      const Tensor kept = unsqueeze(cast(counted, logits.dtype()), 1);
+      Tensor target = one_hot(where(counted, labels, 0.0), c, logits.dtype());
+      if (ce.label_smoothing > 0)
+        target = target * (1.0 - ce.label_smoothing) + ce.label_smoothing / static_cast<double>(c);
+      return {(softmax(logits, 1) - target) * kept * (g / sum(kept)), Tensor()};
     }
     case Embedding: {
       const Tensor in[] = {g, a.in[1]};
@@ -157,8 +162,14 @@ std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
                      ir::EmbeddingGradAttrs{a.in[0].shape()[0]}, kHere),
               Tensor()};
     }
+    case Cumsum: {  // the adjoint of a running sum is the running sum the other way
+      auto c = std::get<ir::CumsumAttrs>(a.attrs);
+      c.reverse = !c.reverse;
+      return {apply1(ir::Op::Cumsum, {&g, 1}, c, kHere)};
+    }
     case EmbeddingGrad:
-    case OneHot: return std::vector<Tensor>(a.in.size());
+    case OneHot:
+    case TopK: return std::vector<Tensor>(a.in.size());
   }
   LT_UNREACHABLE();
 }

@@ -53,7 +53,8 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a) {
       return {hit * (g / sum(hit, r.axes, true))};
     }
     case ir::ReduceOp::LogSumExp: return {g * exp(x - y)};
-    case ir::ReduceOp::ArgMax: return {Tensor()};
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin: return {Tensor()};
   }
   LT_UNREACHABLE();
 }

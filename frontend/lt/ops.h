@@ -1,8 +1,11 @@
 // The op functions users call. Each checks its operands at once and throws lt::Error naming the
 // op, the operand types and the caller's file:line. Scalars take the dtype of the tensor operand.
 #pragma once
+#include <concepts>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "lt/tensor.h"
@@ -21,10 +24,13 @@ Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor tanh(const Tensor& x, Loc loc = Loc::current());
 Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
 Tensor relu(const Tensor& x, Loc loc = Loc::current());
-Tensor gelu(const Tensor& x, Loc loc = Loc::current());
+/// x Phi(x), PyTorch's approximate: "none" (exact, x/2 (1 + erf(x/sqrt(2)))) or "tanh"
+/// (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the IR op gelu).
+Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Loc::current());
 Tensor sin(const Tensor& x, Loc loc = Loc::current());
 Tensor cos(const Tensor& x, Loc loc = Loc::current());
 Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());
+Tensor erf(const Tensor& x, Loc loc = Loc::current());
 Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
 Tensor cast(const Tensor& x, DType to, Loc loc = Loc::current());
 
@@ -45,6 +51,12 @@ Tensor ge(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, const Tensor& a, double b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, double a, const Tensor& b, Loc loc = Loc::current());
+/// x limited to [min, max]; either bound may be left out (not both). The bounds take x's dtype.
+/// Gradient 1 where min <= x <= max, else 0; min > max gives max everywhere (PyTorch's).
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = {},
+             Loc loc = Loc::current());
+/// x with `value` where the bool mask (broadcast to x) is true; no gradient flows there.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc = Loc::current());
 /// A 0-d tensor of `like`'s dtype holding v (how scalar operands enter the graph).
 Tensor scalar_like(double v, const Tensor& like, Loc loc = Loc::current());
 
@@ -53,8 +65,43 @@ Tensor sum(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc:
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc::current());
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc::current());
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc::current());
+/// The index of the first maximum (minimum) along axis; a NaN counts as the maximum (minimum).
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim = false, Loc loc = Loc::current());
+/// Values and their int64 indices along a dim (torch.max(x, dim), torch.topk).
+struct ValuesIndices {
+  Tensor values, indices;
+};
+namespace detail {
+ValuesIndices max_along(const Tensor& x, int64_t dim, bool keepdim, Loc loc);
+ValuesIndices min_along(const Tensor& x, int64_t dim, bool keepdim, Loc loc);
+}  // namespace detail
+/// torch.max(x, dim, keepdim): the maximum along dim and the index of its first occurrence
+/// (argmax). The gradient reaches that index only (PyTorch's rule for this overload; max(x, axes)
+/// splits it among ties). A template so that max(x, {1}) stays the reduction over axes.
+template <std::integral I>
+ValuesIndices max(const Tensor& x, I dim, bool keepdim = false, Loc loc = Loc::current()) {
+  return detail::max_along(x, static_cast<int64_t>(dim), keepdim, loc);
+}
+template <std::integral I>
+ValuesIndices min(const Tensor& x, I dim, bool keepdim = false, Loc loc = Loc::current()) {
+  return detail::min_along(x, static_cast<int64_t>(dim), keepdim, loc);
+}
+/// The k largest (smallest) values along dim, sorted, and their indices; equal values come in
+/// index order and NaN counts as the largest. k must be within the dim's size. `sorted` = false
+/// still sorts (an order PyTorch may return too). No gradient.
+ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
+                   bool sorted = true, Loc loc = Loc::current());
+/// Running sums along dim; bool and integer tensors are summed in i64 (as PyTorch), floats
+/// accumulate in double. Gradient: the running sum from the other end.
+Tensor cumsum(const Tensor& x, int64_t dim, Loc loc = Loc::current());
+/// Variance over dims (empty = all) with Bessel's correction (divide by n - 1) when unbiased,
+/// else by n; n - 1 = 0 gives NaN, as PyTorch. std is its square root.
+Tensor var(const Tensor& x, Axes dims = {}, bool unbiased = true, bool keepdim = false,
+           Loc loc = Loc::current());
+Tensor std(const Tensor& x, Axes dims = {}, bool unbiased = true, bool keepdim = false,
+           Loc loc = Loc::current());
 /// Sums a broadcast result back to `shape` (the adjoint of broadcasting).
 Tensor sum_to(const Tensor& x, const Shape& shape, Loc loc = Loc::current());
 
@@ -95,6 +142,9 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias = {}, Conv2dO
               Loc loc = Loc::current());
 struct Pool2dOptions {
   std::vector<int64_t> kernel{2, 2}, stride{}, padding{0, 0};  // stride defaults to kernel
+  bool ceil_mode = false;  // round the output size up (PyTorch's rule: no window starts past
+                           // the input and its left padding)
+  bool count_include_pad = true;  // avg: padded taps count in the divisor (false: only inputs)
 };
 Tensor max_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
 Tensor avg_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
@@ -105,9 +155,28 @@ Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<int64_t> output_size,
 // --- neural-network ops ---
 Tensor softmax(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
 Tensor log_softmax(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());
-/// Mean cross entropy of logits [N,C] against integer labels [N].
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, double label_smoothing = 0,
+/// torch.nn.functional.cross_entropy's options. `weight` ([C], the logits' dtype) scales each
+/// row's loss by its label's weight (a constant: no gradient); rows labelled ignore_index count
+/// for nothing; "mean" divides by the summed weights of the counted rows (no such row: NaN).
+struct CrossEntropyOptions {
+  Tensor weight = {};
+  int64_t ignore_index = -100;
+  std::string reduction = "mean";  // "none" ([N]), "sum" or "mean"
+  double label_smoothing = 0;      // in [0, 1]
+};
+/// Cross entropy of logits [N,C] against integer labels [N] (class indices).
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels,
+                     const CrossEntropyOptions& o = {}, Loc loc = Loc::current());
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, double label_smoothing,
                      Loc loc = Loc::current());
+struct NllLossOptions {
+  Tensor weight = {};
+  int64_t ignore_index = -100;
+  std::string reduction = "mean";
+};
+/// Negative log likelihood of log-probabilities [N,C] (log_softmax's output) at labels [N].
+Tensor nll_loss(const Tensor& log_probs, const Tensor& labels, const NllLossOptions& o = {},
+                Loc loc = Loc::current());
 /// Normalizes over the trailing gamma.rank() dims.
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5,
                   Loc loc = Loc::current());

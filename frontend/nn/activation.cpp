@@ -11,12 +11,9 @@ Tensor ReLU::forward(const Tensor& x, Loc loc) { return relu(x, loc); }
 GELU::GELU(std::string approx) : approximate(std::move(approx)) {
   require(approximate == "none" || approximate == "tanh", "GELU",
           "approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
-  require(approximate == "tanh", "GELU",
-          "approximate=\"none\" (the exact erf form) needs an erf op, which is not implemented; "
-          "use approximate=\"tanh\"");
 }
 
-Tensor GELU::forward(const Tensor& x, Loc loc) { return gelu(x, loc); }
+Tensor GELU::forward(const Tensor& x, Loc loc) { return gelu(x, approximate, loc); }
 
 std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
 

@@ -75,27 +75,38 @@ std::string Conv2d::extra_repr() const {
   return s;
 }
 
-MaxPool2d::MaxPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding)
-    : kernel_size(kernel), stride(s.value_or(kernel)), padding(padding) {
+MaxPool2d::MaxPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding, bool ceil_mode)
+    : kernel_size(kernel), stride(s.value_or(kernel)), padding(padding), ceil_mode(ceil_mode) {
   check_window("MaxPool2d", kernel_size, stride, padding);
 }
 
 Tensor MaxPool2d::forward(const Tensor& x, Loc loc) {
-  return max_pool2d(x, {kernel_size.vec(), stride.vec(), padding.vec()}, loc);
+  return max_pool2d(x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode}, loc);
 }
 
-std::string MaxPool2d::extra_repr() const { return window_repr(kernel_size, stride, padding); }
+std::string MaxPool2d::extra_repr() const {
+  return window_repr(kernel_size, stride, padding) + (ceil_mode ? ", ceil_mode=true" : "");
+}
 
-AvgPool2d::AvgPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding)
-    : kernel_size(kernel), stride(s.value_or(kernel)), padding(padding) {
+AvgPool2d::AvgPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding, bool ceil_mode,
+                     bool count_include_pad)
+    : kernel_size(kernel),
+      stride(s.value_or(kernel)),
+      padding(padding),
+      ceil_mode(ceil_mode),
+      count_include_pad(count_include_pad) {
   check_window("AvgPool2d", kernel_size, stride, padding);
 }
 
 Tensor AvgPool2d::forward(const Tensor& x, Loc loc) {
-  return avg_pool2d(x, {kernel_size.vec(), stride.vec(), padding.vec()}, loc);
+  return avg_pool2d(
+      x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode, count_include_pad}, loc);
 }
 
-std::string AvgPool2d::extra_repr() const { return window_repr(kernel_size, stride, padding); }
+std::string AvgPool2d::extra_repr() const {
+  return window_repr(kernel_size, stride, padding) + (ceil_mode ? ", ceil_mode=true" : "") +
+         (count_include_pad ? "" : ", count_include_pad=false");
+}
 
 AdaptiveAvgPool2d::AdaptiveAvgPool2d(Size2d size) : output_size(size) {
   require(size.h >= 1 && size.w >= 1, "AdaptiveAvgPool2d", "output_size {} must be >= 1",

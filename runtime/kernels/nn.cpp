@@ -10,11 +10,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "ir/error.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/norm.h"
+#include "runtime/kernels/scan.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -44,12 +46,14 @@ decltype(auto) dispatch_ids(DType t, F&& f) {
 // Ids are data, so only the kernel can check them. A worker must not throw (the pool would lose
 // the exception), so each chunk records its first bad position, the minimum over chunks is the
 // first bad position overall whatever the split, and the calling thread throws.
+// `skip` is an id that is allowed anywhere (cross entropy's ignore_index).
 template <class I>
-void check_ids(const I* ids, int64_t n, int64_t limit, const char* op, const char* what) {
+void check_ids(const I* ids, int64_t n, int64_t limit, const char* op, const char* what,
+               std::optional<int64_t> skip = std::nullopt) {
   std::atomic<int64_t> first{n};
   parallel_for(n, kGrainElems, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      if (ids[i] >= 0 && ids[i] < limit) continue;
+      if ((ids[i] >= 0 && ids[i] < limit) || (skip && ids[i] == *skip)) continue;
       int64_t cur = first.load();
       while (i < cur && !first.compare_exchange_weak(cur, i)) {
       }
@@ -138,16 +142,19 @@ void softmax(TensorRef x, TensorRef y, int64_t axis, bool log) {
 
 // ---- cross entropy ----
 
-// loss_i = -((1 - ls) * logp[i, label_i] + ls / C * sum_c logp[i, c]), averaged over rows.
+// loss_i = -((1 - ls) * logp[i, label_i] + ls / C * sum_c logp[i, c]), averaged over the rows
+// whose label is not ignore_index (PyTorch's mean: no such row gives 0/0 = NaN).
 // logp is taken relative to the row max, so logits of 1000 neither overflow exp nor cancel.
 template <class T, class I>
-void cross_entropy_t(double ls, TensorRef logits, const I* labels, T* loss) {
+void cross_entropy_t(const ir::CrossEntropyAttrs& a, TensorRef logits, const I* labels, T* loss) {
   const int64_t n = logits.shape()[0], c = logits.shape()[1];
-  check_ids(labels, n, c, "cross_entropy", "label");
+  const double ls = a.label_smoothing;
+  check_ids(labels, n, c, "cross_entropy", "label", a.ignore_index);
   const T* x = logits.as<T>();
   std::vector<double> row_loss(n);
   parallel_for(n, grain_for(c), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
+      if (labels[r] == a.ignore_index) continue;
       const CArrMap<T> xr(x + r * c, c);
       const T m = xr.maxCoeff();
       const double log_sum = std::log(static_cast<double>((xr - m).exp().sum()));
@@ -161,15 +168,20 @@ void cross_entropy_t(double ls, TensorRef logits, const I* labels, T* loss) {
   });
   // Summed in row order on one thread: the same bits whatever the thread count.
   double total = 0;
-  for (double v : row_loss) total += v;
-  *loss = static_cast<T>(total / static_cast<double>(n));
+  int64_t counted = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (labels[r] == a.ignore_index) continue;
+    total += row_loss[r];
+    ++counted;
+  }
+  *loss = static_cast<T>(total / static_cast<double>(counted));
 }
 
-void cross_entropy(double ls, Ins in, Outs out) {
+void cross_entropy(const ir::CrossEntropyAttrs& a, Ins in, Outs out) {
   dispatch_float(in[0].dtype(), [&](auto z) {
     using T = decltype(z);
     dispatch_ids(in[1].dtype(), [&](auto i) {
-      cross_entropy_t<T>(ls, in[0], in[1].as<decltype(i)>(), out[0].as<T>());
+      cross_entropy_t<T>(a, in[0], in[1].as<decltype(i)>(), out[0].as<T>());
     });
   });
 }
@@ -245,11 +257,13 @@ void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out) {
     case ir::NnOp::LogSoftmax:
       return softmax(in[0], out[0], std::get<ir::AxisAttrs>(attrs).axis, true);
     case ir::NnOp::CrossEntropy:
-      return cross_entropy(std::get<ir::CrossEntropyAttrs>(attrs).label_smoothing, in, out);
+      return cross_entropy(std::get<ir::CrossEntropyAttrs>(attrs), in, out);
     case ir::NnOp::Embedding:
     case ir::NnOp::EmbeddingGrad:
     case ir::NnOp::OneHot:
       return id_op(op, attrs, in, out);
+    case ir::NnOp::Cumsum: return cumsum(std::get<ir::CumsumAttrs>(attrs), in, out);
+    case ir::NnOp::TopK: return topk(std::get<ir::TopKAttrs>(attrs), in, out);
   }
   LT_UNREACHABLE();
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -19,6 +20,7 @@ struct PoolGeom {
   int64_t planes, h, w;  // input planes (N * C) of h x w
   int64_t oh, ow;
   int64_t kh, kw, sh, sw, ph, pw;
+  bool ceil_mode, count_include_pad;
 
   // The window of output (y, x), clipped to the input: rows [h0, h1), cols [w0, w1).
   void window(int64_t y, int64_t x, int64_t* h0, int64_t* h1, int64_t* w0, int64_t* w1) const {
@@ -54,8 +56,9 @@ void for_each_tap(const PoolGeom& g, int64_t y, F&& f) {
 }
 
 PoolGeom make_geom(const Shape& x, const Shape& y, const ir::PoolAttrs& a) {
-  return {x[0] * x[1], x[2],        x[3],        y[2],         y[3],        a.kernel[0],
-          a.kernel[1], a.stride[0], a.stride[1], a.padding[0], a.padding[1]};
+  return {x[0] * x[1], x[2],        x[3],        y[2],         y[3],
+          a.kernel[0], a.kernel[1], a.stride[0], a.stride[1], a.padding[0],
+          a.padding[1], a.ceil_mode, a.count_include_pad};
 }
 
 /// Calls f(plane) for every plane, in parallel chunks of a few thousand window taps.
@@ -132,7 +135,8 @@ void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
 // same element (value and index) as the general path's scan a0, a1, b0, b1.
 
 bool is_2x2_tiling(const PoolGeom& g) {
-  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0;
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
+         2 * g.oh <= g.h && 2 * g.ow <= g.w;  // ceil_mode's overhanging windows do not tile
 }
 
 /// Whether a later tap v takes the window from the current maximum m: v > m, or v is the first
@@ -265,10 +269,33 @@ void max_backward_2x2(const PoolGeom& g, const T* x, const T* gy, T* gx) {
   });
 }
 
-// count_include_pad: every window divides by kh * kw, padded taps count as zeros.
+/// The divisor's extent at each output index along one dim, PyTorch's: the window clipped to
+/// the padded input (count_include_pad; kernel size unless ceil_mode overhangs) or to the input.
+std::vector<int64_t> extents(int64_t outs, int64_t s, int64_t p, int64_t k, int64_t n,
+                             bool include_pad) {
+  std::vector<int64_t> ext(outs);
+  for (int64_t o = 0; o < outs; ++o) {
+    int64_t lo = o * s - p, hi = std::min(lo + k, n + p);
+    if (!include_pad) lo = std::max<int64_t>(lo, 0), hi = std::min(hi, n);
+    ext[o] = hi - lo;
+  }
+  return ext;
+}
+
+/// 1 / the divisor of output (i, q): rows[i] * cols[q] taps.
+template <class T>
+struct AvgScale {
+  std::vector<int64_t> rows, cols;
+  explicit AvgScale(const PoolGeom& g)
+      : rows(extents(g.oh, g.sh, g.ph, g.kh, g.h, g.count_include_pad)),
+        cols(extents(g.ow, g.sw, g.pw, g.kw, g.w, g.count_include_pad)) {}
+  T operator()(int64_t i, int64_t q) const { return T(1) / static_cast<T>(rows[i] * cols[q]); }
+};
+
+// Padded taps count as zeros; the divisor is AvgScale's.
 template <class T>
 void avg_forward(const PoolGeom& g, const T* x, T* y) {
-  const T scale = T(1) / static_cast<T>(g.kh * g.kw);
+  const AvgScale<T> scale(g);
   over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w;
     for (int64_t i = 0; i < g.oh; ++i) {
@@ -277,21 +304,23 @@ void avg_forward(const PoolGeom& g, const T* x, T* y) {
       for_each_tap(g, i, [&](int64_t off, int64_t lo, int64_t hi) {
         for (int64_t q = lo; q < hi; ++q) yr[q] += xp[off + q * g.sw];
       });
-      for (int64_t q = 0; q < g.ow; ++q) yr[q] *= scale;
+      for (int64_t q = 0; q < g.ow; ++q) yr[q] *= scale(i, q);
     }
   });
 }
 
 template <class T>
 void avg_backward(const PoolGeom& g, const T* gy, T* gx) {
-  const T scale = T(1) / static_cast<T>(g.kh * g.kw);
+  const AvgScale<T> scale(g);
   over_planes(g, [&](int64_t p) {
     T* gxp = gx + p * g.h * g.w;
     std::fill(gxp, gxp + g.h * g.w, T(0));
+    std::vector<T> gs(g.ow);  // the row of gy, scaled
     for (int64_t i = 0; i < g.oh; ++i) {
       const T* gyr = gy + (p * g.oh + i) * g.ow;
+      for (int64_t q = 0; q < g.ow; ++q) gs[q] = gyr[q] * scale(i, q);
       for_each_tap(g, i, [&](int64_t off, int64_t lo, int64_t hi) {
-        for (int64_t q = lo; q < hi; ++q) gxp[off + q * g.sw] += gyr[q] * scale;
+        for (int64_t q = lo; q < hi; ++q) gxp[off + q * g.sw] += gs[q];
       });
     }
   });

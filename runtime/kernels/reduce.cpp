@@ -172,8 +172,10 @@ void fold(const Collapsed& c, const T* x, typename Op::A* out, int64_t nout, Map
   });
 }
 
-template <class T>
-void argmax(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
+/// The index of the first maximum (kMax) or minimum along the one reduced axis; a NaN wins over
+/// every number (the first NaN), as PyTorch's argmax and argmin.
+template <class T, bool kMax>
+void arg_best(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
   // One reduced axis (type rule); its run may be inner (stride 1) or strided.
   size_t ax = 0;
   while (ax < c.dims.size() && !c.reduced[ax]) ++ax;
@@ -186,10 +188,10 @@ void argmax(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
     for (int64_t o = b; o < e; ++o) {
       const T* p = x + kept_base(c, o, 0);
       int64_t best = 0;
-      for (int64_t i = 1; i < n; ++i)
-        if (p[i * stride] > p[best * stride] ||
-            (p[i * stride] != p[i * stride] && p[best * stride] == p[best * stride]))
-          best = i;
+      for (int64_t i = 1; i < n; ++i) {
+        const T v = p[i * stride], b = p[best * stride];
+        if ((kMax ? v > b : v < b) || (v != v && b == b)) best = i;
+      }
       out[o] = best;
     }
   });
@@ -222,7 +224,8 @@ void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& a, Ins in, Outs out) {
         }
         case ReduceMax: return fold<MaxOp<T>>(c, x, out[0].as<T>(), nout, nullptr);
         case ReduceMin: return fold<MinOp<T>>(c, x, out[0].as<T>(), nout, nullptr);
-        case ArgMax: return argmax<T>(c, x, out[0].as<int64_t>(), nout);
+        case ArgMax: return arg_best<T, true>(c, x, out[0].as<int64_t>(), nout);
+        case ArgMin: return arg_best<T, false>(c, x, out[0].as<int64_t>(), nout);
         case LogSumExp: {
           if constexpr (std::is_floating_point_v<T>) {
             T* o = out[0].as<T>();

@@ -48,13 +48,27 @@ std::vector<PoolCase> pool_cases() {
       {"2x2 stride 2", {1, 2, 4, 6}, {{2, 2}, {2, 2}, {0, 0}, {}}},
       {"3x2 stride (1,2) pad (1,1)", {1, 1, 5, 4}, {{3, 2}, {1, 2}, {1, 1}, {}}},
       {"large [2,3,17,19] 3x3 stride 2 pad 1", {2, 3, 17, 19}, {{3, 3}, {2, 2}, {1, 1}, {}}},
+      {"ceil_mode 3x3 stride 2 on 6x7 (last windows overhang)", {1, 2, 6, 7},
+       {{3, 3}, {2, 2}, {0, 0}, {}, true, true}},
+      {"ceil_mode pad 1, count_include_pad=false", {2, 1, 5, 6},
+       {{3, 3}, {2, 2}, {1, 1}, {}, true, false}},
+      {"2x2 stride 2 ceil_mode on odd 5x7", {1, 2, 5, 7}, {{2, 2}, {2, 2}, {0, 0}, {}, true, true}},
+      {"3x3 stride 1 pad 1, count_include_pad=false", {1, 2, 4, 5},
+       {{3, 3}, {1, 1}, {1, 1}, {}, false, false}},
   };
 }
 
+// PyTorch's output size: with ceil_mode rounded up, less a last window that would start past
+// the input and its left padding.
 Shape pool_out(const PoolCase& c) {
   Shape o = c.x;
-  for (int i = 0; i < 2; ++i)
-    o[2 + i] = (c.x[2 + i] + 2 * c.attrs.padding[i] - c.attrs.kernel[i]) / c.attrs.stride[i] + 1;
+  const ir::PoolAttrs& a = c.attrs;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t span = c.x[2 + i] + 2 * a.padding[i] - a.kernel[i];
+    int64_t n = (a.ceil_mode ? (span + a.stride[i] - 1) : span) / a.stride[i] + 1;
+    if (a.ceil_mode && (n - 1) * a.stride[i] >= c.x[2 + i] + a.padding[i]) --n;
+    o[2 + i] = n;
+  }
   return o;
 }
 

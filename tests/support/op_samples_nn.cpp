@@ -68,6 +68,24 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
     case OneHot:
       return {make(op, "ids [2,3] -> f64", {ids(r, {2, 3}, 5)}, ir::OneHotAttrs{5, DType::F64}),
               make(op, "ids [4] -> i64", {ids(r, {4}, 3)}, ir::OneHotAttrs{3, DType::I64})};
+    case Cumsum:
+      return {make(op, "[3,4] axis 1", {uniform(r, {3, 4})}, ir::CumsumAttrs{1, false}),
+              make(op, "[2,3,4] axis 1 reversed", {uniform(r, {2, 3, 4})},
+                   ir::CumsumAttrs{1, true}),
+              make(op, "[5] axis 0", {uniform(r, {5})}, ir::CumsumAttrs{0, false}),
+              make(op, "large [40,301] axis 0 (threads)", {uniform(r, {40, 301})},
+                   ir::CumsumAttrs{0, false}),
+              make(op, "i64 [2,3] axis 1", {ids(r, {2, 3}, 9)}, ir::CumsumAttrs{1, false})};
+    case TopK:  // distinct values: the order is the same in f32
+      return {make(op, "k 2 of [3,5] axis 1", {distinct1(r, {3, 5})}, ir::TopKAttrs{2, 1, true}),
+              make(op, "k 3 smallest of [2,6,3] axis 1", {distinct1(r, {2, 6, 3})},
+                   ir::TopKAttrs{3, 1, false}),
+              make(op, "k = size, [4] axis 0", {distinct1(r, {4})}, ir::TopKAttrs{4, 0, true}),
+              make(op, "k 0", {distinct1(r, {2, 3})}, ir::TopKAttrs{0, 1, true}),
+              make(op, "large [30,200] k 5 axis 1", {distinct1(r, {30, 200})},
+                   ir::TopKAttrs{5, 1, true}),
+              make(op, "i64 with ties, k 2 axis 1", {i64({3, 1, 3, 2, 2, 5}, {2, 3})},
+                   ir::TopKAttrs{2, 1, true})};
   }
   return {};
 }

@@ -49,7 +49,7 @@ std::vector<OpSample> reduce_samples(ir::Op op, Rng& r) {
               make(op, "[5,4,7,6] axes 0,2", {distinct1(r, {5, 4, 7, 6})}, axes({0, 2})),
               make(op, "[40,90] axis 0", {distinct1(r, {40, 90})}, axes({0})),
               make(op, "i64 axis 0", {i64({3, -1, 4, 1, -5, 9}, {2, 3})}, axes({0}))};
-    case ArgMax:
+    case ArgMax: case ArgMin:
       return {make(op, "axis 1 of [3,4]", {distinct1(r, {3, 4})}, axes({1})),
               make(op, "axis 0 keepdim of [2,3,4]", {distinct1(r, {2, 3, 4})}, axes({0}, true)),
               make(op, "i64 axis 1", {i64({3, -1, 4, 1, -5, 9}, {2, 3})}, axes({1}))};

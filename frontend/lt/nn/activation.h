@@ -11,9 +11,8 @@ class ReLU : public Module {
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
 };
 
-/// GELU(x) = x * Phi(x). `approximate` is PyTorch's: "none" (exact, with erf) or "tanh"
-/// (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), lt::gelu). The exact form needs an erf op,
-/// which lazytrain does not have: "none" throws lt::Error, "tanh" works.
+/// GELU(x) = x * Phi(x) (lt::gelu). `approximate` is PyTorch's: "none" (exact,
+/// x/2 (1 + erf(x/sqrt(2)))) or "tanh" (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))).
 class GELU : public Module {
  public:
   explicit GELU(std::string approximate = "none");

@@ -40,27 +40,30 @@ class Conv2d : public Module {
   Tensor weight, bias;  ///< bias undefined without options.bias
 };
 
-/// Max over kernel windows; stride defaults to the kernel, padding counts as -inf.
+/// Max over kernel windows; stride defaults to the kernel, padding counts as -inf; ceil_mode as
+/// in lt::Pool2dOptions.
 class MaxPool2d : public Module {
  public:
   explicit MaxPool2d(Size2d kernel_size, std::optional<Size2d> stride = std::nullopt,
-                     Size2d padding = 0);
+                     Size2d padding = 0, bool ceil_mode = false);
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
   std::string extra_repr() const override;
 
   const Size2d kernel_size, stride, padding;
+  const bool ceil_mode;
 };
 
 /// Mean over kernel windows; stride defaults to the kernel; padded taps count as zeros in the
-/// mean (PyTorch's count_include_pad=True).
+/// mean (count_include_pad=true, PyTorch's default) or are left out of the divisor (false).
 class AvgPool2d : public Module {
  public:
   explicit AvgPool2d(Size2d kernel_size, std::optional<Size2d> stride = std::nullopt,
-                     Size2d padding = 0);
+                     Size2d padding = 0, bool ceil_mode = false, bool count_include_pad = true);
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
   std::string extra_repr() const override;
 
   const Size2d kernel_size, stride, padding;
+  const bool ceil_mode, count_include_pad;
 };
 
 /// Average pooling to a fixed output size. Implemented where the input size is a multiple of

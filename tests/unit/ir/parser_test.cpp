@@ -64,8 +64,8 @@ TEST(Parser, RoundTripsEveryAttributeFieldType) {
   %10 = full() {shape=[1], dtype=f32, value=-0} : f32[1]
   %11 = rand_normal(%key, %ctr) {shape=[2,2], dtype=f64} : f64[2,2]
   %12 = reshape(%x) {shape=[6,4]} : f32[6,4]
-  %13 = cross_entropy(%12, %labels) {label_smoothing=0.1} : f32[]
-  %14 = max_pool2d(%img) {kernel=[1,2], stride=[1,1], padding=[0,1], grad_shape=[]} : f32[1,2,4,5]
+  %13 = cross_entropy(%12, %labels) {label_smoothing=0.1, ignore_index=-100} : f32[]
+  %14 = max_pool2d(%img) {kernel=[1,2], stride=[1,1], padding=[0,1], grad_shape=[], ceil_mode=false, count_include_pad=true} : f32[1,2,4,5]
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %13, %14
 }
 )";

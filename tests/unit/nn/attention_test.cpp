@@ -115,7 +115,8 @@ TEST(TransformerBlock, PreNormResidualsAroundAttentionAndMlp) {
   const Tensor h = x + block.attn->forward(layer_norm(x, block.ln1->weight, block.ln1->bias));
   const Tensor m = gelu(linear(layer_norm(h, block.ln2->weight, block.ln2->bias),
                                block.mlp->at<nn::Linear>(0)->weight,
-                               block.mlp->at<nn::Linear>(0)->bias));
+                               block.mlp->at<nn::Linear>(0)->bias),
+                        "tanh");
   const Tensor want =
       h + linear(m, block.mlp->at<nn::Linear>(2)->weight, block.mlp->at<nn::Linear>(2)->bias);
   EXPECT_TRUE(AllClose(block.forward(x), want, 1e-6, 1e-6));

@@ -1,5 +1,6 @@
 // Each layer's forward against a computation on the host (or the functional op it wraps), and
 // the errors of bad arguments and inputs.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -196,11 +197,29 @@ TEST(Activations, ReluAndTanhGelu) {
   EXPECT_EQ(values(nn::ReLU().forward(x)), relu_want);
   nn::GELU gelu("tanh");
   EXPECT_TRUE(AllClose(gelu.forward(x), from_vector<double>(gelu_want, {7}), 1e-12, 1e-12));
-  EXPECT_EQ(error_of([] { nn::GELU(); }),
-            "GELU: approximate=\"none\" (the exact erf form) needs an erf op, which is not "
-            "implemented; use approximate=\"tanh\"");
   EXPECT_EQ(error_of([] { nn::GELU("fast"); }),
             "GELU: approximate must be \"none\" or \"tanh\", got \"fast\"");
+}
+
+// The exact form, PyTorch's default: x Phi(x) with the normal CDF written through erfc (another
+// libm function than the erf the op uses), and Phi(1), Phi(2) from the normal table.
+TEST(Activations, ExactGeluIsTheDefault) {
+  const std::vector<double> xs = {-6, -3, -1, -0.25, 0, 0.5, 1, 2, 4};
+  std::vector<double> want;
+  for (double v : xs) want.push_back(v * 0.5 * std::erfc(-v / std::sqrt(2.0)));
+  const Tensor x = from_vector<double>(xs, {9});
+  nn::GELU gelu;
+  EXPECT_EQ(gelu.approximate, "none");
+  const Tensor y = gelu.forward(x);
+  EXPECT_TRUE(AllClose(y, from_vector<double>(want, {9}), 1e-15, 1e-14));
+  EXPECT_NEAR(values(y)[6], 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(values(y)[7], 2 * 0.9772498680518208, 1e-15);
+  EXPECT_TRUE(AllClose(cast(gelu.forward(cast(x, DType::F32)), DType::F64),
+                       from_vector<double>(want, {9}), 1e-6, 1e-6));
+  EXPECT_TRUE(AllClose(gelu.forward(x), lt::gelu(x)));
+  EXPECT_THAT(error_of([&] { lt::gelu(x, "exact"); }),
+              ::testing::StartsWith("gelu: approximate must be \"none\" or \"tanh\", got "
+                                    "\"exact\" (operands: f64[9]) at "));
 }
 
 TEST(Dropout, OffInEvalSameMaskForTheSameSeed) {
