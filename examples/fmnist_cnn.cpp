@@ -29,12 +29,7 @@ void run(const lt::examples::TrainConfig& c, double dropout) {
     return std::pair{model.forward(reshape(b.images, {-1, 1, 28, 28})), b.labels};
   };
   task.make_optimizer = [&](const examples::TrainConfig& cfg) {
-    auto [decay, no_decay] = examples::split_for_weight_decay(model);
-    const optim::SGDOptions o{.lr = cfg.lr, .momentum = cfg.momentum};
-    optim::SGDOptions o_decay = o;
-    o_decay.weight_decay = cfg.weight_decay;
-    return std::make_unique<optim::SGD>(
-        std::vector<optim::ParamGroup<optim::SGDOptions>>{{decay, o_decay}, {no_decay, o}});
+    return examples::sgd_for(model, cfg);
   };
   examples::train(task, c);
 }

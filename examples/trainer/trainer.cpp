@@ -70,6 +70,15 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> split_for_weight_decay(const
   return out;
 }
 
+std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig& c) {
+  auto [decay, no_decay] = split_for_weight_decay(m);
+  const optim::SGDOptions no_wd{.lr = c.lr, .momentum = c.momentum};
+  optim::SGDOptions wd = no_wd;
+  wd.weight_decay = c.weight_decay;
+  return std::make_unique<optim::SGD>(std::vector<optim::ParamGroup<optim::SGDOptions>>{
+      {std::move(decay), wd}, {std::move(no_decay), no_wd}});
+}
+
 EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
   nn::Module& model = *task.model;
   const bool was_training = model.is_training();

@@ -62,4 +62,8 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds);
 /// rest (biases, norm scales and shifts), as PyTorch recipes split them.
 std::pair<std::vector<Tensor>, std::vector<Tensor>> split_for_weight_decay(const nn::Module& m);
 
+/// SGD over `m` with the configuration's lr and momentum, and its weight decay on the weights of
+/// split_for_weight_decay only: the optimizer of the SGD trainers.
+std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig& config);
+
 }  // namespace lt::examples
