@@ -81,12 +81,22 @@ D cast(S x) {
   }
 }
 
+/// Signed integers in their unsigned type, where overflow wraps (signed overflow is undefined).
+template <class T, class F>
+T wrapping(T a, T b, F f) {
+  if constexpr (kIsSignedInt<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
+  } else {
+    return f(a, b);
+  }
+}
 template <class T>
-T add(T a, T b) { return a + b; }
+T add(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x + y; }); }
 template <class T>
-T sub(T a, T b) { return a - b; }
+T sub(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x - y; }); }
 template <class T>
-T mul(T a, T b) { return a * b; }
+T mul(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x * y; }); }
 /// Integers truncate toward zero; b must not be 0.
 template <class T>
 T div(T a, T b) {

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/elementwise_scalar.h"
 #include "ir/error.h"
 #include "tests/support/random_graph_gen.h"
 
@@ -388,8 +389,9 @@ std::shared_ptr<rt::Buffer> buffer_from(const TensorType& t, std::span<const dou
     switch (t.dtype) {
       case DType::F32: store(b, i, static_cast<float>(x)); break;
       case DType::F64: store(b, i, x); break;
-      case DType::I32: store(b, i, static_cast<int32_t>(x)); break;
-      case DType::I64: store(b, i, static_cast<int64_t>(x)); break;
+      // As a cast computes it: defined for any value (saturating, NaN to 0).
+      case DType::I32: store(b, i, ir::scalar::cast<int32_t>(x)); break;
+      case DType::I64: store(b, i, ir::scalar::cast<int64_t>(x)); break;
       default: store<uint8_t>(b, i, x != 0); break;
     }
   }

@@ -63,7 +63,8 @@ std::string buffer_str(const TensorType& t, const rt::Buffer& b, int64_t limit =
 /// The numbers of the line "// %name = [v, ...]" in `text` (strtod spellings: inf, -inf, nan,
 /// -0), or none: parameter data next to a graph's text in a repro file.
 std::vector<double> param_values(std::string_view text, std::string_view name);
-/// A buffer of type t holding `values`, cycled (none: a fixed pattern).
+/// A buffer of type t holding `values`, cycled (none: a fixed pattern); integers as a cast
+/// converts them (inf, NaN and values past the range too).
 std::shared_ptr<rt::Buffer> buffer_from(const TensorType& t, std::span<const double> values);
 
 }  // namespace lt::testing

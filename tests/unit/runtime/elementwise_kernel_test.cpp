@@ -334,6 +334,22 @@ TEST(BinaryKernel, IntegerDivisionByZeroThrows) {
   }
 }
 
+// Found by fuzz_ir_compile (UBSan: signed overflow in the i32 add kernel): integer add, sub and
+// mul wrap in two's complement.
+TEST(BinaryKernel, IntegerArithmeticWraps) {
+  const int32_t mx = std::numeric_limits<int32_t>::max(), mn = std::numeric_limits<int32_t>::min();
+  Buf a(DType::I32, {3}), b(DType::I32, {3});
+  for (int i = 0; i < 3; ++i) {
+    a.put<int32_t>(i, i == 1 ? mn : mx);
+    b.put<int32_t>(i, i == 1 ? 1 : 4);
+  }
+  const Buf add = run(Op::Add, {&a, &b}), sub = run(Op::Sub, {&a, &b}),
+            mul = run(Op::Mul, {&a, &b});
+  EXPECT_EQ(add.get<int32_t>(0), mn + 3);  // max + 4
+  EXPECT_EQ(sub.get<int32_t>(1), mx);      // min - 1
+  EXPECT_EQ(mul.get<int32_t>(2), -4);      // max * 4 = 2^33 - 4
+}
+
 // --- where ------------------------------------------------------------------------------------
 
 struct WhereLayout {
