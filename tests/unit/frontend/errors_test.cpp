@@ -2,18 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "lt/lt.h"
+#include "tests/support/error_of.h"
 
 namespace lt {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 TEST(Errors, BroadcastMismatchNamesOpOperandsAndLine) {
   Tensor a = zeros({4, 8}), b = zeros({3});

@@ -15,6 +15,7 @@
 #include "lt/data.h"
 #include "lt/options.h"
 #include "lt/lt.h"
+#include "tests/support/error_of.h"
 
 namespace lt::data {
 namespace {
@@ -37,16 +38,7 @@ Bytes iota_bytes(size_t n) {
   return b;
 }
 
-/// The error text f throws as lt::Error, or a note that it threw none.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no lt::Error thrown)";
-}
+using testing::error_of;
 
 class DataFiles : public ::testing::Test {
  protected:

@@ -9,6 +9,7 @@
 
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
+#include "tests/support/error_of.h"
 
 namespace lt {
 namespace {
@@ -19,14 +20,7 @@ using V = std::vector<double>;
 Tensor f64(V v, Shape s) { return from_vector<double>(v, std::move(s)); }
 V vals(const Tensor& t) { return t.to_vector<double>(); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 // --- losses -------------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@
 #include "lt/threads.h"
 #include "runtime/buffer.h"
 #include "runtime/thread_pool.h"
+#include "tests/support/error_of.h"
 
 namespace lt::options {
 namespace {
@@ -158,12 +159,7 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
 }
 
 std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of<InputError>(f);
 }
 
 // Restores a setting of the process after a test that overrides it.

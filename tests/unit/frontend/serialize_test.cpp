@@ -9,6 +9,7 @@
 #include "lt/lt.h"
 #include "lt/metrics.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/error_of.h"
 
 namespace lt {
 namespace {
@@ -16,14 +17,7 @@ namespace {
 using testing::read_bytes;
 using testing::ScratchDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 std::string raw_bytes(const Tensor& t) {
   return std::string(static_cast<const char*>(t.impl()->data()), t.type().bytes());

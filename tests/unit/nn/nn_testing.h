@@ -12,17 +12,10 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/nn.h"
+#include "tests/support/error_of.h"
 
 namespace lt::testing {
 
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 /// The values of t as doubles, whatever its dtype.
 inline std::vector<double> values(const Tensor& t) {
