@@ -1,10 +1,13 @@
 // Training-step benchmark, one run, printing ratios: eager vs lazy (compiled) at 1 and 2
-// threads for the MLP 784-512-512-10 (batch 128) and the small CNN (batch 64, 28x28), both with
-// SGD momentum 0.9; cold compile time (empty disk cache), warm start (objects from the disk
-// cache, empty in-memory cache), peak memory, and the host time a lazy step spends tracing and
-// cutting + hashing (what a cache hit costs besides running the graph).
-// Usage: lt_bench_step [steps] [mlp|cnn|all] [eager|lazy]: with a mode, only that mode runs, at
-// LT_NUM_THREADS threads (for profilers).
+// threads for the four example models with the batch sizes and optimizers of
+// bench/torch_compare.py: the MLP 784-512-512-10 (batch 128), the small CNN (batch 64, 28x28) and
+// ResNet-20 (batch 32, 1x32x32) with SGD momentum 0.9, and the byte-level GPT (no dropout, batch
+// 16 x context 64) with AdamW (3e-4, weight decay 0.01 on every parameter); cold compile time
+// (empty disk cache), warm start (objects from the disk cache, empty in-memory cache), peak
+// memory, and the host time a lazy step spends tracing and cutting + hashing (what a cache hit
+// costs besides running the graph).
+// Usage: lt_bench_step [steps] [mlp|cnn|resnet|gpt|all] [eager|lazy]: with a mode, only that mode
+// runs, at LT_NUM_THREADS threads (for profilers).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -12,10 +15,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "examples/cnn_model.h"
+#include "examples/gpt_model.h"
 #include "examples/mlp_model.h"
+#include "examples/resnet_model.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/options.h"
@@ -30,12 +36,35 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+/// A model in training mode, its optimizer and the step's loss.
+struct Trainee {
+  std::shared_ptr<nn::Module> model;
+  std::unique_ptr<optim::Optimizer> opt;
+  std::function<Tensor(const Tensor& x, const Tensor& y)> loss;
+};
+
 struct Workload {
   std::string name;
-  std::function<std::vector<Tensor>()> make_params;  // fresh model, same seed
-  std::function<Tensor(const std::vector<Tensor>&, const Tensor&)> forward;
+  std::function<Trainee()> make;  // fresh model and optimizer, same seed
   Tensor x, y;
 };
+
+std::unique_ptr<optim::Optimizer> sgd(const nn::Module& m) {
+  return std::make_unique<optim::SGD>(m.parameters(),
+                                      optim::SGDOptions{.lr = 0.01, .momentum = 0.9});
+}
+
+/// Trainee of a classifier `model` with a forward(x) -> logits [N, C].
+template <class M>
+Trainee classifier(std::shared_ptr<M> model) {
+  Trainee t;
+  t.opt = sgd(*model);
+  t.loss = [m = model.get()](const Tensor& x, const Tensor& y) {
+    return cross_entropy(m->forward(x), y);
+  };
+  t.model = std::move(model);
+  return t;
+}
 
 struct Phase {
   double first_ms = 0, second_ms = 0, steady_ms = 0, peak_mb = 0;
@@ -45,17 +74,16 @@ struct Phase {
 /// Runs `steps` timed steps after two untimed-but-recorded first steps.
 Phase run(const Workload& w, Mode mode, int steps) {
   manual_seed(1);
-  std::vector<Tensor> params = w.make_params();
-  optim::SGD opt(params, {.lr = 0.01, .momentum = 0.9});
+  Trainee trainee = w.make();
+  trainee.model->train();
   reset_peak_memory();
   ModeGuard guard(mode);
   double trace_ns = 0;
   auto step = [&] {
     const auto t0 = Clock::now();
-    opt.zero_grad();
-    Tensor loss = cross_entropy(w.forward(params, w.x), w.y);
-    loss.backward();
-    opt.step();
+    trainee.opt->zero_grad();
+    trainee.loss(w.x, w.y).backward();
+    trainee.opt->step();
     trace_ns += std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     if (mode == Mode::Lazy) mark_step();
   };
@@ -81,28 +109,45 @@ Phase run(const Workload& w, Mode mode, int steps) {
 
 Workload mlp() {
   manual_seed(0);
-  Workload w{"mlp 784-512-512-10 b128", nullptr, nullptr, randn({128, 784}),
+  Workload w{"mlp 784-512-512-10 b128", nullptr, randn({128, 784}),
              cast(rand({128}) * 10.0, DType::I64)};
-  w.make_params = [] { return examples::Mlp({784, 512, 512, 10}).parameters(); };
-  w.forward = [](const std::vector<Tensor>& p, const Tensor& x) {
-    Tensor h = relu(linear(x, p[0], p[1]));
-    h = relu(linear(h, p[2], p[3]));
-    return linear(h, p[4], p[5]);
+  w.make = [] {
+    return classifier(std::make_shared<examples::Mlp>(std::vector<int64_t>{784, 512, 512, 10}));
   };
   return w;
 }
 
 Workload cnn() {
   manual_seed(0);
-  Workload w{"cnn conv32-pool-conv64-pool-fc128-fc10 b64", nullptr, nullptr, randn({64, 1, 28, 28}),
+  Workload w{"cnn conv32-pool-conv64-pool-fc128-fc10 b64", nullptr, randn({64, 1, 28, 28}),
              cast(rand({64}) * 10.0, DType::I64)};
-  w.make_params = [] { return examples::Cnn().parameters(); };
-  w.forward = [](const std::vector<Tensor>& p, const Tensor& x) {
-    const Conv2dOptions same{{1, 1}, {1, 1}, {1, 1}, 1};
-    Tensor h = max_pool2d(relu(conv2d(x, p[0], p[1], same)));
-    h = max_pool2d(relu(conv2d(h, p[2], p[3], same)));
-    h = relu(linear(flatten(h, 1), p[4], p[5]));
-    return linear(h, p[6], p[7]);
+  w.make = [] { return classifier(std::make_shared<examples::Cnn>()); };
+  return w;
+}
+
+Workload resnet() {
+  manual_seed(0);
+  Workload w{"resnet-20 1x32x32 b32", nullptr, randn({32, 1, 32, 32}),
+             cast(rand({32}) * 10.0, DType::I64)};
+  w.make = [] { return classifier(std::make_shared<examples::ResNet20>()); };
+  return w;
+}
+
+Workload gpt() {
+  manual_seed(0);
+  const examples::GptConfig c{.dropout = 0};
+  Workload w{"gpt 2x128 ctx64 b16", nullptr, cast(rand({16, c.context}) * 256.0, DType::I64),
+             cast(rand({16 * c.context}) * 256.0, DType::I64)};
+  w.make = [c] {
+    auto model = std::make_shared<examples::CharGpt>(c);
+    Trainee t;
+    t.opt = std::make_unique<optim::AdamW>(model->parameters(),
+                                           optim::AdamWOptions{.lr = 3e-4, .weight_decay = 0.01});
+    t.loss = [m = model.get(), vocab = c.vocab](const Tensor& x, const Tensor& y) {
+      return cross_entropy(reshape(m->forward(x), {-1, vocab}), y);
+    };
+    t.model = std::move(model);
+    return t;
   };
   return w;
 }
@@ -117,6 +162,8 @@ void bench(int steps, const std::string& which, const std::string& only) {
   std::vector<Workload> loads;
   if (which == "all" || which == "mlp") loads.push_back(mlp());
   if (which == "all" || which == "cnn") loads.push_back(cnn());
+  if (which == "all" || which == "resnet") loads.push_back(resnet());
+  if (which == "all" || which == "gpt") loads.push_back(gpt());
   if (!only.empty()) {
     const Mode mode = only == "eager" ? Mode::Eager : Mode::Lazy;
     for (const Workload& w : loads)
@@ -163,7 +210,7 @@ int main(int argc, char** argv) {
       ->check(lt::cli::integer_at_least(1));
   app.add_option("model", which, "Which model")
       ->capture_default_str()
-      ->check(CLI::IsMember({"mlp", "cnn", "all"}));
+      ->check(CLI::IsMember({"mlp", "cnn", "resnet", "gpt", "all"}));
   app.add_option("mode", only, "Only this mode, at LT_NUM_THREADS threads (for profilers)")
       ->check(CLI::IsMember({"eager", "lazy"}));
   return lt::cli::run(app, argc, argv, [&] { bench(steps, which, only); });

@@ -8,6 +8,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist graphviz gnuplot-nox  # gnuplot: scripts/plot_log.sh
+  fortunes  # char_gpt trains on /usr/share/games/fortunes
   clang-19 libclang-rt-19-dev  # scripts/fuzz.sh: clang and its libFuzzer runtime
 )
 missing=()

@@ -2,10 +2,11 @@
 //
 // PyTorch's first step sets the momentum buffer to the gradient itself (b = g, no dampening),
 // a host branch on "has this parameter a buffer yet". Here the buffer exists from construction
-// (zeros) and each parameter carries a 0-d `step` count; the update selects
-// where(step == 0, g, momentum * b + (1 - dampening) * g) in the graph. Zeros plus the flag
-// give exactly PyTorch's first buffer for any dampening (zero-initialized momentum alone would
-// give (1 - dampening) * g), with no sync and the same graph on every step.
+// (zeros) and each parameter carries a 0-d `step` count; the update computes b = buf * m + g * c
+// with the 0-d coefficients m = (step == 0 ? 0 : momentum) and c = (step == 0 ? 1 :
+// 1 - dampening) selected in the graph. Zeros plus the flag give exactly PyTorch's first buffer
+// for any dampening (zero-initialized momentum alone would give (1 - dampening) * g), with no
+// sync and the same graph on every step.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -69,9 +70,17 @@ void SGD::update(size_t group, const Tensor& skip) {
       Tensor& buf = state(group, i, kBuffer);
       Tensor& step = state(group, i, kStep);
       const Tensor momentum = s("momentum", o.momentum, dt);
-      const Tensor later =
-          buf * momentum + (o.dampening != 0 ? d * s("1-dampening", 1 - o.dampening, dt) : d);
-      const Tensor b = where(eq(step, scalar_like(0, step)), d, later);
+      // The first step's choice is made on 0-d coefficients, which costs nothing per element
+      // where a where() over the whole buffer would cost eager mode a pass over memory. The
+      // buffer holds +0 then, and +0 * -0 = -0 is the one addend that leaves every d as it is
+      // (-0 + d == d, the sign of a zero included), so the first buffer is g bit for bit.
+      const Tensor first = eq(step, scalar_like(0, step));
+      const Tensor m = where(first, s("-0", -0.0, dt), momentum);
+      Tensor b = buf * m;
+      if (o.dampening != 0)
+        b = b + d * where(first, s("1", 1, dt), s("1-dampening", 1 - o.dampening, dt));
+      else
+        b = b + d;
       d = o.nesterov ? d + b * momentum : b;
       assign(buf, b, skip);
       assign(step, step + 1.0, skip);
