@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""The four training steps, lazytrain (bench/step_bench.cpp) against PyTorch (bench/torch_compare.py)
+in one run, as one table per thread count with the ratios and the targets.
+
+  /usr/bin/python3 bench/step_vs_torch.py [--build build] [--steps 30] [--seconds 3]
+
+PyTorch runs in its fastest configuration here: with the OpenMP build of OpenBLAS
+(libopenblas0-openmp), put first by LD_LIBRARY_PATH; the pthread build, which lazytrain's setup
+installs as the libblas.so.3 alternative, oversubscribes inside torch's OpenMP threads.
+torch_compare.py prints which BLAS library it mapped, and this script refuses to compare when it
+is not the OpenMP one. The order is PyTorch, lazytrain, PyTorch again: the PyTorch figure is the
+faster of its two runs, so a change of machine speed between them cannot favour lazytrain.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+OPENMP_BLAS = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+MODELS = ["mlp", "cnn", "resnet", "gpt"]
+# Lazy at least this many times faster than PyTorch eager, at 1 and at 2 threads.
+TARGETS = {"mlp": 1.15, "cnn": 1.5, "resnet": 1.3, "gpt": 1.3}
+
+
+def run(cmd, env=None):
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return out
+
+
+def torch_side(seconds):
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = OPENMP_BLAS + (":" + env["LD_LIBRARY_PATH"]
+                                            if env.get("LD_LIBRARY_PATH") else "")
+    out = run([sys.executable, os.path.join(os.path.dirname(__file__), "torch_compare.py"),
+               "--no-gemm", "--seconds", str(seconds)], env)
+    blas = re.search(r"BLAS libraries mapped: (.*)", out).group(1)
+    if "openblas-openmp" not in blas or "openblas-pthread" in blas:
+        sys.exit(f"step_vs_torch: PyTorch mapped {blas}, not the OpenMP OpenBLAS in "
+                 f"{OPENMP_BLAS} (apt-get install libopenblas0-openmp)")
+    ms = {(m, int(t)): float(v) for m, t, v in
+          re.findall(r"^(\w+)_step\s+threads=(\d)\s+([\d.]+) ms/step", out, re.M)}
+    return blas, out.splitlines()[0], ms
+
+
+def lazytrain_side(build, steps):
+    out = run([os.path.join(build, "bench", "lt_bench_step"), str(steps), "all"])
+    rows, model = {}, None
+    for line in out.splitlines():
+        head = line.split(" ", 1)[0]
+        if head in MODELS:
+            model = head
+            continue
+        f = line.split()
+        if model and len(f) == 13 and f[0] in ("1", "2"):
+            # threads eager lazy speedup cold ms warm ms eagerMB lazyMB trace
+            rows[(model, int(f[0]))] = {
+                "eager": float(f[1]), "lazy": float(f[2]), "cold_ms": float(f[4]),
+                "warm_ms": float(f[6]), "eager_mb": float(f[8]), "lazy_mb": float(f[9]),
+                "trace_us": float(f[10])}
+    return out.splitlines()[0], rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build", help="lazytrain build directory")
+    ap.add_argument("--steps", type=int, default=30, help="timed steps per lazytrain run")
+    ap.add_argument("--seconds", type=float, default=3.0, help="PyTorch timing time per case")
+    args = ap.parse_args()
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "?")
+    blas, torch_line, t1 = torch_side(args.seconds)
+    lt_line, lt = lazytrain_side(args.build, args.steps)
+    _, _, t2 = torch_side(args.seconds)
+    torch_ms = {k: min(v, t2.get(k, v)) for k, v in t1.items()}
+    print(f"CPU: {cpu}, {os.cpu_count()} CPUs")
+    print(f"{torch_line}")
+    print(f"{lt_line}")
+    print("PyTorch: the faster of two runs (before and after lazytrain's); "
+          f"PyTorch runs: {', '.join(f'{k[0]}/{k[1]}t {t1[k]:.2f}|{t2.get(k, 0):.2f}' for k in t1)}")
+    print()
+    print("| model | threads | lt eager ms | lt lazy ms | PyTorch ms | PyTorch / lazy | target "
+          "| PyTorch / eager | cold compile (1st+2nd step) | warm start | eager MB | lazy MB "
+          "| trace+hash us |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for m in MODELS:
+        for t in (1, 2):
+            r, p = lt.get((m, t)), torch_ms.get((m, t))
+            if r is None or p is None:
+                continue
+            ratio = p / r["lazy"]
+            met = "met" if ratio >= TARGETS[m] else "missed"
+            print(f"| {m} | {t} | {r['eager']:.2f} | {r['lazy']:.2f} | {p:.2f} | {ratio:.2f}x "
+                  f"| {TARGETS[m]}x {met} | {p / r['eager']:.2f}x | {r['cold_ms'] / 1e3:.2f} s "
+                  f"| {r['warm_ms'] / 1e3:.3f} s | {r['eager_mb']:.1f} | {r['lazy_mb']:.1f} "
+                  f"| {r['trace_us']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
