@@ -58,7 +58,24 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
     case Sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
     case Cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
     case Reciprocal: return b.CreateFDiv(fconst(a, 1), a);
-    case Erf: return libm(b, m, "erff", "erf", a);
+    case Erf: {
+      if (!a->getType()->isFloatTy()) return libm(b, m, "erff", "erf", a);
+      // ir::scalar::erf's rational form, term by term (libm's erff would be a call per element).
+      const auto& P = ir::scalar::kErfP;
+      const auto& Q = ir::scalar::kErfQ;
+      llvm::Value* lim = fconst(a, ir::scalar::kErfClamp);
+      llvm::Value* c = b.CreateSelect(b.CreateFCmpOLT(a, b.CreateFNeg(lim)), b.CreateFNeg(lim),
+                                      b.CreateSelect(b.CreateFCmpOGT(a, lim), lim, a));
+      llvm::Value* t = b.CreateFMul(c, c);
+      auto fma = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+        return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+      };
+      llvm::Value* p = fconst(a, P[6]);
+      for (int i = 5; i >= 0; --i) p = fma(p, t, fconst(a, P[i]));
+      llvm::Value* q = fconst(a, Q[4]);
+      for (int i = 3; i >= 0; --i) q = fma(q, t, fconst(a, Q[i]));
+      return b.CreateFDiv(b.CreateFMul(c, p), q);
+    }
     case IsFinite:
       return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
                              fconst(a, std::numeric_limits<double>::infinity()));

@@ -81,8 +81,8 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
       case Sin: o = a.sin(); break;
       case Cos: o = a.cos(); break;
       case Reciprocal: o = a.inverse(); break;
-      // libm's erf, as fold and compiled kernels call it (Eigen's is in its unsupported
-      // modules): the same bits in every mode.
+      // ir::scalar::erf, as fold and compiled kernels compute it (for floats a rational form
+      // that vectorizes; Eigen's is in its unsupported modules).
       case Erf:
         for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::erf(x[i]);
         break;
