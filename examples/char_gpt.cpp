@@ -37,6 +37,7 @@ std::string sample(lt::examples::CharGpt& model, const std::string& prompt, int6
                    double temperature, uint64_t seed) {
   using namespace lt;
   const int64_t ctx = model.config.context, vocab = model.config.vocab;
+  const bool was_training = model.is_training();
   model.eval();
   NoGradGuard no_grad;
   std::mt19937_64 gen(seed);
@@ -73,7 +74,7 @@ std::string sample(lt::examples::CharGpt& model, const std::string& prompt, int6
     }
     text += static_cast<char>(next);
   }
-  model.train();
+  model.train(was_training);
   return text.substr(start);
 }
 
