@@ -47,18 +47,20 @@ def lazytrain_side(build, steps):
     out = run([os.path.join(build, "bench", "lt_bench_step"), str(steps), "all"])
     rows, model = {}, None
     for line in out.splitlines():
-        head = line.split(" ", 1)[0]
+        head = line.split(" ", 1)[0].split("-", 1)[0]  # "resnet-20 1x32x32 b32" -> resnet
         if head in MODELS:
             model = head
             continue
         f = line.split()
-        if model and len(f) == 13 and f[0] in ("1", "2"):
-            # threads eager lazy speedup cold ms warm ms eagerMB lazyMB trace
+        if model and len(f) == 11 and f[0] in ("1", "2"):
+            # threads eager lazy speedup cold "ms" warm "ms" eagerMB lazyMB trace
             rows[(model, int(f[0]))] = {
                 "eager": float(f[1]), "lazy": float(f[2]), "cold_ms": float(f[4]),
                 "warm_ms": float(f[6]), "eager_mb": float(f[8]), "lazy_mb": float(f[9]),
                 "trace_us": float(f[10])}
-    return out.splitlines()[0], rows
+    if len(rows) != 2 * len(MODELS):
+        sys.exit(f"step_vs_torch: could not read lt_bench_step's table:\n{out}")
+    return out.splitlines()[0], rows, out
 
 
 def main():
@@ -70,9 +72,10 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
     blas, torch_line, t1 = torch_side(args.seconds)
-    lt_line, lt = lazytrain_side(args.build, args.steps)
+    lt_line, lt, lt_out = lazytrain_side(args.build, args.steps)
     _, _, t2 = torch_side(args.seconds)
     torch_ms = {k: min(v, t2.get(k, v)) for k, v in t1.items()}
+    print(lt_out)
     print(f"CPU: {cpu}, {os.cpu_count()} CPUs")
     print(f"{torch_line}")
     print(f"{lt_line}")
