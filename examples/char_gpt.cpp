@@ -70,7 +70,8 @@ std::string sample(lt::examples::CharGpt& model, const std::string& prompt, int6
       // 53 random bits as a double in [0, 1): the same on every platform, unlike
       // std::uniform_real_distribution.
       double u = static_cast<double>(gen() >> 11) * 0x1p-53 * total;
-      while (next < vocab - 1 && u >= p[static_cast<size_t>(next)]) u -= p[static_cast<size_t>(next++)];
+      while (next < vocab - 1 && u >= p[static_cast<size_t>(next)])
+        u -= p[static_cast<size_t>(next++)];
     }
     text += static_cast<char>(next);
   }

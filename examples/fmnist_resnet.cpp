@@ -54,7 +54,7 @@ void run(const lt::examples::TrainConfig& c, bool augment) {
 
 int main(int argc, char** argv) {
   lt::examples::TrainConfig c;
-  c.epochs = 30;
+  c.epochs = 10;
   c.batch_size = 128;
   c.lr = 0.1;
   c.weight_decay = 5e-4;

@@ -56,7 +56,8 @@ FortuneSplit load_fortunes(const std::string& dir, uint64_t seed, double validat
     std::ifstream in(p, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    if (!in && !in.eof()) throw InputError(fmt::format("cannot read fortune file '{}'", p.string()));
+    if (!in && !in.eof())
+      throw InputError(fmt::format("cannot read fortune file '{}'", p.string()));
     for (std::string& f : fortunes_of(text.str())) fortunes.push_back(std::move(f));
   }
   if (fortunes.size() < 2)

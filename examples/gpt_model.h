@@ -37,7 +37,8 @@ class CharGpt : public nn::Module {
 
     const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
     for (auto& [name, p] : named_parameters()) {
-      const bool residual_proj = name.ends_with("attn.proj.weight") || name.ends_with("mlp.2.weight");
+      const bool residual_proj =
+          name.ends_with("attn.proj.weight") || name.ends_with("mlp.2.weight");
       if (name.ends_with(".bias")) nn::init::zeros_(p);
       else if (p.rank() == 2) nn::init::normal_(p, 0, residual_proj ? residual_std : 0.02);
     }
