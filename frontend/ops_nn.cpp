@@ -20,7 +20,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, Loc loc) {
   // [..., in] inputs fold to [rows, in], as PyTorch's linear does: one 2-D GEMM forward and one
   // per gradient, where a batched matmul would make the weight's gradient B small products
   // summed afterwards. Shapes that do not fit go to matmul as given, which names them.
-  if (x.defined() && w.defined() && x.rank() > 2 && w.rank() == 2 &&
+  if (x.defined() && w.defined() && x.rank() > 2 && w.rank() == 2 && x.numel() > 0 &&
       x.shape().back() == w.shape()[1]) {
     Shape out = x.shape();
     out.back() = w.shape()[0];
