@@ -17,6 +17,30 @@ using testing::AllClose;
 using testing::error_of;
 using testing::values;
 
+// Inputs [..., in] fold to [rows, in] inside linear: the result and every gradient must be those
+// of the 2-D input, and an empty batch still works.
+TEST(Linear, LeadingDimsGiveTheGradientsOfTheFlatInput) {
+  manual_seed(2);
+  nn::Linear fc(5, 3);
+  const Tensor x3 = randn({2, 4, 5});
+  auto grads = [&](const Tensor& x) {
+    fc.zero_grad();
+    Tensor xi = x.detach();
+    xi.requires_grad_();
+    Tensor y = fc.forward(xi);
+    sum(y * y).backward();
+    return std::vector<Tensor>{y, xi.grad(), fc.weight.grad(), fc.bias.grad()};
+  };
+  const std::vector<Tensor> folded = grads(x3), flat = grads(reshape(x3, {8, 5}));
+  EXPECT_EQ(folded[0].shape(), (Shape{2, 4, 3}));
+  EXPECT_EQ(folded[1].shape(), (Shape{2, 4, 5}));
+  EXPECT_TRUE(AllClose(reshape(folded[0], {8, 3}), flat[0]));
+  EXPECT_TRUE(AllClose(reshape(folded[1], {8, 5}), flat[1]));
+  EXPECT_TRUE(AllClose(folded[2], flat[2]));
+  EXPECT_TRUE(AllClose(folded[3], flat[3]));
+  EXPECT_EQ(fc.forward(zeros({0, 4, 5})).shape(), (Shape{0, 4, 3}));
+}
+
 TEST(Linear, IsXTimesWTransposedPlusB) {
   manual_seed(1);
   nn::Linear fc(5, 3);
