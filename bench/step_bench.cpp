@@ -49,16 +49,12 @@ struct Workload {
   Tensor x, y;
 };
 
-std::unique_ptr<optim::Optimizer> sgd(const nn::Module& m) {
-  return std::make_unique<optim::SGD>(m.parameters(),
-                                      optim::SGDOptions{.lr = 0.01, .momentum = 0.9});
-}
-
-/// Trainee of a classifier `model` with a forward(x) -> logits [N, C].
+/// Trainee of a classifier `model` (forward(x) -> logits [N, C]) with SGD momentum 0.9.
 template <class M>
 Trainee classifier(std::shared_ptr<M> model) {
   Trainee t;
-  t.opt = sgd(*model);
+  t.opt = std::make_unique<optim::SGD>(model->parameters(),
+                                       optim::SGDOptions{.lr = 0.01, .momentum = 0.9});
   t.loss = [m = model.get()](const Tensor& x, const Tensor& y) {
     return cross_entropy(m->forward(x), y);
   };
@@ -107,29 +103,13 @@ Phase run(const Workload& w, Mode mode, int steps) {
   return p;
 }
 
-Workload mlp() {
+/// A classifier M(args...) on random inputs of `shape` with labels of 10 classes.
+template <class M, class... Args>
+Workload classifier_workload(std::string name, Shape shape, Args... args) {
   manual_seed(0);
-  Workload w{"mlp 784-512-512-10 b128", nullptr, randn({128, 784}),
-             cast(rand({128}) * 10.0, DType::I64)};
-  w.make = [] {
-    return classifier(std::make_shared<examples::Mlp>(std::vector<int64_t>{784, 512, 512, 10}));
-  };
-  return w;
-}
-
-Workload cnn() {
-  manual_seed(0);
-  Workload w{"cnn conv32-pool-conv64-pool-fc128-fc10 b64", nullptr, randn({64, 1, 28, 28}),
-             cast(rand({64}) * 10.0, DType::I64)};
-  w.make = [] { return classifier(std::make_shared<examples::Cnn>()); };
-  return w;
-}
-
-Workload resnet() {
-  manual_seed(0);
-  Workload w{"resnet-20 1x32x32 b32", nullptr, randn({32, 1, 32, 32}),
-             cast(rand({32}) * 10.0, DType::I64)};
-  w.make = [] { return classifier(std::make_shared<examples::ResNet20>()); };
+  const int64_t n = shape[0];
+  Workload w{std::move(name), nullptr, randn(shape), cast(rand({n}) * 10.0, DType::I64)};
+  w.make = [args...] { return classifier(std::make_shared<M>(args...)); };
   return w;
 }
 
@@ -160,9 +140,15 @@ void bench(int steps, const std::string& which, const std::string& only) {
   set_option("LT_CACHE_DIR", cache.string());
 
   std::vector<Workload> loads;
-  if (which == "all" || which == "mlp") loads.push_back(mlp());
-  if (which == "all" || which == "cnn") loads.push_back(cnn());
-  if (which == "all" || which == "resnet") loads.push_back(resnet());
+  if (which == "all" || which == "mlp")
+    loads.push_back(classifier_workload<examples::Mlp>("mlp 784-512-512-10 b128", {128, 784},
+                                                       std::vector<int64_t>{784, 512, 512, 10}));
+  if (which == "all" || which == "cnn")
+    loads.push_back(classifier_workload<examples::Cnn>("cnn conv32-pool-conv64-pool-fc128-fc10 b64",
+                                                       {64, 1, 28, 28}));
+  if (which == "all" || which == "resnet")
+    loads.push_back(
+        classifier_workload<examples::ResNet20>("resnet-20 1x32x32 b32", {32, 1, 32, 32}));
   if (which == "all" || which == "gpt") loads.push_back(gpt());
   if (!only.empty()) {
     const Mode mode = only == "eager" ? Mode::Eager : Mode::Lazy;

@@ -48,24 +48,31 @@ def timeit(fn, seconds):
     return statistics.median(samples)
 
 
+def training_step(model, opt, x, y, vocab=None):
+    """One step: cross_entropy of model(x) (flattened to [-1, vocab] for a language model)
+    against y, backward, optimizer step, zero_grad(set_to_none)."""
+    def step():
+        logits = model(x)
+        loss = torch.nn.functional.cross_entropy(
+            logits if vocab is None else logits.view(-1, vocab), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def sgd(model):
+    return torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=False)
+
+
 def mlp_step_fn():
     torch.manual_seed(3)
     model = torch.nn.Sequential(
         torch.nn.Linear(784, 512), torch.nn.ReLU(),
         torch.nn.Linear(512, 512), torch.nn.ReLU(),
         torch.nn.Linear(512, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=False)
-    x = torch.randn(128, 784)
-    y = torch.arange(128) * 7 % 10
-    loss_fn = torch.nn.functional.cross_entropy
-
-    def step():
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return training_step(model, sgd(model), torch.randn(128, 784), torch.arange(128) * 7 % 10)
 
 
 def cnn_step_fn():
@@ -75,17 +82,7 @@ def cnn_step_fn():
         nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=False)
-    x = torch.randn(64, 1, 28, 28)
-    y = torch.arange(64) * 7 % 10
-
-    def step():
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return training_step(model, sgd(model), torch.randn(64, 1, 28, 28), torch.arange(64) * 7 % 10)
 
 
 class BasicBlock(torch.nn.Module):
@@ -165,33 +162,15 @@ class Gpt(torch.nn.Module):
 def resnet_step_fn():
     torch.manual_seed(3)
     model = ResNet20().train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=False)
-    x = torch.randn(32, 1, 32, 32)
-    y = torch.arange(32) * 7 % 10
-
-    def step():
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return training_step(model, sgd(model), torch.randn(32, 1, 32, 32), torch.arange(32) * 7 % 10)
 
 
 def gpt_step_fn():
     torch.manual_seed(3)
     model = Gpt().train()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, foreach=False)
-    x = torch.randint(0, 256, (16, 64))
-    y = torch.randint(0, 256, (16 * 64,))
-
-    def step():
-        loss = torch.nn.functional.cross_entropy(model(x).view(-1, 256), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return training_step(model, opt, torch.randint(0, 256, (16, 64)),
+                         torch.randint(0, 256, (16 * 64,)), vocab=256)
 
 
 STEPS = {"mlp": mlp_step_fn, "cnn": cnn_step_fn, "resnet": resnet_step_fn, "gpt": gpt_step_fn}
