@@ -15,19 +15,36 @@ std::string value_str(int64_t v) { return fmt::format("{}", v); }
 std::string value_str(bool v) { return v ? "true" : "false"; }
 std::string value_str(double v) { return fmt::format("{}", v); }
 std::string value_str(DType v) { return std::string(dtype_name(v)); }
+std::string value_str(ReduceKind v) { return std::string(reduce_kind_name(v)); }
 std::string value_str(const Ints& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
 uint64_t value_hash(int64_t v) { return static_cast<uint64_t>(v); }
 uint64_t value_hash(bool v) { return v ? 1 : 2; }
 uint64_t value_hash(double v) { return std::bit_cast<uint64_t>(v); }
 uint64_t value_hash(DType v) { return static_cast<uint64_t>(v) + 101; }
+uint64_t value_hash(ReduceKind v) { return static_cast<uint64_t>(v) + 211; }
 uint64_t value_hash(const Ints& v) {
   uint64_t h = v.size();
   for (int64_t x : v) h = hash_mix(h, static_cast<uint64_t>(x));
   return h;
 }
 
+constexpr std::array<std::string_view, 4> kReduceKindNames{"sum", "mean", "max", "min"};
+
 }  // namespace
+
+std::string_view reduce_kind_name(ReduceKind k) {
+  return kReduceKindNames.at(static_cast<size_t>(k));
+}
+
+bool parse_reduce_kind(std::string_view s, ReduceKind* out) {
+  for (size_t i = 0; i < kReduceKindNames.size(); ++i)
+    if (s == kReduceKindNames[i]) {
+      *out = static_cast<ReduceKind>(i);
+      return true;
+    }
+  return false;
+}
 
 std::string attrs_str(const Attrs& a) {
   return std::visit(

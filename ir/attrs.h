@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <variant>
 #include <vector>
@@ -14,6 +15,12 @@
 namespace lt::ir {
 
 using Ints = std::vector<int64_t>;
+
+/// How a collective combines the ranks' tensors. Mean is the sum scaled by 1/world size.
+enum class ReduceKind : uint8_t { Sum, Mean, Max, Min };
+std::string_view reduce_kind_name(ReduceKind k);
+/// Parses "sum", "mean", "max" or "min"; false for anything else.
+bool parse_reduce_kind(std::string_view s, ReduceKind* out);
 
 #define LT_ATTR_FIELDS(...) \
   auto fields() const { return std::tie(__VA_ARGS__); } \
@@ -169,13 +176,19 @@ struct TopKAttrs {
   LT_ATTR_FIELDS(k, axis, largest)
   bool operator==(const TopKAttrs&) const = default;
 };
+struct AllReduceAttrs {
+  ReduceKind reduce = ReduceKind::Sum;
+  static constexpr std::array kNames{"reduce"};
+  LT_ATTR_FIELDS(reduce)
+  bool operator==(const AllReduceAttrs&) const = default;
+};
 #undef LT_ATTR_FIELDS
 
 using Attrs =
     std::variant<NoAttrs, CastAttrs, ReduceAttrs, ReshapeAttrs, PermuteAttrs, ExpandAttrs,
                  SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
                  AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
-                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs>;
+                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs>;
 
 /// Index of an attribute struct in the Attrs variant.
 template <class T, class V = Attrs>

@@ -28,6 +28,8 @@ constexpr OpFamily family_of(Op op) {
     return OpFamily::Nn;
 #include "ir/ops/creation.def"
     return OpFamily::Creation;
+#include "ir/ops/collective.def"
+    return OpFamily::Collective;
 #undef LT_OP
   }
   return OpFamily::Elementwise;
@@ -67,6 +69,9 @@ constexpr uint8_t kInFamily[] = {
 #define LT_OP(name, ...) static_cast<uint8_t>(CreationOp::name),
 #include "ir/ops/creation.def"
 #undef LT_OP
+#define LT_OP(name, ...) static_cast<uint8_t>(CollectiveOp::name),
+#include "ir/ops/collective.def"
+#undef LT_OP
 };
 static_assert(std::size(kInFamily) == std::size(kAllOps));
 
@@ -78,7 +83,7 @@ std::optional<FamilyOp> as_family(Op op, OpFamily family) {
 
 // A family's rows are consecutive in the Op enum: its first row, by family.
 constexpr auto kFamilyStart = [] {
-  std::array<size_t, 6> first{};
+  std::array<size_t, 7> first{};
   for (size_t i = std::size(kInfo); i-- > 0;) first[static_cast<size_t>(kInfo[i].family)] = i;
   return first;
 }();
@@ -119,6 +124,9 @@ std::optional<NnOp> as_nn(Op op) { return as_family<NnOp>(op, OpFamily::Nn); }
 std::optional<CreationOp> as_creation(Op op) {
   return as_family<CreationOp>(op, OpFamily::Creation);
 }
+std::optional<CollectiveOp> as_collective(Op op) {
+  return as_family<CollectiveOp>(op, OpFamily::Collective);
+}
 
 Op to_op(ElementwiseOp op) { return from_family(op, OpFamily::Elementwise); }
 Op to_op(ReduceOp op) { return from_family(op, OpFamily::Reduce); }
@@ -126,5 +134,6 @@ Op to_op(ViewOp op) { return from_family(op, OpFamily::View); }
 Op to_op(LibraryOp op) { return from_family(op, OpFamily::Library); }
 Op to_op(NnOp op) { return from_family(op, OpFamily::Nn); }
 Op to_op(CreationOp op) { return from_family(op, OpFamily::Creation); }
+Op to_op(CollectiveOp op) { return from_family(op, OpFamily::Collective); }
 
 }  // namespace lt::ir

@@ -36,9 +36,12 @@ enum class NnOp : uint8_t {
 enum class CreationOp : uint8_t {
 #include "ir/ops/creation.def"
 };
+enum class CollectiveOp : uint8_t {
+#include "ir/ops/collective.def"
+};
 #undef LT_OP
 
-enum class OpFamily : uint8_t { Elementwise, Reduce, View, Library, Nn, Creation };
+enum class OpFamily : uint8_t { Elementwise, Reduce, View, Library, Nn, Creation, Collective };
 
 inline constexpr int kVariadic = -1;
 
@@ -83,6 +86,7 @@ std::optional<ViewOp> as_view(Op op);
 std::optional<LibraryOp> as_library(Op op);
 std::optional<NnOp> as_nn(Op op);
 std::optional<CreationOp> as_creation(Op op);
+std::optional<CollectiveOp> as_collective(Op op);
 
 /// A family's op as an Op.
 Op to_op(ElementwiseOp op);
@@ -91,5 +95,6 @@ Op to_op(ViewOp op);
 Op to_op(LibraryOp op);
 Op to_op(NnOp op);
 Op to_op(CreationOp op);
+Op to_op(CollectiveOp op);
 
 }  // namespace lt::ir

@@ -237,6 +237,11 @@ class Parser {
     f = t;
     advance();
   }
+  void parse_field(ReduceKind& f, const std::string& kind) {
+    if (tok_.kind != Tok::Atom || !parse_reduce_kind(tok_.text, &f))
+      fail_got(kind + "sum, mean, max or min");
+    advance();
+  }
   void parse_field(bool& f, const std::string& kind) {
     if (!is_atom("true") && !is_atom("false")) fail_got(kind + "true or false");
     f = tok_.text == "true";

@@ -40,6 +40,7 @@ std::vector<TensorType> infer_family(Op op, std::span<const TensorType> in, cons
     case OpFamily::Library: return infer_library(*as_library(op), in, attrs);
     case OpFamily::Nn: return infer_nn(*as_nn(op), in, attrs);
     case OpFamily::Creation: return infer_creation(*as_creation(op), in, attrs);
+    case OpFamily::Collective: return infer_collective(*as_collective(op), in, attrs);
   }
   LT_UNREACHABLE();
 }

@@ -25,6 +25,9 @@ std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const 
 std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType> in,
                                        const Attrs& attrs);
 
+std::vector<TensorType> infer_collective(CollectiveOp op, std::span<const TensorType> in,
+                                         const Attrs& attrs);
+
 /// Shorthand for rules: throws TypeError(fmt::format(...)).
 [[noreturn]] void type_fail(std::string msg);
 

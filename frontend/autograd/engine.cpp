@@ -62,6 +62,7 @@ std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a) {
     case OpFamily::Library: return vjp_library(*ir::as_library(op), a);
     case OpFamily::Nn: return vjp_nn(*ir::as_nn(op), a);
     case OpFamily::Creation: return std::vector<Tensor>(a.in.size());
+    case OpFamily::Collective: return vjp_collective(*ir::as_collective(op), a);
   }
   LT_UNREACHABLE();
 }

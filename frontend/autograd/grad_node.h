@@ -50,6 +50,7 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a);
 std::vector<Tensor> vjp_view(ir::ViewOp op, const VjpArgs& a);
 std::vector<Tensor> vjp_library(ir::LibraryOp op, const VjpArgs& a);
 std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a);
+std::vector<Tensor> vjp_collective(ir::CollectiveOp op, const VjpArgs& a);
 
 /// Runs the backward pass from `root` seeded with `seed`.
 void run_backward(const Tensor& root, const Tensor& seed);

@@ -7,10 +7,17 @@
 
 #include "frontend/options/store.h"
 #include "ir/dot.h"
+#include "runtime/comm/communicator.h"
 
 namespace lt::lazy {
 
-std::string dump_dir() { return options::text(options::Setting::DumpDir); }
+std::string dump_dir() {
+  std::string dir = options::text(options::Setting::DumpDir);
+  // The ranks of a replicated job dump the same graphs under the same names: one folder each.
+  const rt::comm::Communicator& world = rt::comm::world();
+  if (!dir.empty() && world.size() > 1) dir += fmt::format("/rank{}", world.rank());
+  return dir;
+}
 
 void dump_traced(const ir::Graph& g, uint64_t key, int64_t seq) {
   const std::string dir = dump_dir();

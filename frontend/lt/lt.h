@@ -9,6 +9,7 @@
 #include "lt/threads.h"
 // After the basics, which these build on.
 #include "lt/data.h"
+#include "lt/dist.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/nn.h"

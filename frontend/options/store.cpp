@@ -98,6 +98,10 @@ void set_number(Setting s, int64_t n) {
   set(s, parse_setting(s, std::to_string(n), Source::Code));
 }
 
+bool started_by_mpirun() {
+  return env("OMPI_COMM_WORLD_SIZE") != nullptr && env("OMPI_COMM_WORLD_RANK") != nullptr;
+}
+
 }  // namespace lt::options
 
 namespace lt {

@@ -32,4 +32,9 @@ void set(Setting s, SettingValue v);
 /// "LT_OPT_LEVEL=7 (set in code): expected an integer from 0 to 2".
 void set_number(Setting s, int64_t n);
 
+/// Whether OpenMPI's mpirun started this process (it sets OMPI_COMM_WORLD_SIZE and
+/// OMPI_COMM_WORLD_RANK in every rank); lt::dist::init() then joins the MPI job. Not a
+/// setting: the launcher's variables, read where the environment is read.
+bool started_by_mpirun();
+
 }  // namespace lt::options

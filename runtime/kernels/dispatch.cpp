@@ -13,6 +13,7 @@ void run_kernel(ir::Op op, const ir::Attrs& attrs, Ins in, Outs out) {
     case OpFamily::Library: return run_library(*ir::as_library(op), attrs, in, out);
     case OpFamily::Nn: return run_nn(*ir::as_nn(op), attrs, in, out);
     case OpFamily::Creation: return run_creation(*ir::as_creation(op), attrs, in, out);
+    case OpFamily::Collective: return run_collective(*ir::as_collective(op), attrs, in, out);
   }
   LT_UNREACHABLE();
 }

@@ -54,6 +54,7 @@ void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out,
                  const OutputBlocks* blocks = nullptr);
 void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_creation(ir::CreationOp op, const ir::Attrs& attrs, Ins in, Outs out);
+void run_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out);
 
 /// Calls f(T{}) with T the C++ type of a compute dtype (bool, int32_t, int64_t, float, double).
 template <class F>

@@ -26,6 +26,7 @@ std::vector<OpSample> samples_for(ir::Op op) {
     case ir::OpFamily::Library: return samples::library_samples(op, r);
     case ir::OpFamily::Nn: return samples::nn_samples(op, r);
     case ir::OpFamily::Creation: return samples::creation_samples(op, r);
+    case ir::OpFamily::Collective: return samples::collective_samples(op, r);
   }
   return {};
 }

@@ -45,5 +45,6 @@ std::vector<OpSample> view_samples(ir::Op op, Rng& r);
 std::vector<OpSample> library_samples(ir::Op op, Rng& r);
 std::vector<OpSample> nn_samples(ir::Op op, Rng& r);
 std::vector<OpSample> creation_samples(ir::Op op, Rng& r);
+std::vector<OpSample> collective_samples(ir::Op op, Rng& r);
 
 }  // namespace lt::testing::samples

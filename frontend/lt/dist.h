@@ -1,0 +1,72 @@
+// Data parallelism over replicas (ranks) of one program, as torch.distributed: every rank runs
+// the same training step on its share of the batch, and the gradients are all-reduced before
+// the optimizer applies them. The job is started by mpirun (or lt-launch, which runs mpirun);
+// started any other way the program is a job of one rank and every collective is the identity,
+// so a program written for replicas runs unchanged as one process. docs/DISTRIBUTED.md.
+//
+// Collectives are collective: every rank makes the same calls in the same order with tensors
+// of the same types.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lt/tensor.h"
+
+namespace lt::nn {
+class Module;
+}
+
+namespace lt::dist {
+
+enum class ReduceOp { Sum, Mean, Max, Min };
+
+/// Joins the job: the MPI communicator when mpirun (OpenMPI's variables OMPI_COMM_WORLD_SIZE
+/// and OMPI_COMM_WORLD_RANK) started the process, the single-process one otherwise.
+/// Idempotent. Throws lt::Error when MPI fails to start.
+void init();
+bool is_initialized();
+/// "mpi" or "single".
+std::string backend();
+/// This process's rank in [0, world_size()), and the number of ranks (1 before init()).
+int rank();
+int world_size();
+/// The rank among the ranks on this host, and their number.
+int local_rank();
+int local_world_size();
+
+/// Waits until every rank has called it.
+void barrier();
+
+/// Every rank gets the elementwise reduction of all ranks' `t` (mean: the sum / world_size()).
+/// An op like any other: in lazy mode it is an `all_reduce` node of the step graph, run when
+/// the step runs; sum and mean have a gradient (the same reduction of the output gradients).
+/// f32, f64, i32 or i64; mean needs a float tensor.
+Tensor all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum, Loc loc = Loc::current());
+
+/// [world_size(), ...t.shape()]: row r is rank r's `t`. A value read (it syncs a lazy tensor);
+/// the result is device data.
+Tensor all_gather(const Tensor& t, Loc loc = Loc::current());
+
+/// A metric reduced across ranks for printing: the mean (average) or the sum of every rank's
+/// `t` (losses are averaged, correct-prediction counts summed). A value read, like all_gather.
+Tensor reduce_value(const Tensor& t, bool average = true, Loc loc = Loc::current());
+
+/// Copies root's values of the tensors into every rank's (in place; a value read of each).
+void broadcast(std::span<Tensor> tensors, int root = 0, Loc loc = Loc::current());
+/// broadcast() of every parameter and buffer of `module`, so that replicas start from the same
+/// weights however each initialized them.
+void broadcast_parameters(nn::Module& module, int root = 0, Loc loc = Loc::current());
+
+/// Replaces each defined gradient by its mean over the ranks: one all_reduce (mean) per
+/// gradient, traced into the step graph in lazy mode. Call it after backward() and before the
+/// optimizer's step(). Parameters without a gradient are skipped (the same ones on every rank).
+void all_reduce_gradients(std::span<const Tensor> params, Loc loc = Loc::current());
+void all_reduce_gradients(const nn::Module& module, Loc loc = Loc::current());
+
+/// Ends every rank of the job with exit status `code` at once (MPI_Abort), so that a rank that
+/// fails does not leave the others waiting in a collective. In a job of one rank: exit(code)
+/// without running destructors.
+[[noreturn]] void abort(int code);
+
+}  // namespace lt::dist

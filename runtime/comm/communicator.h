@@ -1,0 +1,56 @@
+// The replicas of a data-parallel job and the collectives between them. The runtime's collective
+// kernels (all_reduce) and lt::dist call the process's one communicator, world(): a
+// single-process one (world size 1) until lt::dist::init() installs the MPI one. Only
+// runtime/comm/mpi_communicator.cpp includes mpi.h.
+//
+// Every call is collective: each rank makes the same calls, in the same order, with the same
+// counts and dtypes; a mismatch is undefined (MPI's rule). Calls come from one thread at a time.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ir/attrs.h"
+#include "ir/dtype.h"
+
+namespace lt::rt::comm {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  /// "single" or "mpi".
+  virtual std::string name() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// The rank among the ranks on this host, and their number.
+  virtual int local_rank() const = 0;
+  virtual int local_size() const = 0;
+
+  virtual void barrier() = 0;
+  /// In place: data[i] becomes the reduction over the ranks of data[i] (Mean: the sum divided
+  /// by size()). dtype f32, f64, i32 or i64 (Mean: float).
+  virtual void all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) = 0;
+  /// `bytes` bytes of root's `data` are copied into every rank's `data`.
+  virtual void broadcast(void* data, int64_t bytes, int root) = 0;
+  /// out holds size() blocks of `bytes` bytes: block r is rank r's `in`.
+  virtual void all_gather(const void* in, void* out, int64_t bytes) = 0;
+  /// Ends every rank of the job at once with exit status `code` (a failing rank must not leave
+  /// the others waiting in a collective). Does not return.
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+/// The process's communicator: the single-process one unless set_world() installed another.
+Communicator& world();
+/// Installs the process's communicator (lt::dist::init). Not thread safe: call before any
+/// collective runs.
+void set_world(std::unique_ptr<Communicator> c);
+
+/// A job of one process: collectives are the identity.
+std::unique_ptr<Communicator> make_single();
+/// Joins the MPI job this process was started in (MPI_Init_thread). At exit, a non-zero status
+/// ends every rank of the job at once (MPI_Abort); status 0 finalizes MPI once every rank has
+/// exited (a rank whose peers have not exited within 120 s ends the job). Throws lt::Error when
+/// MPI cannot start.
+std::unique_ptr<Communicator> make_mpi();
+
+}  // namespace lt::rt::comm

@@ -1,0 +1,176 @@
+// The communicator of a job started by mpirun (OpenMPI), on MPI_COMM_WORLD.
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include <unistd.h>
+
+#include "ir/error.h"
+#include "runtime/comm/communicator.h"
+
+namespace lt::rt::comm {
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(fmt::format("{}: {}", what, std::string_view(text, static_cast<size_t>(len))));
+}
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::F32: return MPI_FLOAT;
+    case DType::F64: return MPI_DOUBLE;
+    case DType::I32: return MPI_INT32_T;
+    case DType::I64: return MPI_INT64_T;
+    case DType::Bool: case DType::F16: case DType::BF16: break;
+  }
+  throw Error(fmt::format("collectives take f32, f64, i32 or i64 data, not {}", dtype_name(t)));
+}
+
+MPI_Op mpi_op(ir::ReduceKind k) {
+  switch (k) {
+    case ir::ReduceKind::Sum: case ir::ReduceKind::Mean: return MPI_SUM;
+    case ir::ReduceKind::Max: return MPI_MAX;
+    case ir::ReduceKind::Min: return MPI_MIN;
+  }
+  LT_UNREACHABLE();
+}
+
+// MPI counts are int: a larger message goes in pieces of at most this many elements.
+constexpr int64_t kMaxCount = INT_MAX / 2;
+
+// How long a rank that exits with status 0 waits for the others to exit too before it ends the
+// job: a rank that finishes early (a bug: the others still run collectives that need it) must
+// not leave them waiting forever, and MPI_Finalize would wait with them.
+constexpr double kExitGraceSeconds = 120;
+
+// A communicator of its own for the exit barrier, so that it never matches a collective the
+// other ranks are still in on MPI_COMM_WORLD.
+MPI_Comm g_exit_comm = MPI_COMM_NULL;
+
+// Runs at exit() (returning from main included) with its status (glibc's on_exit). A non-zero
+// status ends every rank now, as a crash does: the others may be waiting in a collective for
+// this rank, and MPI_Finalize would wait for them.
+void finish_at_exit(int status, void*) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  std::fflush(nullptr);
+  if (status != 0) MPI_Abort(MPI_COMM_WORLD, status);
+  MPI_Request done;
+  MPI_Ibarrier(g_exit_comm, &done);
+  const double start = MPI_Wtime();
+  for (int flag = 0; !flag;) {
+    MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
+    if (!flag && MPI_Wtime() - start > kExitGraceSeconds) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      std::fprintf(stderr,
+                   "lazytrain: rank %d exited while other ranks still run: ending the job\n",
+                   rank);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (!flag) usleep(1000);
+  }
+  MPI_Comm_free(&g_exit_comm);
+  MPI_Finalize();
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      // The step runs its collectives from whichever thread calls mark_step, one at a time.
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+      on_exit(finish_at_exit, nullptr);
+      if (provided < MPI_THREAD_SERIALIZED)
+        throw Error(fmt::format("this MPI gives thread level {}; lazytrain needs "
+                                "MPI_THREAD_SERIALIZED ({})", provided, MPI_THREAD_SERIALIZED));
+    }
+    // A failing call ends the whole job (MPI's default on MPI_COMM_WORLD, set here in case the
+    // program changed it): a rank never waits forever for a dead peer.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (g_exit_comm == MPI_COMM_NULL)
+      check(MPI_Comm_dup(MPI_COMM_WORLD, &g_exit_comm), "MPI_Comm_dup");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm local;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+          "MPI_Comm_split_type");
+    MPI_Comm_rank(local, &local_rank_);
+    MPI_Comm_size(local, &local_size_);
+    MPI_Comm_free(&local);
+  }
+
+  std::string name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+
+  void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+  void all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) override {
+    const MPI_Datatype t = mpi_type(dtype);
+    const auto esize = static_cast<int64_t>(dtype_size(dtype));
+    for (int64_t done = 0; done < count; done += kMaxCount) {
+      const auto n = static_cast<int>(std::min(kMaxCount, count - done));
+      check(MPI_Allreduce(MPI_IN_PLACE, static_cast<char*>(data) + done * esize, n, t, mpi_op(op),
+                          MPI_COMM_WORLD),
+            "MPI_Allreduce");
+    }
+    if (op == ir::ReduceKind::Mean) scale(data, count, dtype, 1.0 / size_);
+  }
+
+  void broadcast(void* data, int64_t bytes, int root) override {
+    LT_CHECK(root >= 0 && root < size_, "broadcast from rank {} in a job of {} ranks", root, size_);
+    for (int64_t done = 0; done < bytes; done += kMaxCount) {
+      const auto n = static_cast<int>(std::min(kMaxCount, bytes - done));
+      check(MPI_Bcast(static_cast<char*>(data) + done, n, MPI_BYTE, root, MPI_COMM_WORLD),
+            "MPI_Bcast");
+    }
+  }
+
+  void all_gather(const void* in, void* out, int64_t bytes) override {
+    LT_CHECK(bytes <= kMaxCount, "all_gather of {} bytes per rank: at most {}", bytes, kMaxCount);
+    check(MPI_Allgather(in, static_cast<int>(bytes), MPI_BYTE, out, static_cast<int>(bytes),
+                        MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Allgather");
+  }
+
+  [[noreturn]] void abort(int code) override {
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);  // MPI_Abort does not return; this is for the compiler
+  }
+
+ private:
+  static void scale(void* data, int64_t count, DType dtype, double s) {
+    if (dtype == DType::F32) {
+      auto* p = static_cast<float*>(data);
+      const auto f = static_cast<float>(s);
+      for (int64_t i = 0; i < count; ++i) p[i] *= f;
+    } else {
+      auto* p = static_cast<double*>(data);
+      for (int64_t i = 0; i < count; ++i) p[i] *= s;
+    }
+  }
+
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_mpi() { return std::make_unique<MpiCommunicator>(); }
+
+}  // namespace lt::rt::comm

@@ -1,0 +1,25 @@
+// Collective kernels: the operand is copied to the result, which the communicator then reduces
+// in place across the ranks (runtime/comm/).
+#include <cstring>
+
+#include "ir/error.h"
+#include "runtime/comm/communicator.h"
+#include "runtime/kernels/kernel.h"
+
+namespace lt::rt {
+
+void run_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out) {
+  switch (op) {
+    case ir::CollectiveOp::AllReduce: {
+      const TensorRef &x = in[0], &o = out[0];
+      const size_t bytes = o.type->bytes();
+      if (bytes > 0 && o.data != x.data) std::memcpy(o.data, x.data, bytes);
+      comm::world().all_reduce(o.data, o.numel(), o.dtype(),
+                               std::get<ir::AllReduceAttrs>(attrs).reduce);
+      return;
+    }
+  }
+  LT_UNREACHABLE();
+}
+
+}  // namespace lt::rt

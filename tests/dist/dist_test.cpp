@@ -1,0 +1,207 @@
+// The collectives and data-parallel training on the ranks this binary runs as: started by
+// lt-launch -n 2 (tests/CMakeLists.txt) every rank runs every test, and each test checks its
+// rank's results against a reference computed in-process from what every rank holds (rank r's
+// data is a known function of r). Started alone it is a job of one rank and the same tests hold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "lt/lt.h"
+#include "tests/support/all_close.h"
+
+namespace lt {
+namespace {
+
+using testing::AllClose;
+
+int g_expected_world = 1;
+
+// Rank r's operand: [r + 1, -2 (r + 1), 0.5 r, 3].
+std::vector<float> rank_values(int r) {
+  const auto f = static_cast<float>(r);
+  return {f + 1, -2 * (f + 1), 0.5f * f, 3};
+}
+
+Tensor reference(dist::ReduceOp op) {
+  const int w = dist::world_size();
+  std::vector<float> acc = rank_values(0);
+  for (int r = 1; r < w; ++r) {
+    const std::vector<float> v = rank_values(r);
+    for (size_t i = 0; i < acc.size(); ++i) {
+      switch (op) {
+        case dist::ReduceOp::Sum: case dist::ReduceOp::Mean: acc[i] += v[i]; break;
+        case dist::ReduceOp::Max: acc[i] = std::max(acc[i], v[i]); break;
+        case dist::ReduceOp::Min: acc[i] = std::min(acc[i], v[i]); break;
+      }
+    }
+  }
+  if (op == dist::ReduceOp::Mean)
+    for (float& x : acc) x /= static_cast<float>(w);
+  return from_vector(acc, {4});
+}
+
+TEST(Dist, WorldIsWhatTheLauncherStarted) {
+  EXPECT_EQ(dist::world_size(), g_expected_world);
+  EXPECT_EQ(dist::backend(), g_expected_world > 1 ? "mpi" : "single");
+  EXPECT_GE(dist::rank(), 0);
+  EXPECT_LT(dist::rank(), dist::world_size());
+  EXPECT_LT(dist::local_rank(), dist::local_world_size());
+}
+
+TEST(Dist, AllReduceEagerEveryOp) {
+  const Tensor x = from_vector(rank_values(dist::rank()), {4});
+  for (dist::ReduceOp op : {dist::ReduceOp::Sum, dist::ReduceOp::Mean, dist::ReduceOp::Max,
+                            dist::ReduceOp::Min})
+    EXPECT_TRUE(AllClose(dist::all_reduce(x, op), reference(op), 0, 0)) << static_cast<int>(op);
+  const Tensor ids = from_vector(std::vector<int64_t>{dist::rank(), 7}, {2});
+  const int64_t w = dist::world_size();
+  EXPECT_EQ(dist::all_reduce(ids).to_vector<int64_t>(),
+            (std::vector<int64_t>{w * (w - 1) / 2, 7 * w}));
+}
+
+// In the step graph, between fused loops, at every opt level: all_reduce(2x) + 1.
+TEST(Dist, AllReduceInLazyStepGraph) {
+  for (int level : {0, 1, 2}) {
+    CompileOptions o = compile_options();
+    o.opt_level = level;
+    set_compile_options(o);
+    ModeGuard lazy(Mode::Lazy);
+    const Tensor x = from_vector(rank_values(dist::rank()), {4});
+    const Tensor y = dist::all_reduce(x * 2.0, dist::ReduceOp::Sum) + 1.0;
+    const std::vector<Tensor> ys{y};
+    EXPECT_NE(debug::graph_text(ys).find("all_reduce("), std::string::npos);
+    mark_step();
+    EXPECT_TRUE(AllClose(y, reference(dist::ReduceOp::Sum) * 2.0 + 1.0, 0, 0)) << level;
+  }
+  set_compile_options({});
+}
+
+// y = all_reduce_sum(x_r * w_r) on every rank, loss_r = sum(y): the gradient of w_r is the
+// output gradient summed over the ranks (world_size ones) times x_r, in both modes.
+TEST(Dist, AllReduceGradientIsTheReductionOfTheOutputGradients) {
+  for (Mode mode : {Mode::Eager, Mode::Lazy}) {
+    ModeGuard guard(mode);
+    const Tensor x = from_vector(rank_values(dist::rank()), {4});
+    Tensor w = from_vector(std::vector<float>{1, 2, 3, 4}, {4}).requires_grad_();
+    sum(dist::all_reduce(x * w)).backward();
+    if (mode == Mode::Lazy) mark_step();
+    EXPECT_TRUE(AllClose(w.grad(), x * static_cast<double>(dist::world_size()), 0, 0));
+  }
+}
+
+TEST(Dist, AllGatherAndReduceValue) {
+  const int w = dist::world_size();
+  const Tensor x = from_vector(rank_values(dist::rank()), {4});
+  const Tensor all = dist::all_gather(x);
+  ASSERT_EQ(all.shape(), (Shape{w, 4}));
+  for (int r = 0; r < w; ++r)
+    EXPECT_TRUE(AllClose(reshape(slice(all, 0, r, r + 1), {4}), from_vector(rank_values(r), {4}),
+                         0, 0));
+  EXPECT_TRUE(AllClose(dist::reduce_value(x), reference(dist::ReduceOp::Mean), 0, 0));
+  const Tensor correct = from_vector(std::vector<int64_t>{10 + dist::rank()}, {});
+  EXPECT_EQ(dist::reduce_value(correct, false).item<int64_t>(), 10 * w + w * (w - 1) / 2);
+}
+
+TEST(Dist, BroadcastParametersGivesRootsWeightsToEveryRank) {
+  manual_seed(100 + static_cast<uint64_t>(dist::rank()));  // different weights on each rank
+  nn::Linear layer(3, 2);
+  const int w = dist::world_size();
+  dist::broadcast_parameters(layer, 0);
+  for (const Tensor& p : layer.parameters()) {
+    const Tensor all = dist::all_gather(p);
+    for (int r = 1; r < w; ++r)
+      EXPECT_TRUE(AllClose(reshape(slice(all, 0, r, r + 1), p.shape()), p, 0, 0));
+  }
+  manual_seed(100);  // rank 0's draw
+  nn::Linear root(3, 2);
+  EXPECT_TRUE(AllClose(layer.parameters()[0], root.parameters()[0], 0, 0));
+}
+
+// Data-parallel training: each rank trains on its slice of every global batch, all-reducing the
+// gradients (mean); in-process, the same model trains on the whole batch alone. The losses
+// agree to 1e-4 (the summation order differs), and every rank ends with the same parameters,
+// bit for bit.
+constexpr int kSteps = 30, kGlobalBatch = 16, kIn = 12, kHidden = 32, kClasses = 4;
+
+struct Run {
+  std::vector<float> losses;
+  std::vector<Tensor> params;
+};
+
+Run train(Mode mode, bool replicated) {
+  const int w = replicated ? dist::world_size() : 1;
+  const int r = replicated ? dist::rank() : 0;
+  const int64_t per_rank = kGlobalBatch / w;
+  manual_seed(5);
+  const Tensor teacher = randn({kIn, kClasses});
+  std::vector<Tensor> xs, ys;
+  for (int i = 0; i < 4; ++i) {
+    xs.push_back(randn({kGlobalBatch, kIn}));
+    ys.push_back(argmax(matmul(xs.back(), teacher), 1));
+  }
+  manual_seed(7);
+  nn::Sequential model;
+  model.push_back(std::make_shared<nn::Linear>(kIn, kHidden));
+  model.push_back(std::make_shared<nn::ReLU>());
+  model.push_back(std::make_shared<nn::Linear>(kHidden, kClasses));
+  if (replicated) dist::broadcast_parameters(model);
+  optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-3});
+  Run run;
+  std::vector<Tensor> losses;
+  ModeGuard guard(mode);
+  for (int step = 0; step < kSteps; ++step) {
+    opt.zero_grad();
+    const Tensor x = slice(xs[step % 4], 0, r * per_rank, (r + 1) * per_rank);
+    const Tensor y = slice(ys[step % 4], 0, r * per_rank, (r + 1) * per_rank);
+    const Tensor loss = cross_entropy(model.forward(x), y);
+    loss.backward();
+    if (replicated) dist::all_reduce_gradients(model);
+    opt.step();
+    losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
+                                : loss.detach());
+    if (mode == Mode::Lazy) mark_step();
+  }
+  for (const Tensor& l : losses) run.losses.push_back(l.item<float>());
+  run.params = model.parameters();
+  return run;
+}
+
+void check_replicas_follow_one_process(Mode mode) {
+  const Run alone = train(mode, false);
+  const Run replicas = train(mode, true);
+  ASSERT_EQ(replicas.losses.size(), alone.losses.size());
+  for (size_t i = 0; i < alone.losses.size(); ++i)
+    EXPECT_NEAR(replicas.losses[i], alone.losses[i], 1e-4) << "step " << i;
+  EXPECT_LT(replicas.losses.back(), 0.5f * replicas.losses.front());  // it learned
+  for (size_t i = 0; i < alone.params.size(); ++i) {
+    EXPECT_TRUE(AllClose(replicas.params[i], alone.params[i], 1e-4, 1e-4)) << "parameter " << i;
+    const Tensor all = dist::all_gather(replicas.params[i]);
+    const std::vector<float> v = all.to_vector<float>();
+    const size_t n = static_cast<size_t>(replicas.params[i].numel());
+    for (int r = 1; r < dist::world_size(); ++r)
+      EXPECT_EQ(std::memcmp(v.data(), v.data() + r * n, n * sizeof(float)), 0)
+          << "rank " << r << " parameter " << i;
+  }
+}
+
+TEST(Dist, LazyReplicasFollowOneProcessWithTheGlobalBatch) {
+  check_replicas_follow_one_process(Mode::Lazy);
+}
+
+TEST(Dist, EagerReplicasFollowOneProcessWithTheGlobalBatch) {
+  check_replicas_follow_one_process(Mode::Eager);
+}
+
+}  // namespace
+}  // namespace lt
+
+// --world N: the number of ranks the test expects to run as.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--world") == 0) lt::g_expected_world = std::atoi(argv[i + 1]);
+  lt::dist::init();
+  return RUN_ALL_TESTS();
+}

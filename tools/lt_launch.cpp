@@ -1,0 +1,185 @@
+// lt-launch: runs a program as the ranks of a data-parallel job through OpenMPI's mpirun, with
+// each rank's thread count and core binding set, LT_* variables passed to every rank, and
+// running as root handled. It replaces itself with mpirun (exec), so Ctrl-C and kill reach
+// mpirun, which ends every rank, and its exit status is mpirun's. docs/DISTRIBUTED.md.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ir/error.h"
+#include "tools/cli.h"
+
+extern char** environ;
+
+namespace {
+
+struct Host {
+  std::string name;
+  int slots = 0;
+};
+
+// "a:2,b" -> {a,2},{b,per_node}.
+std::vector<Host> parse_hosts(const std::string& spec, int per_node) {
+  std::vector<Host> hosts;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', pos), spec.size());
+    const std::string item = spec.substr(pos, comma - pos);
+    pos = comma + 1;
+    const size_t colon = item.find(':');
+    Host h{item.substr(0, colon), per_node};
+    if (colon != std::string::npos) {
+      const std::string n = item.substr(colon + 1);
+      char* end = nullptr;
+      const long v = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || v < 1 || v > 4096)
+        throw lt::InputError(fmt::format("--hosts: '{}': slots must be an integer from 1 to 4096",
+                                         item));
+      h.slots = static_cast<int>(v);
+    }
+    if (h.name.empty())
+      throw lt::InputError(fmt::format("--hosts: empty host name in '{}'", spec));
+    hosts.push_back(h);
+  }
+  return hosts;
+}
+
+// Whether `program` names an executable file (a path, or a name found on PATH).
+bool executable(const std::string& program) {
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t pos = 0;
+  while (pos <= dirs.size()) {
+    const size_t colon = std::min(dirs.find(':', pos), dirs.size());
+    const std::string dir = dirs.substr(pos, colon - pos);
+    pos = colon + 1;
+    if (access(((dir.empty() ? "." : dir) + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./:=,@%+") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "lt-launch [options] -- PROGRAM [ARGS...]\n"
+      "Runs PROGRAM as the ranks of a data-parallel job (OpenMPI's mpirun), e.g.\n"
+      "  lt-launch --nproc-per-node 2 -- build/examples/fmnist_mlp --compiler-opt\n"
+      "Ranks on one host are bound to disjoint cores with --threads-per-rank threads each; every\n"
+      "LT_* variable reaches every rank. Exit status: mpirun's (2: bad usage here)."};
+  app.set_version_flag("--version", "lt-launch 0.1");
+  int nproc = 1;
+  std::string hosts_spec, hostfile, bind = "cores";
+  int threads = 0;
+  bool dry_run = false, oversubscribe = false;
+  std::vector<std::string> mca, command;
+  app.add_option("--nproc-per-node,-n", nproc, "ranks per host")
+      ->check(lt::cli::integer_at_least(1))
+      ->capture_default_str();
+  auto* hosts_opt = app.add_option("--hosts", hosts_spec,
+                                   "hosts as host[:ranks],... (ranks default: --nproc-per-node); "
+                                   "default: this host only");
+  app.add_option("--hostfile", hostfile, "an OpenMPI hostfile (host slots=N per line)")
+      ->check(CLI::ExistingFile)
+      ->excludes(hosts_opt);
+  app.add_option("--threads-per-rank,-t", threads,
+                 "threads of each rank (LT_NUM_THREADS); default: this host's cores / ranks here")
+      ->check(lt::cli::integer_at_least(1));
+  app.add_option("--bind", bind, "bind each rank to its own cores, or not")
+      ->check(CLI::IsMember({"cores", "none"}))
+      ->capture_default_str();
+  app.add_flag("--oversubscribe", oversubscribe,
+               "allow more ranks than cores (binding is then off)");
+  app.add_option("--mca", mca, "an OpenMPI parameter: --mca btl tcp,self (repeatable)")
+      ->expected(2)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--dry-run", dry_run, "print the mpirun command instead of running it");
+  app.footer("Everything after -- is the program and its arguments.\n");
+  // The program's own arguments never reach CLI11: the command line is split at the first --.
+  int own = 1;
+  while (own < argc && std::strcmp(argv[own], "--") != 0) ++own;
+  for (int i = own + 1; i < argc; ++i) command.emplace_back(argv[i]);
+  const bool has_separator = own < argc;
+  return lt::cli::run(app, own, argv, [&] {
+    if (!has_separator || command.empty())
+      throw lt::InputError("no program given: lt-launch [options] -- PROGRAM [ARGS...]");
+    if (!executable(command[0]))
+      throw lt::InputError(fmt::format("program '{}' is not an executable file", command[0]));
+    if (mca.size() % 2 != 0)
+      throw lt::InputError("--mca takes a parameter name and a value");
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<Host> hosts;
+    if (!hosts_spec.empty()) hosts = parse_hosts(hosts_spec, nproc);
+    int local_ranks = nproc, total = 0;
+    for (const Host& h : hosts) total += h.slots;
+    if (hosts.empty() && hostfile.empty()) total = nproc;
+    if (!hosts.empty()) local_ranks = hosts.front().slots;
+    if (threads == 0) threads = std::max(1, cores / local_ranks);
+    if (!oversubscribe && hosts.empty() && hostfile.empty() && local_ranks * threads > cores)
+      throw lt::InputError(fmt::format(
+          "{} ranks x {} threads need {} cores and this host has {}: pass fewer ranks or "
+          "threads, or --oversubscribe",
+          local_ranks, threads, local_ranks * threads, cores));
+
+    std::vector<std::string> cmd{"mpirun"};
+    if (geteuid() == 0) cmd.push_back("--allow-run-as-root");  // OpenMPI refuses root otherwise
+    if (total > 0) cmd.insert(cmd.end(), {"-np", std::to_string(total)});
+    if (!hosts.empty()) {
+      std::string h;
+      for (const Host& x : hosts)
+        h += fmt::format("{}{}:{}", h.empty() ? "" : ",", x.name, x.slots);
+      cmd.insert(cmd.end(), {"--host", h});
+    }
+    if (!hostfile.empty()) cmd.insert(cmd.end(), {"--hostfile", hostfile});
+    if (oversubscribe) cmd.push_back("--oversubscribe");
+    if (bind == "cores" && !oversubscribe) {
+      // Each rank gets `threads` consecutive cores of its own.
+      cmd.insert(cmd.end(), {"--map-by", fmt::format("slot:PE={}", threads), "--bind-to", "core"});
+    } else {
+      cmd.insert(cmd.end(), {"--bind-to", "none"});
+    }
+    for (size_t i = 0; i + 1 < mca.size(); i += 2)
+      cmd.insert(cmd.end(), {"--mca", mca[i], mca[i + 1]});
+    // Every rank, on every host, sees the LT_* settings; the thread count is per rank.
+    cmd.insert(cmd.end(), {"-x", fmt::format("LT_NUM_THREADS={}", threads)});
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      const std::string name = kv.substr(0, kv.find('='));
+      if (name.rfind("LT_", 0) == 0 && name != "LT_NUM_THREADS")
+        cmd.insert(cmd.end(), {"-x", name});
+    }
+    cmd.insert(cmd.end(), command.begin(), command.end());
+
+    std::string line;
+    for (const std::string& a : cmd) line += (line.empty() ? "" : " ") + shell_quote(a);
+    if (dry_run) {
+      fmt::print("{}\n", line);
+      return;
+    }
+    std::fflush(stdout);
+    std::vector<char*> args;
+    for (std::string& a : cmd) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp("mpirun", args.data());
+    throw lt::Error(fmt::format("cannot run mpirun: {} (install openmpi-bin)",
+                                std::strerror(errno)));
+  });
+}
