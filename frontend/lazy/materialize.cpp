@@ -8,6 +8,7 @@
 #include "frontend/lazy/debug_log.h"
 #include "frontend/lazy/donations.h"
 #include "frontend/lazy/dumps.h"
+#include "frontend/lazy/graph_agreement.h"
 #include "frontend/lazy/graph_cache.h"
 #include "frontend/lazy/live_tensors.h"
 #include "frontend/lazy/prepared_step.h"
@@ -58,6 +59,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
       lazy::debug_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
                                    lazy::explain_difference(graph, cache.graphs())));
     lazy::dump_traced(graph, key, seq);
+    lazy::check_graph_agreement(graph, c.hash);
     exe = lazy::PreparedStep::prepare(std::move(graph), options, key);
     cache.insert(key, exe);
   }

@@ -24,6 +24,10 @@ class SingleCommunicator final : public Communicator {
   void all_gather(const void* in, void* out, int64_t bytes) override {
     if (bytes > 0) std::memcpy(out, in, static_cast<size_t>(bytes));
   }
+  bool control_all_gather(const void* in, void* out, int64_t bytes, double) override {
+    all_gather(in, out, bytes);
+    return true;
+  }
   [[noreturn]] void abort(int code) override {
     std::fflush(nullptr);
     std::_Exit(code);

@@ -34,6 +34,12 @@ class Communicator {
   virtual void broadcast(void* data, int64_t bytes, int root) = 0;
   /// out holds size() blocks of `bytes` bytes: block r is rank r's `in`.
   virtual void all_gather(const void* in, void* out, int64_t bytes) = 0;
+  /// all_gather() on the job's control channel, a communicator of its own (so it never matches
+  /// a collective that other ranks run meanwhile in a step), waiting at most `timeout_s`
+  /// seconds: false when some rank did not join in time (the ranks then disagree on what they
+  /// run; the caller reports it and the job ends).
+  virtual bool control_all_gather(const void* in, void* out, int64_t bytes,
+                                  double timeout_s) = 0;
   /// Ends every rank of the job at once with exit status `code` (a failing rank must not leave
   /// the others waiting in a collective). Does not return.
   [[noreturn]] virtual void abort(int code) = 0;

@@ -55,6 +55,17 @@ constexpr double kExitGraceSeconds = 120;
 // other ranks are still in on MPI_COMM_WORLD.
 MPI_Comm g_exit_comm = MPI_COMM_NULL;
 
+// Waits for `request` at most `timeout_s` seconds; false when it did not complete.
+bool wait_for(MPI_Request& request, double timeout_s) {
+  const double start = MPI_Wtime();
+  for (int flag = 0;;) {
+    MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    if (flag) return true;
+    if (MPI_Wtime() - start > timeout_s) return false;
+    usleep(100);
+  }
+}
+
 // Runs at exit() (returning from main included) with its status (glibc's on_exit). A non-zero
 // status ends every rank now, as a crash does: the others may be waiting in a collective for
 // this rank, and MPI_Finalize would wait for them.
@@ -66,18 +77,12 @@ void finish_at_exit(int status, void*) {
   if (status != 0) MPI_Abort(MPI_COMM_WORLD, status);
   MPI_Request done;
   MPI_Ibarrier(g_exit_comm, &done);
-  const double start = MPI_Wtime();
-  for (int flag = 0; !flag;) {
-    MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
-    if (!flag && MPI_Wtime() - start > kExitGraceSeconds) {
-      int rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      std::fprintf(stderr,
-                   "lazytrain: rank %d exited while other ranks still run: ending the job\n",
-                   rank);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (!flag) usleep(1000);
+  if (!wait_for(done, kExitGraceSeconds)) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr, "lazytrain: rank %d exited while other ranks still run: ending the job\n",
+                 rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Comm_free(&g_exit_comm);
   MPI_Finalize();
@@ -102,6 +107,7 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (g_exit_comm == MPI_COMM_NULL)
       check(MPI_Comm_dup(MPI_COMM_WORLD, &g_exit_comm), "MPI_Comm_dup");
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     MPI_Comm local;
@@ -148,6 +154,15 @@ class MpiCommunicator final : public Communicator {
           "MPI_Allgather");
   }
 
+  bool control_all_gather(const void* in, void* out, int64_t bytes, double timeout_s) override {
+    LT_CHECK(bytes <= kMaxCount, "all_gather of {} bytes per rank: at most {}", bytes, kMaxCount);
+    MPI_Request request;
+    check(MPI_Iallgather(in, static_cast<int>(bytes), MPI_BYTE, out, static_cast<int>(bytes),
+                         MPI_BYTE, control_, &request),
+          "MPI_Iallgather");
+    return wait_for(request, timeout_s);
+  }
+
   [[noreturn]] void abort(int code) override {
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, code);
@@ -167,6 +182,7 @@ class MpiCommunicator final : public Communicator {
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  MPI_Comm control_ = MPI_COMM_NULL;  // control_all_gather's channel
 };
 
 }  // namespace

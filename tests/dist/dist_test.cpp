@@ -2,6 +2,7 @@
 // lt-launch -n 2 (tests/CMakeLists.txt) every rank runs every test, and each test checks its
 // rank's results against a reference computed in-process from what every rank holds (rank r's
 // data is a known function of r). Started alone it is a job of one rank and the same tests hold.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -89,6 +90,31 @@ TEST(Dist, AllReduceGradientIsTheReductionOfTheOutputGradients) {
     if (mode == Mode::Lazy) mark_step();
     EXPECT_TRUE(AllClose(w.grad(), x * static_cast<double>(dist::world_size()), 0, 0));
   }
+}
+
+// Rank 1 traces x * 3 where the others trace x + 3 before the same all_reduce: every rank's
+// mark_step throws, naming the ranks, the hashes and the first differing IR line, and no rank
+// waits in a collective the others never start.
+TEST(Dist, RanksThatTraceDifferentGraphsAllFailWithTheDifference) {
+  ModeGuard lazy(Mode::Lazy);
+  const Tensor x = from_vector(rank_values(dist::rank()), {4});
+  const Tensor y = dist::all_reduce(dist::rank() == 1 ? x * 3.0 : x + 3.0);
+  if (dist::world_size() == 1) {
+    EXPECT_NO_THROW(mark_step());
+    return;
+  }
+  std::string message;
+  try {
+    mark_step();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_THAT(message, ::testing::MatchesRegex(
+                           "ranks traced different step graphs: rank 0 [0-9a-f]{16} \\(ranks "
+                           "\\[0(, [2-9])*\\]\\), rank 1 [0-9a-f]{16} \\(ranks \\[1\\]\\); first "
+                           "difference at line 2:\n"
+                           "  rank 0:   %0 = add\\(%p0, %p1\\) : f32\\[4\\]\n"
+                           "  rank 1:   %0 = mul\\(%p0, %p1\\) : f32\\[4\\]"));
 }
 
 TEST(Dist, AllGatherAndReduceValue) {
