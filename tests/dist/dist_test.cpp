@@ -162,10 +162,13 @@ Run train(Mode mode, bool replicated) {
   const int64_t per_rank = kGlobalBatch / w;
   manual_seed(5);
   const Tensor teacher = randn({kIn, kClasses});
+  // Each rank's shards are device data made before the loop (eagerly): slicing inside the
+  // lazy step would give each rank a graph of its own, which the ranks refuse to run.
   std::vector<Tensor> xs, ys;
   for (int i = 0; i < 4; ++i) {
-    xs.push_back(randn({kGlobalBatch, kIn}));
-    ys.push_back(argmax(matmul(xs.back(), teacher), 1));
+    const Tensor x = randn({kGlobalBatch, kIn});
+    xs.push_back(slice(x, 0, r * per_rank, (r + 1) * per_rank));
+    ys.push_back(slice(argmax(matmul(x, teacher), 1), 0, r * per_rank, (r + 1) * per_rank));
   }
   manual_seed(7);
   nn::Sequential model;
@@ -179,9 +182,7 @@ Run train(Mode mode, bool replicated) {
   ModeGuard guard(mode);
   for (int step = 0; step < kSteps; ++step) {
     opt.zero_grad();
-    const Tensor x = slice(xs[step % 4], 0, r * per_rank, (r + 1) * per_rank);
-    const Tensor y = slice(ys[step % 4], 0, r * per_rank, (r + 1) * per_rank);
-    const Tensor loss = cross_entropy(model.forward(x), y);
+    const Tensor loss = cross_entropy(model.forward(xs[step % 4]), ys[step % 4]);
     loss.backward();
     if (replicated) dist::all_reduce_gradients(model);
     opt.step();
