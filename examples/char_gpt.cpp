@@ -131,6 +131,7 @@ void run(const lt::examples::TrainConfig& c, const GptFlags& f) {
         {std::move(decay), wd}, {std::move(no_decay), no_wd}});
   };
   const examples::RunSummary s = examples::train(task, c);
+  if (dist::rank() != 0) return;  // replicas: rank 0 reports and samples
   const double loss = s.final_eval.loss;
   fmt::print(
       "validation loss {:.4f} nats/byte ({:.3f} bits/byte) = {:.3f} x the unigram entropy "

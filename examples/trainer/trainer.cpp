@@ -29,6 +29,14 @@ double ms_since(Clock::time_point t) {
 
 double peak_mb() { return static_cast<double>(memory_stats().peak_bytes) / (1 << 20); }
 
+// The ranks' values of one number, reduced (a collective: every rank calls it at the same
+// point of the run). Eager, so it adds no graph.
+double over_ranks(double v, dist::ReduceOp op) {
+  if (dist::world_size() == 1) return v;
+  ModeGuard eager(Mode::Eager);
+  return dist::all_reduce(from_vector(std::vector<double>{v}, {}), op).item<double>();
+}
+
 Tensor eager_zero() {
   ModeGuard eager(Mode::Eager);  // device data: every step's graph reads it as a parameter
   return zeros({});
@@ -86,7 +94,9 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
   NoGradGuard no_grad;
   double loss = 0, top1 = 0, top5 = 0, count = 0;
   bool has_top5 = false;
-  for (int64_t start = 0; start < ds.size(); start += task.eval_batch) {
+  // Replicas: rank r evaluates chunks r, r + world, ...; the sums are added up at the end.
+  const int64_t world = dist::world_size(), first = dist::rank() * task.eval_batch;
+  for (int64_t start = first; start < ds.size(); start += task.eval_batch * world) {
     data::Batch b;
     {
       // Chunks cut eagerly enter a lazy graph as input data: slicing in the graph would bake
@@ -107,6 +117,13 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
     count += static_cast<double>(targets.numel());
   }
   model.train(was_training);
+  if (world > 1) {
+    ModeGuard eager(Mode::Eager);
+    const std::vector<double> sums = dist::reduce_value(
+        from_vector(std::vector<double>{loss, top1, top5, count, has_top5 ? 1.0 : 0.0}, {5}),
+        /*average=*/false).to_vector<double>();
+    loss = sums[0], top1 = sums[1], top5 = sums[2], count = sums[3], has_top5 = sums[4] > 0;
+  }
   if (count == 0) return {};
   return {loss / count, top1 / count, has_top5 ? top5 / count : -1};
 }
@@ -114,6 +131,23 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
 RunSummary train(TrainTask& task, const TrainConfig& c) {
   const auto t_start = Clock::now();
   nn::Module& model = *task.model;
+  // Replicas (started by mpirun or lt-launch): every rank walks the same global batches and
+  // trains on its rows of each; rank 0 alone prints, logs and saves.
+  dist::init();
+  const int64_t world = dist::world_size(), rank = dist::rank();
+  const bool lead = rank == 0;
+  if (c.batch_size % world != 0)
+    throw InputError(fmt::format("--batch-size {} does not split evenly over {} ranks",
+                                 c.batch_size, world));
+  const int64_t local_batch = c.batch_size / world;
+  auto rows_of_rank = [&](data::Batch b) {
+    if (world == 1) return b;
+    ModeGuard eager(Mode::Eager);  // device data: a slice in the step would differ per rank
+    b.images = slice(b.images, 0, rank * local_batch, (rank + 1) * local_batch);
+    b.labels = slice(b.labels, 0, rank * local_batch, (rank + 1) * local_batch);
+    return b;
+  };
+  if (world > 1) dist::broadcast_parameters(model);
   std::unique_ptr<optim::Optimizer> opt = task.make_optimizer(c);
   data::BatchIterator batches(task.train,
                               {.batch_size = c.batch_size, .seed = c.seed, .drop_last = true});
@@ -130,27 +164,31 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   TrainProgress p;
   if (!c.resume.empty()) {
     p = resume_training(c.resume, state, c);
-    fmt::print("{}: resumed from {} at step {} (epoch {}, batch {})\n", task.name, c.resume,
+    if (lead)
+      fmt::print("{}: resumed from {} at step {} (epoch {}, batch {})\n", task.name, c.resume,
                p.step, p.epoch + 1, p.batch);
   }
   if (!c.weights.empty()) {
     const LoadReport r = load_model_weights(c.weights, model);
     std::string report = r.str();
     while (!report.empty() && report.back() == '\n') report.pop_back();
-    fmt::print("{}: weights from {}{}\n", task.name, c.weights,
+    if (lead)
+      fmt::print("{}: weights from {}{}\n", task.name, c.weights,
                r.clean() ? ": every tensor matched" : ", not matched:\n" + report);
   }
-  fmt::print(
-      "{}: {}, {} train / {} test examples, batch {} x {}, lr {} ({}{}), {} steps "
-      "({} epochs), {} threads, {} mode\n",
-      task.name, task.description, task.train.size(), task.test.size(), c.batch_size,
-      c.accum_steps, c.lr, c.schedule,
-      c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "", total, epochs,
-      num_threads(), c.compiler_opt ? "lazy" : "eager");
+  if (lead)
+    fmt::print(
+        "{}: {}, {} train / {} test examples, batch {} x {}, lr {} ({}{}), {} steps "
+        "({} epochs), {} threads, {} mode{}\n",
+        task.name, task.description, task.train.size(), task.test.size(), c.batch_size,
+        c.accum_steps, c.lr, c.schedule,
+        c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "", total, epochs,
+        num_threads(), c.compiler_opt ? "lazy" : "eager",
+        world > 1 ? fmt::format(", {} ranks of {} examples", world, local_batch) : "");
 
   const std::string csv_path = c.log_csv.empty() && !c.plot.empty() ? c.plot + ".csv" : c.log_csv;
-  CsvLog csv(csv_path, !c.resume.empty());
-  ProgressDisplay display(c.quiet, isatty(STDOUT_FILENO) != 0);
+  CsvLog csv(lead ? csv_path : std::string(), !c.resume.empty());
+  ProgressDisplay display(c.quiet || !lead, isatty(STDOUT_FILENO) != 0);
   ModeGuard mode_guard(c.compiler_opt ? Mode::Lazy : Mode::Eager);
   const bool lazy = c.compiler_opt;
   const std::vector<Tensor> params = model.parameters();
@@ -164,27 +202,32 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   RunSummary summary;
   const double examples_per_step = static_cast<double>(c.batch_size * c.accum_steps);
 
-  auto info = [&] {
+  // reduced: the loss averaged over the ranks (a collective: at log rows only, which every rank
+  // reaches at the same step; the progress bar, drawn when its time is due, shows rank 0's).
+  auto info = [&](bool reduced) {
     ProgressInfo i;
     i.epoch = p.epoch + 1;
     i.epochs = epochs;
     i.step_in_epoch = p.batch / c.accum_steps;
     i.steps_in_epoch = steps_per_epoch;
     i.step = p.step;
-    i.mean_loss = window_steps > 0 ? window_loss.item<double>() / double(window_steps) : 0;
+    const double loss = reduced ? dist::reduce_value(window_loss).item<double>()
+                                : window_loss.item<double>();
+    i.mean_loss = window_steps > 0 ? loss / double(window_steps) : 0;
     const double ms = window_steps > 0 ? window_ms / double(window_steps) : 0;
     i.samples_per_s = ms > 0 ? examples_per_step * 1e3 / ms : 0;
     i.eta_s = ms * double(steps_per_epoch - i.step_in_epoch) / 1e3;
     return i;
   };
   auto log_row = [&] {
-    const ProgressInfo i = info();
+    const ProgressInfo i = info(/*reduced=*/true);
+    const double peak = over_ranks(peak_mb(), dist::ReduceOp::Max);
     if (!std::isfinite(i.mean_loss))
       throw Error(fmt::format("training diverged: mean loss {} over steps {} to {} (epoch {})",
                               i.mean_loss, window_first, p.step, p.epoch + 1));
     csv.write({.kind = "train", .step = p.step, .epoch = p.epoch + 1, .loss = i.mean_loss,
                .lr = last_lr, .samples_per_s = i.samples_per_s,
-               .ms_per_step = window_ms / double(window_steps), .peak_mb = peak_mb()});
+               .ms_per_step = window_ms / double(window_steps), .peak_mb = peak});
     display.bar(i);
     display.line(i, last_lr);
     window_loss = eager_zero();
@@ -196,15 +239,18 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     display.finish_bar();
     const EvalResult r = evaluate(task, task.test);
     p.best_eval_acc = std::max(p.best_eval_acc, r.accuracy);
-    fmt::print("eval  step {:>6}  epoch {}  loss {:.4f}  accuracy {:.2f}%{}\n", p.step,
+    if (lead)
+      fmt::print("eval  step {:>6}  epoch {}  loss {:.4f}  accuracy {:.2f}%{}\n", p.step,
                p.epoch + 1, r.loss, 100 * r.accuracy,
                r.top5 >= 0 ? fmt::format("  top-5 {:.2f}%", 100 * r.top5) : "");
-    csv.write({.kind = "eval", .step = p.step, .epoch = p.epoch + 1, .peak_mb = peak_mb(),
+    csv.write({.kind = "eval", .step = p.step, .epoch = p.epoch + 1,
+               .peak_mb = over_ranks(peak_mb(), dist::ReduceOp::Max),
                .eval_loss = r.loss, .eval_acc = r.accuracy});
     last_eval = p.step;
     summary.final_eval = r;
   };
   auto save_checkpoint = [&] {
+    if (!lead) return;  // every rank holds the same state; rank 0's file resumes any of them
     std::filesystem::create_directories(c.save_dir);
     const std::string path = checkpoint_path(c.save_dir, p.step);
     save_training_checkpoint(path, state, p, c);
@@ -223,6 +269,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         const int64_t index = batches.batch_index();
         std::optional<data::Batch> b = batches.next();
         if (task.augment) b = task.augment(std::move(*b), p.epoch, index);
+        b = rows_of_rank(std::move(*b));
         auto [logits, targets] = task.logits_and_targets(*b);
         Tensor loss = cross_entropy(logits, targets);
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));
@@ -230,6 +277,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         window_loss = window_loss + loss.detach();
         if (lazy && a + 1 < c.accum_steps) mark_step();
       }
+      if (world > 1) dist::all_reduce_gradients(params);
       if (c.clip_grad > 0) optim::clip_grad_norm_(params, c.clip_grad);
       last_lr = opt->lr(0);
       opt->step();
@@ -242,7 +290,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       window_ms += ms;
       ++window_steps;
       if (p.step % c.log_interval == 0 || p.step == total) log_row();
-      else if (display.bar_due()) display.bar(info());
+      else if (display.bar_due()) display.bar(info(/*reduced=*/false));
       // The last step's evaluation and checkpoint come after the loop, in that order, so the
       // final checkpoint holds the final evaluation however the run got there.
       if (p.step == total) break;
@@ -269,7 +317,8 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     summary.steady_ms = v[v.size() / 2];
     summary.samples_per_s = examples_per_step * 1e3 / summary.steady_ms;
   }
-  summary.peak_mb = peak_mb();
+  summary.peak_mb = over_ranks(peak_mb(), dist::ReduceOp::Max);
+  if (!lead) return summary;
   fmt::print(
       "done: {} steps in {:.1f} s (compile {:.1f} s), median {:.3f} ms/step = {:.0f} samples/s, "
       "peak memory {:.1f} MB, test accuracy {:.2f}%\n",
