@@ -24,6 +24,9 @@ void run(const lt::examples::TrainConfig& c, bool augment) {
   using namespace lt;
   manual_seed(c.seed);
   examples::ResNet20 model;
+  // Replicas normalize over the global batch, as one process does.
+  dist::init();
+  if (dist::world_size() > 1) nn::convert_sync_batchnorm(model);
   examples::TrainTask task;
   task.name = "fmnist_resnet";
   task.model = &model;

@@ -1,8 +1,11 @@
 // BatchNorm2d and LayerNorm over the functional batch_norm and layer_norm.
 #include "lt/nn/norm.h"
 
+#include <algorithm>
+
 #include "frontend/nn/layer_args.h"
 #include "lt/autograd.h"
+#include "lt/dist.h"
 #include "lt/nn/init.h"
 #include "lt/ops.h"
 
@@ -41,12 +44,55 @@ Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
     NoGradGuard no_grad;
     num_batches_tracked.add_(1.0, loc);
   }
+  const bool batch_stats = is_training() || !options.track_running_stats;
+  if (sync_stats && batch_stats && dist::world_size() > 1) return synced_forward(x, loc);
   // batch_norm updates the running statistics in place in training mode and reads them in eval
   // mode; without tracking they are undefined and batch statistics serve both modes.
   return batch_norm(x, weight, bias, running_mean, running_var,
                     is_training() || !options.track_running_stats, options.momentum, options.eps,
                     loc);
 }
+
+// The statistics of every rank's inputs, in lt:: ops: per-channel sums all-reduced, mean first,
+// then the centered sum of squares (two passes, as the unsynchronized kernel, rather than
+// E[x^2] - E[x]^2, which loses digits in f32). Autograd differentiates through the all-reduces
+// (the gradient of a sum over ranks is the sum of the ranks' gradients), which is SyncBatchNorm's
+// backward. Every rank has the same batch size (the trainers split the global batch evenly).
+Tensor BatchNorm2d::synced_forward(const Tensor& x, const Loc& loc) {
+  const int64_t c = num_features;
+  const double count = static_cast<double>(x.numel() / c * dist::world_size());
+  const Shape bshape{1, c, 1, 1};
+  const Tensor mean =
+      dist::all_reduce(sum(x, {0, 2, 3}, false, loc), dist::ReduceOp::Sum, loc) * (1 / count);
+  const Tensor centered = x - reshape(mean, bshape, loc);
+  const Tensor var = dist::all_reduce(sum(centered * centered, {0, 2, 3}, false, loc),
+                                      dist::ReduceOp::Sum, loc) *
+                     (1 / count);
+  const Tensor invstd = rsqrt(var + options.eps);
+  Tensor y = centered * reshape(invstd, bshape, loc);
+  if (weight.defined()) y = y * reshape(weight, bshape, loc) + reshape(bias, bshape, loc);
+  if (options.track_running_stats && is_training()) {
+    NoGradGuard no_grad;
+    const double m = options.momentum;
+    running_mean.copy_(running_mean * (1 - m) + mean.detach() * m, loc);
+    running_var.copy_(running_var * (1 - m) + var.detach() * (m * count / std::max(count - 1, 1.0)),
+                      loc);
+  }
+  return y;
+}
+
+int convert_sync_batchnorm(Module& module) {
+  int n = 0;
+  module.apply([&](Module& m) {
+    if (auto* bn = dynamic_cast<BatchNorm2d*>(&m)) {
+      bn->sync_stats = true;
+      ++n;
+    }
+  });
+  return n;
+}
+
+std::string BatchNorm2d::name() const { return sync_stats ? "SyncBatchNorm" : "BatchNorm2d"; }
 
 std::string BatchNorm2d::extra_repr() const {
   return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", num_features,

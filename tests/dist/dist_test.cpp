@@ -213,6 +213,61 @@ void check_replicas_follow_one_process(Mode mode) {
   }
 }
 
+// SyncBatchNorm: a conv + batch norm net whose 2 ranks normalize with the statistics of the
+// whole global batch, so they follow one process with plain BatchNorm2d over that batch:
+// losses, parameters and running statistics.
+TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
+  for (Mode mode : {Mode::Eager, Mode::Lazy}) {
+    auto run = [&](bool replicated) {
+      const int w = replicated ? dist::world_size() : 1, r = replicated ? dist::rank() : 0;
+      const int64_t per_rank = 8 / w;
+      manual_seed(11);
+      std::vector<Tensor> xs, ys;
+      for (int i = 0; i < 3; ++i) {
+        const Tensor x = randn({8, 2, 6, 6});
+        const Tensor y = argmax(sum(x, {2, 3}), 1);
+        xs.push_back(slice(x, 0, r * per_rank, (r + 1) * per_rank));
+        ys.push_back(slice(y, 0, r * per_rank, (r + 1) * per_rank));
+      }
+      manual_seed(12);
+      nn::Conv2d conv(2, 4, 3, {.padding = 1});
+      nn::BatchNorm2d bn(4);
+      nn::Linear head(4, 2);
+      if (replicated) {
+        EXPECT_EQ(nn::convert_sync_batchnorm(bn), 1);
+        EXPECT_EQ(bn.name(), "SyncBatchNorm");
+      }
+      std::vector<Tensor> params = conv.parameters();
+      for (const Tensor& p : bn.parameters()) params.push_back(p);
+      for (const Tensor& p : head.parameters()) params.push_back(p);
+      optim::SGD opt(params, {.lr = 0.2, .momentum = 0.9});
+      std::vector<Tensor> losses;
+      ModeGuard guard(mode);
+      for (int step = 0; step < 12; ++step) {
+        opt.zero_grad();
+        const Tensor h = relu(bn.forward(conv.forward(xs[step % 3])));
+        const Tensor loss = cross_entropy(head.forward(mean(h, {2, 3})), ys[step % 3]);
+        loss.backward();
+        if (replicated) dist::all_reduce_gradients(params);
+        opt.step();
+        losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
+                                    : loss.detach());
+        if (mode == Mode::Lazy) mark_step();
+      }
+      std::vector<Tensor> state = params;
+      state.push_back(bn.running_mean);
+      state.push_back(bn.running_var);
+      return std::pair{losses, state};
+    };
+    const auto [alone_losses, alone_state] = run(false);
+    const auto [losses, state] = run(true);
+    for (size_t i = 0; i < losses.size(); ++i)
+      EXPECT_NEAR(losses[i].item<float>(), alone_losses[i].item<float>(), 1e-4) << i;
+    for (size_t i = 0; i < state.size(); ++i)
+      EXPECT_TRUE(AllClose(state[i], alone_state[i], 1e-4, 1e-4)) << "tensor " << i;
+  }
+}
+
 TEST(Dist, LazyReplicasFollowOneProcessWithTheGlobalBatch) {
   check_replicas_follow_one_process(Mode::Lazy);
 }

@@ -5,6 +5,9 @@
 # a global batch that does not split over the ranks is refused with exit status 2; and 2 ranks
 # resume from a checkpoint with the losses of the uninterrupted 2-rank run.
 #   trainer_replicas.sh <scratch dir> <python3> <lt-launch> <trainer> [trainer flags...]
+# REPLICAS_TOLERANCE (default 1e-4; losses) and REPLICAS_ACC_TOLERANCE (default the same;
+# accuracy) widen the comparison for a model whose trajectory amplifies rounding differences
+# (the ResNet: see tests/CMakeLists.txt).
 set -euo pipefail
 dir=$1 python=$2 launch=$3 trainer=$4
 shift 4
@@ -15,14 +18,18 @@ flags=(--max-steps 30 --log-interval 1 --eval-every 15 --train-limit 960 --test-
 LT_NUM_THREADS=1 "$trainer" "${flags[@]}" --log-csv "$dir/one.csv" >"$dir/one.txt"
 "$launch" -n 2 -t 1 --oversubscribe -- "$trainer" "${flags[@]}" --log-csv "$dir/two.csv" \
   --save-dir "$dir/ckpt" --save-every 10 >"$dir/two.txt"
-"$python" - "$dir/one.csv" "$dir/two.csv" <<'PY'
+tol=${REPLICAS_TOLERANCE:-1e-4}
+"$python" - "$dir/one.csv" "$dir/two.csv" "$tol" "${REPLICAS_ACC_TOLERANCE:-$tol}" <<'PY'
 import csv, sys
 one, two = ([r for r in csv.DictReader(open(p))] for p in sys.argv[1:3])
+tolerance = {"loss": float(sys.argv[3]), "eval_loss": float(sys.argv[3]),
+             "eval_acc": float(sys.argv[4])}
 assert [(r["kind"], r["step"]) for r in one] == [(r["kind"], r["step"]) for r in two], "rows"
 for a, b in zip(one, two):
     for col in ("loss", "eval_loss", "eval_acc"):
         if a[col]:
-            assert abs(float(a[col]) - float(b[col])) <= 1e-4, (a["kind"], a["step"], col, a[col], b[col])
+            assert abs(float(a[col]) - float(b[col])) <= tolerance[col], (a["kind"], a["step"],
+                                                                          col, a[col], b[col])
 print(f"2 ranks follow 1 rank: {len(one)} rows")
 PY
 [ "$(grep -c '^done:' "$dir/two.txt")" = 1 ] || { echo "expected one summary line"; cat "$dir/two.txt"; exit 1; }

@@ -27,13 +27,28 @@ class BatchNorm2d : public Module {
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
   /// Running statistics back to mean 0, variance 1, 0 batches.
   void reset_running_stats();
+  /// "BatchNorm2d", or "SyncBatchNorm" once converted.
+  std::string name() const override;
   std::string extra_repr() const override;
 
   const int64_t num_features;
   const BatchNormOptions options;
   Tensor weight, bias;                                    ///< undefined without affine
   Tensor running_mean, running_var, num_batches_tracked;  ///< undefined without tracking
+  /// SyncBatchNorm (convert_sync_batchnorm): in training mode the batch statistics are over the
+  /// inputs of every rank of a data-parallel job (lt/dist.h), all-reduced inside the step, so W
+  /// ranks with batch B / W normalize as one process with batch B. In a job of one rank, or in
+  /// eval mode, it is the plain layer.
+  bool sync_stats = false;
+
+ private:
+  Tensor synced_forward(const Tensor& x, const Loc& loc);
 };
+
+/// Turns every BatchNorm2d of `module` (itself included) into a synchronized one (sync_stats,
+/// as torch.nn.SyncBatchNorm.convert_sync_batchnorm); returns how many. Every rank must convert
+/// the same layers.
+int convert_sync_batchnorm(Module& module);
 
 /// Normalization over the trailing dims `normalized_shape` of each example, then an elementwise
 /// affine map (weight ones, bias zeros) when elementwise_affine.
