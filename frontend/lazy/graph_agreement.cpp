@@ -45,13 +45,13 @@ std::vector<T> gather(rt::comm::Communicator& world, const T& mine, uint64_t has
 
 }  // namespace
 
-void check_graph_agreement(const ir::Graph& g, uint64_t hash) {
+bool check_graph_agreement(const ir::Graph& g, uint64_t hash) {
   rt::comm::Communicator& world = rt::comm::world();
-  if (world.size() == 1 || !has_collective(g)) return;
+  if (world.size() == 1 || !has_collective(g)) return false;
   metrics::count("graph_agreements");
   const std::vector<uint64_t> hashes = gather(world, hash, hash);
   if (std::all_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return h == hashes[0]; }))
-    return;
+    return true;
   // They differ: every rank is here, so every rank exchanges its IR and reports the same error.
   const std::string text = ir::print(g);
   const std::vector<int64_t> sizes = gather(world, static_cast<int64_t>(text.size()), hash);
@@ -80,6 +80,33 @@ void check_graph_agreement(const ir::Graph& g, uint64_t hash) {
       "{}); first difference at line {}:\n  rank 0: {}\n  rank {}: {}",
       hashes[0], same, other, hashes[other], differ, line + 1, at(a, line), other,
       at(b, line)));
+}
+
+std::shared_ptr<PreparedStep> prepare_on_every_rank(ir::Graph g, const CompileOptions& o,
+                                                    uint64_t key) {
+  rt::comm::Communicator& world = rt::comm::world();
+  if (!o.disk_cache || o.opt_level < 1) return PreparedStep::prepare(std::move(g), o, key);
+  // Local rank 0 first; the others only once every host's first rank has written its objects.
+  const bool compiles = world.local_rank() == 0;
+  std::shared_ptr<PreparedStep> step;
+  std::string error;
+  if (compiles) {
+    try {
+      step = PreparedStep::prepare(g, o, key);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  const int32_t failed = error.empty() ? 0 : 1;
+  std::vector<int32_t> all(static_cast<size_t>(world.size()));
+  if (!world.control_all_gather(&failed, all.data(), sizeof failed, kSharedCompileTimeoutSeconds))
+    throw Error(fmt::format("rank {}: the ranks compiling step graph {:016x} did not finish "
+                            "within {} s", world.rank(), key, kSharedCompileTimeoutSeconds));
+  if (!error.empty()) throw Error(error);
+  for (int r = 0; r < world.size(); ++r)
+    if (all[r]) throw Error(fmt::format("rank {} failed to prepare step graph {:016x}", r, key));
+  if (!compiles) step = PreparedStep::prepare(std::move(g), o, key);  // objects from the disk
+  return step;
 }
 
 }  // namespace lt::lazy

@@ -59,8 +59,9 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
       lazy::debug_line(fmt::format("lt: recompile #{} ({}): {}", seq - 1, cause,
                                    lazy::explain_difference(graph, cache.graphs())));
     lazy::dump_traced(graph, key, seq);
-    lazy::check_graph_agreement(graph, c.hash);
-    exe = lazy::PreparedStep::prepare(std::move(graph), options, key);
+    exe = lazy::check_graph_agreement(graph, c.hash)
+              ? lazy::prepare_on_every_rank(std::move(graph), options, key)
+              : lazy::PreparedStep::prepare(std::move(graph), options, key);
     cache.insert(key, exe);
   }
   const int64_t t2 = ir::now_ns();

@@ -5,7 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <string>
 #include <cstring>
 #include <vector>
 
@@ -266,6 +271,44 @@ TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
     for (size_t i = 0; i < state.size(); ++i)
       EXPECT_TRUE(AllClose(state[i], alone_state[i], 1e-4, 1e-4)) << "tensor " << i;
   }
+}
+
+// Ranks on one host share compiles: with an empty disk cache, local rank 0 runs LLVM for the
+// step graphs (they hold collectives) and the other ranks load its objects.
+TEST(Dist, OtherRanksLoadTheStepObjectsTheirHostsFirstRankCompiled) {
+  const int64_t root_pid = dist::all_gather(from_vector(std::vector<int64_t>{getpid()}, {}))
+                               .to_vector<int64_t>()[0];
+  const std::string dir = fmt::format("{}/lt-shared-compile-{}",
+                                      std::filesystem::temp_directory_path().string(), root_pid);
+  const std::string previous = option("LT_CACHE_DIR");
+  set_option("LT_CACHE_DIR", dir);
+  clear_graph_cache();
+  metrics::reset();
+  manual_seed(21);
+  nn::Linear layer(10, 3);
+  optim::SGD opt(layer.parameters(), {.lr = 0.1, .momentum = 0.9});
+  const Tensor x = randn({4, 10});
+  {
+    ModeGuard lazy(Mode::Lazy);
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      mean(layer.forward(x) * layer.forward(x)).backward();
+      dist::all_reduce_gradients(layer);
+      opt.step();
+      mark_step();
+    }
+  }
+  const int64_t compiled = metrics::counter("llvm_compile");
+  const int64_t loaded = metrics::counter("disk_cache_hit");
+  if (dist::local_rank() == 0) {
+    EXPECT_GT(compiled, 0);
+  } else {
+    EXPECT_EQ(compiled, 0);
+    EXPECT_GT(loaded, 0);
+  }
+  dist::barrier();
+  if (dist::rank() == 0) std::filesystem::remove_all(dir);
+  set_option("LT_CACHE_DIR", previous);
 }
 
 TEST(Dist, LazyReplicasFollowOneProcessWithTheGlobalBatch) {
