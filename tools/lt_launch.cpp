@@ -156,8 +156,17 @@ int main(int argc, char** argv) {
     } else {
       cmd.insert(cmd.end(), {"--bind-to", "none"});
     }
-    for (size_t i = 0; i + 1 < mca.size(); i += 2)
+    bool copy_mechanism_given = false;
+    for (size_t i = 0; i + 1 < mca.size(); i += 2) {
       cmd.insert(cmd.end(), {"--mca", mca[i], mca[i + 1]});
+      copy_mechanism_given |= mca[i] == "btl_vader_single_copy_mechanism";
+    }
+    // On one host OpenMPI's shared-memory transport moves large messages with one
+    // process_vm_readv call (CMA) by default; at the gradient sizes here (up to a few MB) plain
+    // copies through shared memory were faster: the MLP's 2-rank step took 0.61 ms instead of
+    // 0.74 (docs/BENCHMARKS.md). --mca btl_vader_single_copy_mechanism cma restores it.
+    if (!copy_mechanism_given)
+      cmd.insert(cmd.end(), {"--mca", "btl_vader_single_copy_mechanism", "none"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.
     cmd.insert(cmd.end(), {"-x", fmt::format("LT_NUM_THREADS={}", threads)});
     for (char** e = environ; *e; ++e) {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Data-parallel scaling of the trainers: 2 ranks x 1 thread against 1 rank x 1 thread at the
+# same per-rank batch (the global batch doubles), lazy and eager, from each run's summary line
+# (median step time of the run). The host's noise moves single runs by 5-20%, so the 1-rank and
+# 2-rank runs alternate LT_REPS times (default 3) and the fastest run of each is kept; speedup =
+# 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. Run on a quiet machine with at
+# least 2 cores; docs/BENCHMARKS.md has the figures.
+#   bench/replicas_scaling.sh [build-dir (build)] [models (mlp cnn resnet)]
+set -euo pipefail
+build=${1:-build}
+models=${2:-mlp cnn resnet}
+launch=$build/tools/lt-launch
+declare -A batch=([mlp]=64 [cnn]=64 [resnet]=128)
+declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
+summary() {  # ms/step of a run's "done:" line
+  sed -n 's/^done: .* median \([0-9.]*\) ms\/step = .*/\1/p'
+}
+min() {  # the smaller of two numbers; the second when the first is empty
+  if [ -z "$1" ]; then echo "$2"; else awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 < a + 0) ? b : a }'; fi
+}
+reps=${LT_REPS:-3}
+printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
+printf '|---|---|---|---|---|---|\n'
+for m in $models; do
+  prog=$build/examples/fmnist_$m
+  b=${batch[$m]}
+  for mode in lazy eager; do
+    flags=(--max-steps "${steps[$m]}" --train-limit 20000 --test-limit 100 --quiet
+           --log-interval 1000000)
+    [ "$mode" = lazy ] && flags+=(--compiler-opt)
+    best1="" best2=""
+    for ((i = 0; i < reps; ++i)); do
+      ms1=$("$launch" -n 1 -t 1 -- "$prog" "${flags[@]}" --batch-size "$b" | summary)
+      ms2=$("$launch" -n 2 -t 1 -- "$prog" "${flags[@]}" --batch-size $((2 * b)) | summary)
+      best1=$(min "$best1" "$ms1") best2=$(min "$best2" "$ms2")
+    done
+    printf '| %s | %s | %s | %s | %s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$best2" \
+      "$(echo "2 * $best1 / $best2" | bc -l)"
+  done
+done
