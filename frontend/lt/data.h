@@ -98,4 +98,48 @@ class BatchIterator {
   int64_t pos_ = 0;
 };
 
+/// torch.utils.data.DistributedSampler's options. -1: from the job (lt::dist::world_size(),
+/// lt::dist::rank()).
+struct DistributedSamplerOptions {
+  int64_t num_replicas = -1;
+  int64_t rank = -1;
+  bool shuffle = true;     ///< a permutation fixed by (seed, epoch), the same on every rank
+  uint64_t seed = 0;
+  bool drop_last = false;  ///< drop the tail that does not split evenly, instead of padding
+};
+
+/// Which examples each rank of a data-parallel job reads, as PyTorch's DistributedSampler: the
+/// epoch's order (shuffled_indices(n, seed, epoch), or 0..n-1) is padded by repeating its first
+/// indices until every rank has the same number (or its tail is dropped with drop_last), and
+/// rank r takes positions r, r + W, r + 2W, ... of it. The ranks' shares are disjoint (but for
+/// the padding) and together cover the epoch.
+///   DistributedSampler sampler(train.size(), {.seed = 1});
+///   for (int e = 0; e < epochs; ++e) {
+///     sampler.set_epoch(e);
+///     for (const std::vector<int64_t>& rows : sampler.batches(32))
+///       step(gather_rows(train.images, rows), gather_rows(train.labels, rows));
+///   }
+class DistributedSampler {
+ public:
+  /// Throws lt::InputError for a rank outside [0, num_replicas) or a negative size.
+  explicit DistributedSampler(int64_t dataset_size, DistributedSamplerOptions options = {});
+  /// Sets the epoch, which (with the seed) fixes the order: call it before each epoch, on every
+  /// rank, with the same number.
+  void set_epoch(int64_t epoch) { epoch_ = epoch; }
+  int64_t epoch() const { return epoch_; }
+  /// This rank's examples of the current epoch, in order: num_samples() of them.
+  std::vector<int64_t> indices() const;
+  /// indices() cut into batches of `batch_size` (the last one shorter unless drop_last).
+  std::vector<std::vector<int64_t>> batches(int64_t batch_size, bool drop_last = false) const;
+  int64_t num_samples() const { return num_samples_; }
+  int64_t num_replicas() const { return options_.num_replicas; }
+  int64_t rank() const { return options_.rank; }
+
+ private:
+  int64_t size_;
+  DistributedSamplerOptions options_;
+  int64_t num_samples_ = 0;
+  int64_t epoch_ = 0;
+};
+
 }  // namespace lt::data
