@@ -74,12 +74,12 @@ Tensor all_gather(const Tensor& t, Loc loc) {
 
 Tensor reduce_value(const Tensor& t, bool average, Loc loc) {
   if (!t.defined()) fail_op("reduce_value", "operand is an undefined tensor", {}, loc);
-  const std::shared_ptr<TensorImpl> v = host_copy(t.detach(), "reduce_value", loc);
   const bool is_float_value = t.dtype() == DType::F32 || t.dtype() == DType::F64;
   if (average && !is_float_value)
     fail_op("reduce_value", "averaging needs an f32 or f64 tensor", std::span(&t, 1), loc);
   if (!is_float_value && t.dtype() != DType::I32 && t.dtype() != DType::I64)
     fail_op("reduce_value", "needs an f32, f64, i32 or i64 tensor", std::span(&t, 1), loc);
+  const std::shared_ptr<TensorImpl> v = host_copy(t.detach(), "reduce_value", loc);
   comm().all_reduce(v->data(), t.numel(), t.dtype(),
                     average ? ir::ReduceKind::Mean : ir::ReduceKind::Sum);
   return Tensor(v);

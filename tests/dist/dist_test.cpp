@@ -133,6 +133,14 @@ TEST(Dist, AllGatherAndReduceValue) {
   EXPECT_TRUE(AllClose(dist::reduce_value(x), reference(dist::ReduceOp::Mean), 0, 0));
   const Tensor correct = from_vector(std::vector<int64_t>{10 + dist::rank()}, {});
   EXPECT_EQ(dist::reduce_value(correct, false).item<int64_t>(), 10 * w + w * (w - 1) / 2);
+  std::string message;
+  try {
+    dist::reduce_value(correct);  // averaging counts: refused before any rank communicates
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_THAT(message, ::testing::StartsWith("reduce_value: averaging needs an f32 or f64 tensor "
+                                             "(operands: i64[]) at "));
 }
 
 TEST(Dist, BroadcastParametersGivesRootsWeightsToEveryRank) {
