@@ -4,6 +4,7 @@
 // mpirun, which ends every rank, and its exit status is mpirun's. docs/DISTRIBUTED.md.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <netdb.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -47,6 +48,11 @@ std::vector<Host> parse_hosts(const std::string& spec, int per_node) {
     }
     if (h.name.empty())
       throw lt::InputError(fmt::format("--hosts: empty host name in '{}'", spec));
+    // A name that does not resolve fails here in one line, not in mpirun's remote launcher.
+    addrinfo* found = nullptr;
+    if (getaddrinfo(h.name.c_str(), nullptr, nullptr, &found) != 0)
+      throw lt::InputError(fmt::format("--hosts: cannot resolve host '{}'", h.name));
+    freeaddrinfo(found);
     hosts.push_back(h);
   }
   return hosts;
