@@ -50,6 +50,8 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
                              const rt::Executable& exe)
     : graph_(std::move(graph)), ns_(exe.launches().size(), 0) {
   for (const rt::Launch& l : exe.launches()) {
+    collective_.push_back(l.kind == rt::Launch::Kind::Library &&
+                          ir::info(l.op).family == ir::OpFamily::Collective);
     const std::string out = l.out_slots.empty() ? std::string("-")
                                                 : type_str(exe.slots()[l.out_slots[0]].type);
     const int group = l.group;
@@ -72,6 +74,14 @@ std::string LaunchProfile::report() const {
   std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_,
                               runs_, runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
   if (runs_ == 0 || total == 0) return s;
+  // Collectives block until every rank has joined, so their time is the step's exposed
+  // communication, waiting for slower ranks included.
+  int64_t comm = 0;
+  for (size_t i = 0; i < ns_.size(); ++i)
+    if (collective_[i]) comm += ns_[i];
+  if (std::find(collective_.begin(), collective_.end(), true) != collective_.end())
+    s += fmt::format("  collectives (exposed communication): {:.3f} ms per run, {:.1f}%\n",
+                     comm / 1e6 / runs_, 100.0 * comm / total);
   std::vector<size_t> order(ns_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns_[a] > ns_[b]; });

@@ -31,6 +31,7 @@ class LaunchProfile {
  private:
   std::string graph_;
   std::vector<std::string> labels_;
+  std::vector<bool> collective_;  // per launch: a collective (all_reduce)
   std::vector<int64_t> ns_;
   int64_t runs_ = 0;
 };

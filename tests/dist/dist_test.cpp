@@ -84,6 +84,24 @@ TEST(Dist, AllReduceInLazyStepGraph) {
   set_compile_options({});
 }
 
+// LT_PROFILE reports the time a compiled step spends in its collectives (exposed communication).
+TEST(Dist, ProfileReportsTheCollectivesTime) {
+  debug::set_profiling(true);
+  {
+    ModeGuard lazy(Mode::Lazy);
+    const Tensor x = from_vector(rank_values(dist::rank()), {4});
+    for (int step = 0; step < 2; ++step) {
+      const Tensor y = dist::all_reduce(x * 5.0) - 1.0;
+      mark_step();
+    }
+  }
+  debug::set_profiling(false);
+  EXPECT_THAT(debug::profile_report(),
+              ::testing::ContainsRegex("runs, [0-9.]+ ms per run in [0-9]+ launches\n"
+                                       "  collectives \\(exposed communication\\): [0-9.]+ ms "
+                                       "per run, [0-9.]+%\n"));
+}
+
 // y = all_reduce_sum(x_r * w_r) on every rank, loss_r = sum(y): the gradient of w_r is the
 // output gradient summed over the ranks (world_size ones) times x_r, in both modes.
 TEST(Dist, AllReduceGradientIsTheReductionOfTheOutputGradients) {
