@@ -11,15 +11,13 @@ build=$(realpath "${1:-build}")
 trainer=${2:-fmnist_mlp}
 shift $(( $# > 2 ? 2 : $# ))
 flags=(--max-steps 100 --train-limit 6400 --test-limit 500 --batch-size 64 --quiet --compiler-opt "$@")
-work=$(mktemp -d)
-cleanup() {
+remove_namespaces() {  # their veth ends go with them
   ip netns del lt_host_a 2>/dev/null || true
   ip netns del lt_host_b 2>/dev/null || true
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cleanup
 work=$(mktemp -d)
+trap 'remove_namespaces; rm -rf "$work"' EXIT
+remove_namespaces  # left by an interrupted earlier run
 ip netns add lt_host_a
 ip netns add lt_host_b
 ip link add lt_veth_a type veth peer name lt_veth_b

@@ -31,7 +31,8 @@ ir::ReduceKind kind(ReduceOp op) {
 
 rt::comm::Communicator& comm() { return rt::comm::world(); }
 
-// t's data as a buffer of its own (a value read in lazy mode).
+// t's data in a buffer of its own, for collectives that write in place (buffers are never
+// written in place); a value read in lazy mode.
 std::shared_ptr<TensorImpl> host_copy(const Tensor& t, const char* what, const Loc& loc) {
   lazy::sync(t, what, loc);
   auto impl = make_impl(t.type());
@@ -64,11 +65,11 @@ Tensor all_reduce(const Tensor& t, ReduceOp op, Loc loc) {
 
 Tensor all_gather(const Tensor& t, Loc loc) {
   if (!t.defined()) fail_op("all_gather", "operand is an undefined tensor", {}, loc);
-  const std::shared_ptr<TensorImpl> mine = host_copy(t, "all_gather", loc);
+  lazy::sync(t, "all_gather", loc);  // the communicator reads t's data where it is
   Shape shape = t.shape();
   shape.insert(shape.begin(), world_size());
   auto out = make_impl({t.dtype(), shape});
-  comm().all_gather(mine->data(), out->data(), static_cast<int64_t>(t.type().bytes()));
+  comm().all_gather(t.impl()->data(), out->data(), static_cast<int64_t>(t.type().bytes()));
   return Tensor(out);
 }
 

@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <string>
 #include <cstring>
 #include <vector>
@@ -187,19 +189,47 @@ struct Run {
   std::vector<Tensor> params;
 };
 
+// This rank's rows of a global batch (all of them for the one-process reference). Made eagerly,
+// before the loop: slicing inside the lazy step would give each rank a graph of its own, which
+// the ranks refuse to run.
+Tensor rows_of_rank(const Tensor& global, bool replicated) {
+  if (!replicated) return global;
+  const int64_t per_rank = global.size(0) / dist::world_size(), r = dist::rank();
+  return slice(global, 0, r * per_rank, (r + 1) * per_rank);
+}
+
+// `steps` optimizer steps on loss_at(step); replicas all-reduce the gradients (mean) before the
+// update and report the loss averaged over the ranks. The losses, read after the last step.
+std::vector<float> sgd_steps(Mode mode, bool replicated, int steps, optim::SGD& opt,
+                             std::span<const Tensor> params,
+                             const std::function<Tensor(int)>& loss_at) {
+  std::vector<Tensor> losses;
+  {
+    ModeGuard guard(mode);
+    for (int step = 0; step < steps; ++step) {
+      opt.zero_grad();
+      const Tensor loss = loss_at(step);
+      loss.backward();
+      if (replicated) dist::all_reduce_gradients(params);
+      opt.step();
+      losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
+                                  : loss.detach());
+      if (mode == Mode::Lazy) mark_step();
+    }
+  }
+  std::vector<float> values;
+  for (const Tensor& l : losses) values.push_back(l.item<float>());
+  return values;
+}
+
 Run train(Mode mode, bool replicated) {
-  const int w = replicated ? dist::world_size() : 1;
-  const int r = replicated ? dist::rank() : 0;
-  const int64_t per_rank = kGlobalBatch / w;
   manual_seed(5);
   const Tensor teacher = randn({kIn, kClasses});
-  // Each rank's shards are device data made before the loop (eagerly): slicing inside the
-  // lazy step would give each rank a graph of its own, which the ranks refuse to run.
   std::vector<Tensor> xs, ys;
   for (int i = 0; i < 4; ++i) {
     const Tensor x = randn({kGlobalBatch, kIn});
-    xs.push_back(slice(x, 0, r * per_rank, (r + 1) * per_rank));
-    ys.push_back(slice(argmax(matmul(x, teacher), 1), 0, r * per_rank, (r + 1) * per_rank));
+    xs.push_back(rows_of_rank(x, replicated));
+    ys.push_back(rows_of_rank(argmax(matmul(x, teacher), 1), replicated));
   }
   manual_seed(7);
   nn::Sequential model;
@@ -207,23 +237,12 @@ Run train(Mode mode, bool replicated) {
   model.push_back(std::make_shared<nn::ReLU>());
   model.push_back(std::make_shared<nn::Linear>(kHidden, kClasses));
   if (replicated) dist::broadcast_parameters(model);
-  optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-3});
-  Run run;
-  std::vector<Tensor> losses;
-  ModeGuard guard(mode);
-  for (int step = 0; step < kSteps; ++step) {
-    opt.zero_grad();
-    const Tensor loss = cross_entropy(model.forward(xs[step % 4]), ys[step % 4]);
-    loss.backward();
-    if (replicated) dist::all_reduce_gradients(model);
-    opt.step();
-    losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
-                                : loss.detach());
-    if (mode == Mode::Lazy) mark_step();
-  }
-  for (const Tensor& l : losses) run.losses.push_back(l.item<float>());
-  run.params = model.parameters();
-  return run;
+  const std::vector<Tensor> params = model.parameters();
+  optim::SGD opt(params, {.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-3});
+  const std::vector<float> losses = sgd_steps(mode, replicated, kSteps, opt, params, [&](int step) {
+    return cross_entropy(model.forward(xs[step % 4]), ys[step % 4]);
+  });
+  return {losses, params};
 }
 
 void check_replicas_follow_one_process(Mode mode) {
@@ -250,15 +269,12 @@ void check_replicas_follow_one_process(Mode mode) {
 TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
   for (Mode mode : {Mode::Eager, Mode::Lazy}) {
     auto run = [&](bool replicated) {
-      const int w = replicated ? dist::world_size() : 1, r = replicated ? dist::rank() : 0;
-      const int64_t per_rank = 8 / w;
       manual_seed(11);
       std::vector<Tensor> xs, ys;
       for (int i = 0; i < 3; ++i) {
         const Tensor x = randn({8, 2, 6, 6});
-        const Tensor y = argmax(sum(x, {2, 3}), 1);
-        xs.push_back(slice(x, 0, r * per_rank, (r + 1) * per_rank));
-        ys.push_back(slice(y, 0, r * per_rank, (r + 1) * per_rank));
+        xs.push_back(rows_of_rank(x, replicated));
+        ys.push_back(rows_of_rank(argmax(sum(x, {2, 3}), 1), replicated));
       }
       manual_seed(12);
       nn::Conv2d conv(2, 4, 3, {.padding = 1});
@@ -272,19 +288,10 @@ TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
       for (const Tensor& p : bn.parameters()) params.push_back(p);
       for (const Tensor& p : head.parameters()) params.push_back(p);
       optim::SGD opt(params, {.lr = 0.2, .momentum = 0.9});
-      std::vector<Tensor> losses;
-      ModeGuard guard(mode);
-      for (int step = 0; step < 12; ++step) {
-        opt.zero_grad();
+      const std::vector<float> losses = sgd_steps(mode, replicated, 12, opt, params, [&](int step) {
         const Tensor h = relu(bn.forward(conv.forward(xs[step % 3])));
-        const Tensor loss = cross_entropy(head.forward(mean(h, {2, 3})), ys[step % 3]);
-        loss.backward();
-        if (replicated) dist::all_reduce_gradients(params);
-        opt.step();
-        losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
-                                    : loss.detach());
-        if (mode == Mode::Lazy) mark_step();
-      }
+        return cross_entropy(head.forward(mean(h, {2, 3})), ys[step % 3]);
+      });
       std::vector<Tensor> state = params;
       state.push_back(bn.running_mean);
       state.push_back(bn.running_var);
@@ -292,8 +299,9 @@ TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
     };
     const auto [alone_losses, alone_state] = run(false);
     const auto [losses, state] = run(true);
+    ASSERT_EQ(losses.size(), alone_losses.size());
     for (size_t i = 0; i < losses.size(); ++i)
-      EXPECT_NEAR(losses[i].item<float>(), alone_losses[i].item<float>(), 1e-4) << i;
+      EXPECT_NEAR(losses[i], alone_losses[i], 1e-4) << i;
     for (size_t i = 0; i < state.size(); ++i)
       EXPECT_TRUE(AllClose(state[i], alone_state[i], 1e-4, 1e-4)) << "tensor " << i;
   }
