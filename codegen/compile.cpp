@@ -4,6 +4,9 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "codegen/jit.h"
@@ -81,6 +84,51 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
   ep.row_grain = row_grain(shape);
   l.epilogue = std::move(ep);
   return l;
+}
+
+// Collective launches split into start and done: the done goes just before the first launch
+// that reads the collective's result (or at the end), so the launches between run while the
+// collective is in flight: the rest of the backward pass, for a replica's gradient buckets.
+std::vector<rt::Launch> split_collectives(std::vector<rt::Launch> launches) {
+  const int n = static_cast<int>(launches.size());
+  std::vector<std::vector<int>> done_before(n + 1);  // starts whose done precedes launch j
+  bool any = false;
+  auto reads = [](const rt::Launch& l, int slot) {
+    auto has = [&](const std::vector<int>& v) {
+      return std::find(v.begin(), v.end(), slot) != v.end();
+    };
+    return has(l.in_slots) || (l.epilogue && has(l.epilogue->in_slots));
+  };
+  for (int i = 0; i < n; ++i) {
+    rt::Launch& l = launches[i];
+    if (l.kind != rt::Launch::Kind::Library || l.epilogue || !ir::as_collective(l.op)) continue;
+    l.kind = rt::Launch::Kind::Start;
+    int j = i + 1;
+    while (j < n && !reads(launches[j], l.out_slots[0])) ++j;
+    done_before[j].push_back(i);
+    any = true;
+  }
+  if (!any) return launches;
+  std::vector<rt::Launch> out;
+  std::vector<int> new_index(n, -1);
+  for (int j = 0; j <= n; ++j) {
+    for (int i : done_before[j]) {
+      const rt::Launch& start = out[new_index[i]];
+      rt::Launch d;
+      d.kind = rt::Launch::Kind::Done;
+      d.op = start.op;
+      d.attrs = start.attrs;
+      d.in_slots = start.out_slots;
+      d.name = start.name;
+      d.group = start.group;
+      d.start = new_index[i];
+      out.push_back(std::move(d));
+    }
+    if (j == n) break;
+    new_index[j] = static_cast<int>(out.size());
+    out.push_back(std::move(launches[j]));
+  }
+  return out;
 }
 
 }  // namespace
@@ -212,6 +260,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       (launches[li].epilogue ? launches[li].epilogue->fn : launches[li].fn) = fn;
     }
   }
+  launches = split_collectives(std::move(launches));
   if (stats) {
     stats->loop_kernels = static_cast<int>(loop_launches.size());
     stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
@@ -219,8 +268,18 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
   }
   const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
                               buffers.donated_bytes, buffers.naive_bytes};
-  return std::make_shared<rt::Executable>(std::move(slots), std::move(launches), std::move(results),
-                                          memory, std::move(jit));
+  auto exe = std::make_shared<rt::Executable>(std::move(slots), std::move(launches),
+                                              std::move(results), memory, std::move(jit));
+  if (!options.dump_dir.empty()) {
+    std::filesystem::create_directories(options.dump_dir);
+    const std::string path = fmt::format(
+        "{}/{}.launches.txt", options.dump_dir,
+        options.dump_prefix.empty() ? "module" : options.dump_prefix);
+    std::ofstream f(path);
+    f << rt::print_launches(*exe);
+    if (!f) throw Error(fmt::format("cannot write the launch list {}", path));
+  }
+  return exe;
 }
 
 }  // namespace lt::codegen

@@ -273,6 +273,7 @@ void Fuser::place(int id) {
   if (c == NodeClass::View) {
     kind = has_loop(set) ? Kind::Loop : Kind::Views;
     if (kind == Kind::Loop) iter = iteration_shape(id, c, set);
+
   } else if (c != NodeClass::Library) {
     // Alone, a compute node or a reduction is a valid loop kernel: it reads its operands from
     // outside, and they broadcast to its iteration shape.
@@ -389,7 +390,21 @@ void Fuser::merge_siblings() {
 
 ir::FusionPlan Fuser::emit() {
   // A view chain no compute node joined runs as library views, one node each (no compile for a
-  // copy); splitting a group never closes a cycle.
+  // copy); splitting a group never closes a cycle. One that ends in a concat of views (a
+  // gradient bucket's pack: reshapes to 1-D) is one loop kernel instead, reading each piece
+  // through its views, rather than a copy per view and one for the concat.
+  for (int id = 0; id < n_; ++id) {
+    const int r = find(id);
+    const std::vector<int>& chain = members_[r];
+    if (kind_[r] != Kind::Views || chain.size() < 2 || chain.back() != id ||
+        g_.node(id).op != ir::Op::Concat)
+      continue;
+    const Shape& shape = g_.node(id).types[0].shape;
+    const int set[] = {r};
+    if (!holds(set, -1, shape)) continue;
+    kind_[r] = Kind::Loop;
+    iter_[r] = shape;
+  }
   std::vector<int> kernel(n_), number_of_root(n_, -1);
   std::vector<std::vector<int>> members;  // by kernel number: nodes in id order
   std::vector<char> loop;                 // by kernel number

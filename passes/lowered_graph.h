@@ -6,6 +6,7 @@
 #include "ir/buffer_plan.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
+#include "passes/bucket_all_reduce.h"
 #include "passes/buffer_plan.h"
 #include "passes/fuse.h"
 
@@ -16,6 +17,7 @@ struct LowerOptions {
   bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (bisecting)
   FuseOptions fusion;    ///< fusion.enabled = false: every node its own kernel (opt level 1)
   BufferPlanOptions buffers;
+  BucketOptions buckets;  ///< how all_reduces are packed (replicas' gradients)
 };
 
 struct LoweredGraph {

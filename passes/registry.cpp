@@ -1,6 +1,7 @@
 #include "passes/registry.h"
 
 #include "ir/error.h"
+#include "passes/bucket_all_reduce.h"
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
@@ -18,6 +19,13 @@ template <PassFn F>
 bool rewrite_stage(LoweredGraph& l, const LowerOptions&) {
   if (!F(l.graph)) return false;
   l.fusion.reset();  // plans describe the graph they were made for
+  l.buffers.reset();
+  return true;
+}
+
+bool bucket_stage(LoweredGraph& l, const LowerOptions& o) {
+  if (!bucket_all_reduce(l.graph, o.buckets)) return false;
+  l.fusion.reset();
   l.buffers.reset();
   return true;
 }
@@ -44,6 +52,8 @@ const PassEntry kPasses[] = {
     {"cse", StageKind::Graph, rewrite_stage<cse>, cse,
      "merge nodes with equal op, attributes and inputs"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
+    {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
+     "pack gradient all_reduces into buckets, each right after its last operand"},
     {"fuse", StageKind::Fusion, fuse_stage, nullptr,
      "partition the nodes into loop kernels, epilogues and library calls"},
     {"buffer_plan", StageKind::Buffers, buffer_plan_stage, nullptr,

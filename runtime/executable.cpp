@@ -1,6 +1,9 @@
 #include "runtime/executable.h"
 
 #include <cstdint>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "ir/clock.h"
 #include "ir/error.h"
@@ -36,6 +39,17 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
              "slot {}: bad donor {}", s, slot.donor);
     if (slot.kind == Slot::Kind::Arena) arena_slots_.push_back(static_cast<int>(s));
     if (slot.donor >= 0) donated_slots_.push_back(static_cast<int>(s));
+  }
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    const Launch& l = launches_[i];
+    const bool paired = l.kind == Launch::Kind::Done &&
+                        l.start >= 0 && l.start < static_cast<int>(i) &&
+                        launches_[l.start].kind == Launch::Kind::Start &&
+                        l.in_slots == launches_[l.start].out_slots;
+    LT_CHECK(l.kind != Launch::Kind::Done || paired, "launch {}: a done without its start", i);
+    LT_CHECK(l.kind != Launch::Kind::Start || ir::as_collective(l.op),
+             "launch {}: start of {}, which is not a collective", i, ir::mnemonic(l.op));
+    has_collectives_ = has_collectives_ || l.kind == Launch::Kind::Start;
   }
   // A temporary dies after the last launch that reads it; results live to the end.
   const int n = static_cast<int>(launches_.size());
@@ -105,6 +119,20 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
 
   std::vector<void*> ptrs;
   std::vector<TensorRef> ins, outs;
+  // Collectives this run started and has not finished. If a launch throws meanwhile, they are
+  // finished before the buffers they write into are freed (every rank runs the same launches,
+  // so the peers start them too, or fail and end the job).
+  std::vector<int> request(has_collectives_ ? launches_.size() : 0, -1);
+  int in_flight = 0;
+  struct FinishOnThrow {
+    std::vector<int>& request;
+    int& in_flight;
+    ~FinishOnThrow() {
+      if (in_flight == 0) return;
+      for (int& r : request)
+        if (r >= 0) finish_collective(std::exchange(r, -1));
+    }
+  } finish_on_throw{request, in_flight};
   for (size_t li = 0; li < launches_.size(); ++li) {
     const Launch& l = launches_[li];
     const int64_t t0 = timed ? ir::now_ns() : 0;
@@ -124,14 +152,24 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
       void* const* p = ptrs.data();
       LoopKernelFn fn = l.fn;
       parallel_for(l.rows, l.row_grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
+    } else if (l.kind == Launch::Kind::Done) {
+      finish_collective(std::exchange(request[l.start], -1));
+      --in_flight;
     } else {
       ins.clear();
       outs.clear();
       for (int s : l.in_slots) ins.push_back({data[s], &slots_[s].type});
       for (int s : l.out_slots) outs.push_back({data[s], &slots_[s].type});
-      if (l.epilogue) run_with_epilogue(l, data, ins);
-      else run_kernel(l.op, l.attrs, ins, outs);
+      if (l.kind == Launch::Kind::Start) {
+        request[li] = start_collective(*ir::as_collective(l.op), l.attrs, ins, outs);
+        ++in_flight;
+      } else if (l.epilogue) {
+        run_with_epilogue(l, data, ins);
+      } else {
+        run_kernel(l.op, l.attrs, ins, outs);
+      }
     }
+    if (in_flight > 0) progress_collectives();
     if (timed) launch_ns[li] += ir::now_ns() - t0;
     for (int s : free_after_[li]) owned[s].reset();
     if (static_cast<int>(li) == arena_done_after_) arena.reset();
@@ -166,6 +204,37 @@ void Executable::run_with_epilogue(const Launch& l, std::span<void* const> data,
   const auto op = ir::as_library(l.op);
   LT_CHECK(op.has_value(), "an epilogue follows a library op, not {}", ir::mnemonic(l.op));
   run_library(*op, l.attrs, ins, std::span<const TensorRef>(&out, 1), &blocks);
+}
+
+std::string print_launches(const Executable& exe) {
+  auto list = [](std::span<const int> slots) {
+    std::string s;
+    for (int x : slots) s += fmt::format("{}s{}", s.empty() ? "" : " ", x);
+    return s.empty() ? std::string("-") : s;
+  };
+  std::string out;
+  const std::vector<Launch>& launches = exe.launches();
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const Launch& l = launches[i];
+    std::string what;
+    switch (l.kind) {
+      case Launch::Kind::Loop: what = "loop " + l.name; break;
+      case Launch::Kind::Library:
+        what = l.epilogue ? fmt::format("library {}+loop", l.name) : "library " + l.name;
+        break;
+      case Launch::Kind::Start: what = fmt::format("start {}", ir::mnemonic(l.op)); break;
+      case Launch::Kind::Done:
+        what = fmt::format("done {} of #{}", ir::mnemonic(l.op), l.start);
+        break;
+    }
+    std::string io = fmt::format("in: {}", list(l.in_slots));
+    if (l.kind != Launch::Kind::Done) io += fmt::format("; out: {}", list(l.out_slots));
+    if (l.epilogue)
+      io += fmt::format("; loop in: {}; loop out: {}", list(l.epilogue->in_slots),
+                        list(l.epilogue->out_slots));
+    out += fmt::format("#{} {} ({})\n", i, what, io);
+  }
+  return out;
 }
 
 RunStats Executable::run_stats() const {

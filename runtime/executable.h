@@ -41,7 +41,10 @@ struct EpilogueLaunch {
 };
 
 struct Launch {
-  enum class Kind : uint8_t { Loop, Library } kind = Kind::Library;
+  /// Start and Done are a collective (op, attrs) split in two: Start copies its operand into its
+  /// output and starts the collective there; Done (in_slots: that output) waits for it. The
+  /// launches between them run while the collective is in flight.
+  enum class Kind : uint8_t { Loop, Library, Start, Done } kind = Kind::Library;
   // Loop: a compiled kernel split across the thread pool by rows.
   LoopKernelFn fn = nullptr;
   int64_t rows = 0;       // iteration-space rows
@@ -55,6 +58,7 @@ struct Launch {
   std::vector<int> in_slots, out_slots;
   std::string name;  // for metrics and dumps
   int group = -1;    // the fusion-plan group it runs (profiles); -1: none
+  int start = -1;    // Done: the index of its Start launch
 };
 
 /// Where a slot's data lives during a run.
@@ -138,10 +142,18 @@ class Executable {
   std::vector<std::vector<int>> free_after_;  // per launch: temporaries that die after it
   std::vector<int> donated_slots_;            // slots with a donor
   std::vector<int> arena_slots_;
+  bool has_collectives_ = false;      // some launch starts a collective
   int arena_done_after_ = -1;         // the last launch that reads or writes an arena slot
   std::shared_ptr<void> keep_alive_;  // owns the JIT code the launches point into
 
   mutable std::atomic<int64_t> runs_{0}, donations_taken_{0}, donations_refused_{0};
 };
+
+/// The launch list as text, one line per launch in run order, for dumps and tests:
+///   #0 loop lt_kernel_0 (in: s0 s1; out: s4)
+///   #1 library matmul (in: s4 s2; out: s5)
+///   #2 start all_reduce (in: s5; out: s6)
+///   #5 done all_reduce of #2 (in: s6)
+std::string print_launches(const Executable& exe);
 
 }  // namespace lt::rt

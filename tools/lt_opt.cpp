@@ -78,7 +78,17 @@ int main(int argc, char** argv) {
                "'fuse' makes the unfused plan (every node its own kernel, opt level 1)");
   app.add_flag("!--no-epilogues", options.fusion.epilogues,
                "'fuse' keeps loops after matmul/conv2d as kernels of their own");
+  int64_t bucket_first_kb = options.buckets.first_bytes >> 10;
+  int64_t bucket_kb = options.buckets.bytes >> 10;
+  app.add_option("--bucket-first-kb", bucket_first_kb,
+                 "size of the first all_reduce bucket 'bucket_all_reduce' forms, in KiB")
+      ->check(lt::cli::integer_at_least(1));
+  app.add_option("--bucket-kb", bucket_kb,
+                 "size of the later all_reduce buckets, in KiB (0: no bucketing)")
+      ->check(lt::cli::integer_at_least(0));
   return lt::cli::run(app, argc, argv, [&] {
+    options.buckets.first_bytes = bucket_first_kb << 10;
+    options.buckets.bytes = bucket_kb << 10;
     if (list) {
       for (const auto& p : lt::passes::all_passes())
         std::cout << p.name << "  " << p.summary << "\n";

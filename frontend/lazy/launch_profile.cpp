@@ -50,13 +50,18 @@ LaunchProfile::LaunchProfile(std::string graph, const ir::Graph& g, const ir::Fu
                              const rt::Executable& exe)
     : graph_(std::move(graph)), ns_(exe.launches().size(), 0) {
   for (const rt::Launch& l : exe.launches()) {
-    collective_.push_back(l.kind == rt::Launch::Kind::Library &&
-                          ir::info(l.op).family == ir::OpFamily::Collective);
+    const bool split = l.kind == rt::Launch::Kind::Start || l.kind == rt::Launch::Kind::Done;
+    collective_.push_back(split || (l.kind == rt::Launch::Kind::Library &&
+                                    ir::info(l.op).family == ir::OpFamily::Collective));
     const std::string out = l.out_slots.empty() ? std::string("-")
                                                 : type_str(exe.slots()[l.out_slots[0]].type);
     const int group = l.group;
     const bool in_plan = group >= 0 && group < static_cast<int>(plan.groups.size());
-    if (l.epilogue && in_plan)
+    if (l.kind == rt::Launch::Kind::Start)
+      labels_.push_back(fmt::format("start {} -> {}", l.name, out));
+    else if (l.kind == rt::Launch::Kind::Done)
+      labels_.push_back(fmt::format("done {} of #{}", l.name, l.start));
+    else if (l.epilogue && in_plan)
       labels_.push_back(fmt::format("kernel {} {}+loop {} {}", group, l.name,
                                     type_str(l.epilogue->library_out),
                                     op_list(g, plan.groups[group])));
@@ -74,8 +79,8 @@ std::string LaunchProfile::report() const {
   std::string s = fmt::format("graph {}: {} runs, {:.3f} ms per run in {} launches\n", graph_,
                               runs_, runs_ ? total / 1e6 / runs_ : 0.0, ns_.size());
   if (runs_ == 0 || total == 0) return s;
-  // Collectives block until every rank has joined, so their time is the step's exposed
-  // communication, waiting for slower ranks included.
+  // A collective's start and done (or a blocking collective) take the time the step waits for
+  // communication, waiting for slower ranks included; what overlaps other launches is not here.
   int64_t comm = 0;
   for (size_t i = 0; i < ns_.size(); ++i)
     if (collective_[i]) comm += ns_[i];

@@ -42,6 +42,11 @@ struct CompileOptions {
   bool epilogues = true;
   bool verify = false;     ///< LT_VERIFY: re-verify the graph after every pass (tests turn it on)
   bool disk_cache = true;  ///< compiled objects kept in the folder LT_CACHE_DIR (not "off")
+  /// LT_BUCKET_FIRST_KB and LT_BUCKET_KB: a replica's gradient all_reduces are packed into
+  /// buckets of this many KiB (the first, then the others), each started as soon as the backward
+  /// pass has computed its gradients. bucket_kb 0: one all_reduce per gradient.
+  int64_t bucket_first_kb = 256;
+  int64_t bucket_kb = 1024;
 };
 /// The settings' effective values.
 CompileOptions compile_options();

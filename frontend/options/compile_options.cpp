@@ -1,5 +1,5 @@
-// lt::CompileOptions: the typed face of four settings (LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY and
-// LT_CACHE_DIR), so that code setting them goes through the same validation as the environment.
+// lt::CompileOptions: the typed face of six settings (LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY,
+// LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code setting them goes through the same validation as the environment.
 #include "frontend/options/store.h"
 #include "lt/lazy.h"
 #include "lt/options.h"
@@ -14,6 +14,8 @@ CompileOptions compile_options() {
   o.epilogues = options::enabled(Setting::Epilogues);
   o.verify = options::enabled(Setting::Verify);
   o.disk_cache = !options::text(Setting::CacheDir).empty();
+  o.bucket_first_kb = options::number(Setting::BucketFirstKb);
+  o.bucket_kb = options::number(Setting::BucketKb);
   return o;
 }
 
@@ -24,6 +26,9 @@ void set_compile_options(const CompileOptions& o) {
   if (o.opt_level != now.opt_level) options::set_number(Setting::OptLevel, o.opt_level);
   if (o.epilogues != now.epilogues) options::set_number(Setting::Epilogues, o.epilogues);
   if (o.verify != now.verify) options::set_number(Setting::Verify, o.verify);
+  if (o.bucket_first_kb != now.bucket_first_kb)
+    options::set_number(Setting::BucketFirstKb, o.bucket_first_kb);
+  if (o.bucket_kb != now.bucket_kb) options::set_number(Setting::BucketKb, o.bucket_kb);
   if (o.disk_cache != now.disk_cache) {
     options::SettingValue dir = options::default_value(Setting::CacheDir);
     if (!o.disk_cache) dir.text.clear();

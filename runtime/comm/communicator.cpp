@@ -18,6 +18,10 @@ class SingleCommunicator final : public Communicator {
   int local_size() const override { return 1; }
   void barrier() override {}
   void all_reduce(void*, int64_t, DType, ir::ReduceKind) override {}
+  int start_all_reduce(void*, int64_t, DType, ir::ReduceKind) override { return 0; }
+  void progress() override {}
+  void wait(int) override {}
+  int in_flight() const override { return 0; }
   void broadcast(void*, int64_t, int root) override {
     LT_CHECK(root == 0, "broadcast from rank {} in a job of one rank", root);
   }

@@ -30,6 +30,16 @@ class Communicator {
   /// In place: data[i] becomes the reduction over the ranks of data[i] (Mean: the sum divided
   /// by size()). dtype f32, f64, i32 or i64 (Mean: float).
   virtual void all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) = 0;
+  /// all_reduce() without waiting for it: `data` must stay allocated and untouched until
+  /// wait(request) returns. Returns the request.
+  virtual int start_all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) = 0;
+  /// Lets started collectives advance. MPI moves a nonblocking collective on only inside MPI
+  /// calls, so a step calls this between its launches while any is in flight.
+  virtual void progress() = 0;
+  /// Returns once the collective `request` has finished; `data` then holds its result.
+  virtual void wait(int request) = 0;
+  /// Started collectives not yet waited for.
+  virtual int in_flight() const = 0;
   /// `bytes` bytes of root's `data` are copied into every rank's `data`.
   virtual void broadcast(void* data, int64_t bytes, int root) = 0;
   /// out holds size() blocks of `bytes` bytes: block r is rank r's `in`.

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <unistd.h>
 
@@ -139,6 +140,50 @@ class MpiCommunicator final : public Communicator {
     if (op == ir::ReduceKind::Mean) scale(data, count, dtype, 1.0 / size_);
   }
 
+  int start_all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) override {
+    const MPI_Datatype t = mpi_type(dtype);
+    const auto esize = static_cast<int64_t>(dtype_size(dtype));
+    int r = 0;
+    while (r < static_cast<int>(started_.size()) && started_[r].active) ++r;
+    if (r == static_cast<int>(started_.size())) started_.emplace_back();
+    Started& s = started_[r];
+    s = Started{{}, data, count, dtype, op == ir::ReduceKind::Mean, true};
+    for (int64_t done = 0; done < count; done += kMaxCount) {
+      const auto n = static_cast<int>(std::min(kMaxCount, count - done));
+      s.requests.emplace_back();
+      check(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + done * esize, n, t,
+                           mpi_op(op), MPI_COMM_WORLD, &s.requests.back()),
+            "MPI_Iallreduce");
+    }
+    ++in_flight_;
+    return r;
+  }
+
+  void progress() override {
+    for (Started& s : started_) {
+      if (!s.active || s.requests.empty()) continue;
+      int flag = 0;
+      check(MPI_Testall(static_cast<int>(s.requests.size()), s.requests.data(), &flag,
+                        MPI_STATUSES_IGNORE),
+            "MPI_Testall");
+    }
+  }
+
+  void wait(int request) override {
+    LT_CHECK(request >= 0 && request < static_cast<int>(started_.size()) &&
+                 started_[request].active,
+             "wait for collective {}, which is not in flight", request);
+    Started& s = started_[request];
+    check(MPI_Waitall(static_cast<int>(s.requests.size()), s.requests.data(),
+                      MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+    if (s.mean) scale(s.data, s.count, s.dtype, 1.0 / size_);
+    s = Started{};
+    --in_flight_;
+  }
+
+  int in_flight() const override { return in_flight_; }
+
   void broadcast(void* data, int64_t bytes, int root) override {
     LT_CHECK(root >= 0 && root < size_, "broadcast from rank {} in a job of {} ranks", root, size_);
     for (int64_t done = 0; done < bytes; done += kMaxCount) {
@@ -182,7 +227,20 @@ class MpiCommunicator final : public Communicator {
     }
   }
 
+  // A collective in flight: its MPI requests (one per piece of at most kMaxCount elements), and
+  // what wait() finishes.
+  struct Started {
+    std::vector<MPI_Request> requests;
+    void* data = nullptr;
+    int64_t count = 0;
+    DType dtype = DType::F32;
+    bool mean = false;
+    bool active = false;
+  };
+
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  std::vector<Started> started_;  // indexed by request; inactive entries are reused
+  int in_flight_ = 0;
   MPI_Comm control_ = MPI_COMM_NULL;  // control_all_gather's channel
 };
 

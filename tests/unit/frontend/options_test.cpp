@@ -154,7 +154,9 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_DEBUG             0 (default)\n"
             "  LT_METRICS           0 (default)\n"
             "  LT_PROFILE           0 (default)\n"
-            "  LT_FASHION_MNIST_DIR /usr/share/datasets/fashion-mnist (default)\n");
+            "  LT_FASHION_MNIST_DIR /usr/share/datasets/fashion-mnist (default)\n"
+            "  LT_BUCKET_FIRST_KB   256 (default)\n"
+            "  LT_BUCKET_KB         1024 (default)\n");
   EXPECT_EQ(from({})[static_cast<int>(Setting::NumThreads)].number, cores());
 }
 
@@ -186,7 +188,7 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
             "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_OPT_LEVEL, "
             "LT_EPILOGUES, LT_VERIFY, LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, "
             "LT_MAX_PENDING_NODES, LT_DUMP_DIR, LT_DEBUG, LT_METRICS, LT_PROFILE, "
-            "LT_FASHION_MNIST_DIR)");
+            "LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, LT_BUCKET_KB)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 

@@ -1,0 +1,94 @@
+// A compiled step's collectives run as start/done launch pairs: each bucket's all_reduce starts
+// right after its last gradient and is waited for just before the first launch that reads it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "codegen/compile.h"
+#include "ir/parser.h"
+#include "passes/pass_log.h"
+#include "passes/pipeline.h"
+#include "runtime/executable.h"
+#include "runtime/interpreter.h"
+
+namespace lt::codegen {
+namespace {
+
+// The backward of two layers (w2's gradient %0 and b2's %1 first, then w1's %3) and the SGD
+// update of each parameter by its all-reduced gradient.
+constexpr const char* kStep = R"(
+graph @replica_step(%x: f32[16,16], %dy: f32[16,16], %w1: f32[16,16], %w2: f32[16,16],
+                    %b2: f32[16], %lr: f32[]) {
+  %0 = matmul(%dy, %x) {transpose_a=true, transpose_b=false} : f32[16,16]
+  %1 = sum(%dy) {axes=[0], keepdim=false} : f32[16]
+  %2 = matmul(%dy, %w2) {transpose_a=false, transpose_b=false} : f32[16,16]
+  %3 = matmul(%2, %x) {transpose_a=true, transpose_b=false} : f32[16,16]
+  %4 = all_reduce(%0) {reduce=mean} : f32[16,16]
+  %5 = all_reduce(%1) {reduce=mean} : f32[16]
+  %6 = all_reduce(%3) {reduce=mean} : f32[16,16]
+  %7 = mul(%4, %lr) : f32[16,16]
+  %8 = sub(%w2, %7) : f32[16,16]
+  %9 = mul(%5, %lr) : f32[16]
+  %10 = sub(%b2, %9) : f32[16]
+  %11 = mul(%6, %lr) : f32[16,16]
+  %12 = sub(%w1, %11) : f32[16,16]
+  return %8, %10, %12
+})";
+
+std::shared_ptr<rt::Executable> compile_step(int64_t bucket_bytes) {
+  passes::LowerOptions o;
+  o.buckets = {bucket_bytes, bucket_bytes};
+  passes::PassLog log(passes::PassLogOptions{});
+  const passes::LoweredGraph l = passes::lower(ir::parse(kStep), o, log);
+  return compile(l.graph, *l.fusion, *l.buffers, {});
+}
+
+// w2's and b2's gradients share the first bucket: packed (#2), started (#3), in flight while w1's
+// gradient is computed (#4, #5), and waited for just before their updates (#7). w1's bucket is
+// in flight during those updates.
+TEST(CollectiveLaunches, StartAfterTheLastOperandDoneBeforeTheFirstReader) {
+  const auto exe = compile_step(2048);
+  EXPECT_EQ(rt::print_launches(*exe),
+            "#0 library matmul (in: s1 s0; out: s6)\n"
+            "#1 loop lt_kernel_1 (in: s1; out: s7)\n"
+            "#2 loop lt_kernel_2 (in: s6 s7; out: s8)\n"
+            "#3 start all_reduce (in: s8; out: s9)\n"
+            "#4 library matmul (in: s1 s3; out: s10)\n"
+            "#5 library matmul (in: s10 s0; out: s11)\n"
+            "#6 start all_reduce (in: s11; out: s12)\n"
+            "#7 done all_reduce of #3 (in: s9)\n"
+            "#8 loop lt_kernel_7 (in: s9 s5 s3; out: s13)\n"
+            "#9 loop lt_kernel_8 (in: s9 s5 s4; out: s14)\n"
+            "#10 done all_reduce of #6 (in: s12)\n"
+            "#11 loop lt_kernel_9 (in: s12 s5 s2; out: s15)\n");
+}
+
+TEST(CollectiveLaunches, OneRankRunsTheStepAsTheInterpreterDoes) {
+  const ir::Graph g = ir::parse(kStep);
+  std::vector<rt::BufferPtr> params;
+  for (size_t p = 0; p < g.params().size(); ++p) {
+    const TensorType& t = g.params()[p].type;
+    params.push_back(rt::Buffer::allocate(t.bytes()));
+    auto* f = static_cast<float*>(params.back()->data());
+    for (int64_t i = 0; i < t.numel(); ++i)
+      f[i] = static_cast<float>((i * 7 + static_cast<int64_t>(p) * 3) % 11) / 8.0f - 0.6f;
+  }
+  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
+  for (int64_t bucket : {int64_t{0}, int64_t{2048}, int64_t{1} << 20}) {
+    const std::vector<rt::BufferPtr> got = compile_step(bucket)->run(params);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t r = 0; r < got.size(); ++r) {
+      const auto n = static_cast<int64_t>(want[r]->bytes() / sizeof(float));
+      const auto* a = static_cast<const float*>(got[r]->data());
+      const auto* b = static_cast<const float*>(want[r]->data());
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_NEAR(a[i], b[i], 1e-5f * (1 + std::abs(b[i])))
+            << "bucket " << bucket << " result " << r << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lt::codegen
