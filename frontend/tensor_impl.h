@@ -1,6 +1,9 @@
 // What a Tensor handle points to. Internal to the frontend: users see only lt::Tensor.
 #pragma once
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "ir/shape.h"
 #include "runtime/buffer.h"
@@ -22,6 +25,8 @@ struct TensorImpl {
   std::shared_ptr<GradNode> grad_fn;
   int output_nr = 0;
   std::shared_ptr<TensorImpl> grad;
+  // A leaf's post-accumulate-grad hooks (lt/autograd.h), with their ids.
+  std::vector<std::pair<int, std::function<void(const std::shared_ptr<TensorImpl>&)>>> grad_hooks;
 
   bool pending() const { return !buffer && lazy; }
   void* data() const { return buffer->data(); }

@@ -259,6 +259,10 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     last_save = p.step;
   };
 
+  // Eager replicas all-reduce gradient buckets while backward() runs, as PyTorch's DDP; lazy
+  // ones in the step graph (finish() traces the all-reduces).
+  std::optional<dist::GradientReducer> reducer;
+  if (world > 1) reducer.emplace(params);
   while (p.step < total) {
     batches.start_epoch(p.epoch);
     batches.seek(p.batch);
@@ -273,11 +277,12 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         auto [logits, targets] = task.logits_and_targets(*b);
         Tensor loss = cross_entropy(logits, targets);
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));
+        if (reducer) reducer->set_sync(a + 1 == c.accum_steps);
         loss.backward();
         window_loss = window_loss + loss.detach();
         if (lazy && a + 1 < c.accum_steps) mark_step();
       }
-      if (world > 1) dist::all_reduce_gradients(params);
+      if (reducer) reducer->finish();
       if (c.clip_grad > 0) optim::clip_grad_norm_(params, c.clip_grad);
       last_lr = opt->lr(0);
       opt->step();

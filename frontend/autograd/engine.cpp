@@ -1,6 +1,7 @@
 // The backward pass: order the tape's nodes reachable from the root (reverse topological order
 // by DFS), then walk them, accumulating gradients per (node, output) and into leaves' .grad.
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -47,7 +48,57 @@ void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
   else leaf->grad = g.detach().impl_ptr();
 }
 
+void run_grad_hooks(const std::shared_ptr<TensorImpl>& leaf) {
+  if (!leaf->grad) return;
+  // A copy: a hook may remove itself.
+  const auto hooks = leaf->grad_hooks;
+  for (const auto& [id, hook] : hooks) hook(leaf);
+}
+
+// The leaves with hooks that a backward pass reaches, and how many edges into each it has yet
+// to walk: the last one completes the leaf's gradient.
+class LeafCompletion {
+ public:
+  explicit LeafCompletion(std::span<GradNode* const> order) {
+    for (GradNode* n : order)
+      for (const GradEdge& e : n->edges)
+        if (e.leaf && e.active() && !e.leaf->grad_hooks.empty()) ++pending_[e.leaf.get()];
+  }
+  // Node n's edges are walked (its gradients accumulated, or none reached it).
+  void walked(const GradNode& n) {
+    if (pending_.empty()) return;
+    for (const GradEdge& e : n.edges) {
+      if (!e.leaf || !e.active()) continue;
+      auto it = pending_.find(e.leaf.get());
+      if (it != pending_.end() && --it->second == 0) run_grad_hooks(e.leaf);
+    }
+  }
+
+ private:
+  std::unordered_map<TensorImpl*, int> pending_;
+};
+
 }  // namespace
+
+int register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook,
+                                       std::source_location loc) {
+  if (!leaf.defined() || !leaf.impl()->requires_grad || leaf.impl()->grad_fn)
+    throw InputError(fmt::format(
+        "register_post_accumulate_grad_hook: the tensor is not a leaf that requires grad at {}",
+        location_str(loc)));
+  TensorImpl* t = leaf.impl();
+  const int id = t->grad_hooks.empty() ? 0 : t->grad_hooks.back().first + 1;
+  t->grad_hooks.emplace_back(id, [h = std::move(hook)](const std::shared_ptr<TensorImpl>& impl) {
+    h(Tensor(impl));
+  });
+  return id;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& leaf, int id) {
+  if (!leaf.defined()) return;
+  auto& hooks = leaf.impl()->grad_hooks;
+  std::erase_if(hooks, [&](const auto& h) { return h.first == id; });
+}
 
 bool grad_enabled() { return t_grad_enabled; }
 NoGradGuard::NoGradGuard() : prev_(t_grad_enabled) { t_grad_enabled = false; }
@@ -72,15 +123,21 @@ void run_backward(const Tensor& root, const Tensor& seed) {
   TensorImpl* r = root.impl();
   if (!r->grad_fn) {  // a leaf: its gradient is the seed itself
     accumulate_leaf(r, seed);
+    run_grad_hooks(root.impl_ptr());
     return;
   }
   if (r->grad_fn->released) freed(r->grad_fn.get());
   std::unordered_map<GradNode*, std::vector<Tensor>> grads;
   grads[r->grad_fn.get()].resize(r->grad_fn->outputs.size());
   grads[r->grad_fn.get()][r->output_nr] = seed;
-  for (GradNode* n : topo_order(r->grad_fn.get())) {
+  const std::vector<GradNode*> order = topo_order(r->grad_fn.get());
+  LeafCompletion leaves(order);
+  for (GradNode* n : order) {
     auto it = grads.find(n);
-    if (it == grads.end()) continue;
+    if (it == grads.end()) {
+      leaves.walked(*n);
+      continue;
+    }
     std::vector<Tensor> gout = std::move(it->second);
     grads.erase(it);
     if (n->released) freed(n);
@@ -106,6 +163,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
         accumulate(slots[e.output_nr], gin[i]);
       }
     }
+    leaves.walked(*n);
     // Free the snapshots now, as PyTorch does: intermediates die (and in lazy mode stop being
     // results of the step graph).
     n->inputs.clear();

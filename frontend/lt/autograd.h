@@ -1,7 +1,12 @@
-// Gradient mode: a scope in which ops record no autograd history (optimizer updates, eval).
+// Gradient mode: a scope in which ops record no autograd history (optimizer updates, eval); and
+// hooks on leaves' gradients.
 #pragma once
+#include <functional>
+#include <source_location>
 
 namespace lt {
+
+class Tensor;
 
 bool grad_enabled();
 
@@ -15,5 +20,15 @@ class NoGradGuard {
  private:
   bool prev_;
 };
+
+/// Calls `hook(leaf)` in every backward() that reaches `leaf`, once its gradient for that pass is
+/// complete (every contribution accumulated into leaf.grad()), as PyTorch's
+/// Tensor.register_post_accumulate_grad_hook. Hooks run in the order the backward pass completes
+/// the leaves, which is the same in every process running the same program. `leaf` must be a
+/// leaf that requires grad (lt::InputError otherwise). Returns the hook's id.
+int register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook,
+                                       std::source_location loc = std::source_location::current());
+/// Removes a hook registered on `leaf`; an unknown id does nothing.
+void remove_post_accumulate_grad_hook(const Tensor& leaf, int id);
 
 }  // namespace lt

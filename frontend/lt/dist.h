@@ -7,6 +7,7 @@
 // Collectives are collective: every rank makes the same calls in the same order with tensors
 // of the same types.
 #pragma once
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,6 +64,40 @@ void broadcast_parameters(nn::Module& module, int root = 0, Loc loc = Loc::curre
 /// optimizer's step(). Parameters without a gradient are skipped (the same ones on every rank).
 void all_reduce_gradients(std::span<const Tensor> params, Loc loc = Loc::current());
 void all_reduce_gradients(const nn::Module& module, Loc loc = Loc::current());
+
+/// Eager replicas as PyTorch's DistributedDataParallel: during backward(), gradients are packed
+/// into buckets (LT_BUCKET_FIRST_KB for the first, LT_BUCKET_KB after; parameters in reverse
+/// order, about the order the backward pass completes them) and each bucket is all-reduced
+/// (mean) asynchronously as soon as its last gradient is complete, in bucket order, while the
+/// backward pass goes on; finish() waits for them and replaces each gradient by its mean. In
+/// lazy mode backward() only traces, so finish() is all_reduce_gradients(): the step graph's
+/// buckets (the bucket_all_reduce pass) overlap the same way.
+///
+/// The parameters must be f32. Every rank makes one reducer over the same parameters and calls
+/// finish() after each backward() that it syncs. With gradient accumulation, set_sync(false)
+/// before the micro-batches whose gradients only accumulate (PyTorch's no_sync()).
+class GradientReducer {
+ public:
+  explicit GradientReducer(std::vector<Tensor> params, Loc loc = Loc::current());
+  explicit GradientReducer(const nn::Module& module, Loc loc = Loc::current());
+  ~GradientReducer();
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+
+  /// Whether the next backward() passes start all-reducing (default true).
+  void set_sync(bool on);
+  /// Starts the buckets the backward pass did not (parameters without a gradient are zeros in
+  /// them and keep no gradient), waits for every bucket, and sets each defined gradient to its
+  /// mean over the ranks.
+  void finish(Loc loc = Loc::current());
+  /// The buckets: parameter indices, in the order they are all-reduced.
+  std::vector<std::vector<int>> buckets() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+  std::vector<int> hook_ids_;
+};
 
 /// Ends every rank of the job with exit status `code` at once (MPI_Abort), so that a rank that
 /// fails does not leave the others waiting in a collective. In a job of one rank: exit(code)

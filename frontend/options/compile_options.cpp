@@ -1,5 +1,6 @@
 // lt::CompileOptions: the typed face of six settings (LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY,
-// LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code setting them goes through the same validation as the environment.
+// LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code setting them goes through the
+// same validation as the environment.
 #include "frontend/options/store.h"
 #include "lt/lazy.h"
 #include "lt/options.h"

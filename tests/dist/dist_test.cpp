@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <cstring>
@@ -199,10 +200,12 @@ Tensor rows_of_rank(const Tensor& global, bool replicated) {
 }
 
 // `steps` optimizer steps on loss_at(step); replicas all-reduce the gradients (mean) before the
-// update and report the loss averaged over the ranks. The losses, read after the last step.
+// update, through `reducer` when there is one, and report the loss averaged over the ranks. The
+// losses, read after the last step.
 std::vector<float> sgd_steps(Mode mode, bool replicated, int steps, optim::SGD& opt,
                              std::span<const Tensor> params,
-                             const std::function<Tensor(int)>& loss_at) {
+                             const std::function<Tensor(int)>& loss_at,
+                             dist::GradientReducer* reducer = nullptr) {
   std::vector<Tensor> losses;
   {
     ModeGuard guard(mode);
@@ -210,7 +213,8 @@ std::vector<float> sgd_steps(Mode mode, bool replicated, int steps, optim::SGD& 
       opt.zero_grad();
       const Tensor loss = loss_at(step);
       loss.backward();
-      if (replicated) dist::all_reduce_gradients(params);
+      if (reducer) reducer->finish();
+      else if (replicated) dist::all_reduce_gradients(params);
       opt.step();
       losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
                                   : loss.detach());
@@ -222,7 +226,7 @@ std::vector<float> sgd_steps(Mode mode, bool replicated, int steps, optim::SGD& 
   return values;
 }
 
-Run train(Mode mode, bool replicated) {
+Run train(Mode mode, bool replicated, bool reducer = false) {
   manual_seed(5);
   const Tensor teacher = randn({kIn, kClasses});
   std::vector<Tensor> xs, ys;
@@ -239,15 +243,18 @@ Run train(Mode mode, bool replicated) {
   if (replicated) dist::broadcast_parameters(model);
   const std::vector<Tensor> params = model.parameters();
   optim::SGD opt(params, {.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-3});
-  const std::vector<float> losses = sgd_steps(mode, replicated, kSteps, opt, params, [&](int step) {
-    return cross_entropy(model.forward(xs[step % 4]), ys[step % 4]);
-  });
+  std::optional<dist::GradientReducer> buckets;
+  if (replicated && reducer) buckets.emplace(params);
+  const std::vector<float> losses = sgd_steps(
+      mode, replicated, kSteps, opt, params,
+      [&](int step) { return cross_entropy(model.forward(xs[step % 4]), ys[step % 4]); },
+      buckets ? &*buckets : nullptr);
   return {losses, params};
 }
 
-void check_replicas_follow_one_process(Mode mode) {
+void check_replicas_follow_one_process(Mode mode, bool reducer = false) {
   const Run alone = train(mode, false);
-  const Run replicas = train(mode, true);
+  const Run replicas = train(mode, true, reducer);
   ASSERT_EQ(replicas.losses.size(), alone.losses.size());
   for (size_t i = 0; i < alone.losses.size(); ++i)
     EXPECT_NEAR(replicas.losses[i], alone.losses[i], 1e-4) << "step " << i;
@@ -288,10 +295,16 @@ TEST(Dist, SyncBatchNormReplicasFollowOneProcess) {
       for (const Tensor& p : bn.parameters()) params.push_back(p);
       for (const Tensor& p : head.parameters()) params.push_back(p);
       optim::SGD opt(params, {.lr = 0.2, .momentum = 0.9});
-      const std::vector<float> losses = sgd_steps(mode, replicated, 12, opt, params, [&](int step) {
-        const Tensor h = relu(bn.forward(conv.forward(xs[step % 3])));
-        return cross_entropy(head.forward(mean(h, {2, 3})), ys[step % 3]);
-      });
+      // The buckets' all-reduces start during backward, between SyncBatchNorm's own.
+      std::optional<dist::GradientReducer> buckets;
+      if (replicated) buckets.emplace(params);
+      const std::vector<float> losses = sgd_steps(
+          mode, replicated, 12, opt, params,
+          [&](int step) {
+            const Tensor h = relu(bn.forward(conv.forward(xs[step % 3])));
+            return cross_entropy(head.forward(mean(h, {2, 3})), ys[step % 3]);
+          },
+          buckets ? &*buckets : nullptr);
       std::vector<Tensor> state = params;
       state.push_back(bn.running_mean);
       state.push_back(bn.running_var);
@@ -351,6 +364,66 @@ TEST(Dist, LazyReplicasFollowOneProcessWithTheGlobalBatch) {
 
 TEST(Dist, EagerReplicasFollowOneProcessWithTheGlobalBatch) {
   check_replicas_follow_one_process(Mode::Eager);
+}
+
+// 1 KiB buckets split the model's 2.2 KB of gradients into two: in eager mode the reducer's
+// buckets start during backward, in lazy mode the step graph's (the bucket_all_reduce pass).
+class SmallBuckets : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    previous_first_ = option("LT_BUCKET_FIRST_KB");
+    previous_ = option("LT_BUCKET_KB");
+    set_option("LT_BUCKET_FIRST_KB", "1");
+    set_option("LT_BUCKET_KB", "1");
+  }
+  void TearDown() override {
+    set_option("LT_BUCKET_FIRST_KB", previous_first_);
+    set_option("LT_BUCKET_KB", previous_);
+  }
+  std::string previous_first_, previous_;
+};
+
+TEST_F(SmallBuckets, EagerBucketsFollowOneProcess) {
+  check_replicas_follow_one_process(Mode::Eager, /*reducer=*/true);
+}
+
+TEST_F(SmallBuckets, LazyBucketsFollowOneProcess) {
+  check_replicas_follow_one_process(Mode::Lazy, /*reducer=*/true);
+}
+
+// The reducer's means are the per-gradient all-reduce's, bit for bit, whatever the buckets.
+TEST_F(SmallBuckets, ReducerGivesEachGradientsMean) {
+  manual_seed(31);
+  nn::Sequential model;
+  model.push_back(std::make_shared<nn::Linear>(kIn, kHidden));
+  model.push_back(std::make_shared<nn::ReLU>());
+  model.push_back(std::make_shared<nn::Linear>(kHidden, kClasses));
+  dist::broadcast_parameters(model);
+  manual_seed(40 + dist::rank());  // every rank's own batch
+  const Tensor x = randn({6, kIn});
+  const Tensor y = from_vector(std::vector<int64_t>{0, 1, 2, 3, 1, 2}, {6});
+  const std::vector<Tensor> params = model.parameters();
+  auto gradients = [&] {
+    std::vector<Tensor> g;
+    for (const Tensor& p : params) g.push_back(p.grad());
+    return g;
+  };
+  cross_entropy(model.forward(x), y).backward();
+  dist::all_reduce_gradients(params);
+  const std::vector<Tensor> want = gradients();
+  dist::GradientReducer reducer(model);
+  // Last parameters first: b2, w2 and b1 (656 B) fill the first bucket, w1 (1536 B) is alone.
+  using ::testing::ElementsAre;
+  EXPECT_THAT(reducer.buckets(), ElementsAre(ElementsAre(3, 2, 1), ElementsAre(0)));
+  for (int round = 0; round < 2; ++round) {
+    for (Tensor p : params) p.set_grad(Tensor());
+    cross_entropy(model.forward(x), y).backward();
+    reducer.finish();
+    const std::vector<Tensor> got = gradients();
+    for (size_t i = 0; i < params.size(); ++i)
+      EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << "round " << round
+                                                                        << " parameter " << i;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "lt/lazy.h"
 #include "lt/lt.h"
@@ -149,6 +151,43 @@ TEST(Autograd, TensorUsedByTwoBranches) {
   std::vector<double> want;
   for (double v : {1.0, -1.0, 2.0}) want.push_back(8 * v + 2 * std::exp(2 * v));
   EXPECT_TRUE(AllClose(x.grad(), vec(want, {3}), 1e-9, 1e-9));
+}
+
+// A post-accumulate-grad hook sees the leaf's complete gradient of each backward pass, once:
+// here after both branches (x * x through `a`, and exp(x) directly) have added theirs. Leaves
+// the pass does not reach get no call; a removed hook none either.
+TEST(Autograd, PostAccumulateGradHookSeesTheCompleteGradientOnce) {
+  Tensor x = vec({1, -1, 2}, {3}).requires_grad_();
+  Tensor w = vec({0.5, 2, -1}, {3}).requires_grad_();
+  Tensor unused = vec({1}, {1}).requires_grad_();
+  std::vector<std::string> calls;
+  std::vector<Tensor> seen;
+  const int hx = register_post_accumulate_grad_hook(x, [&](const Tensor& leaf) {
+    calls.push_back("x");
+    seen.push_back(leaf.grad());
+  });
+  register_post_accumulate_grad_hook(w, [&](const Tensor&) { calls.push_back("w"); });
+  register_post_accumulate_grad_hook(unused, [&](const Tensor&) { calls.push_back("unused"); });
+  auto loss = [&] {
+    const Tensor a = x * w;
+    return sum(a * a + exp(x));  // d/dx = 2 a w + e^x, d/dw = 2 a x
+  };
+  loss().backward();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_TRUE((calls == std::vector<std::string>{"x", "w"} ||
+               calls == std::vector<std::string>{"w", "x"}));
+  std::vector<double> want;
+  for (int i = 0; i < 3; ++i) {
+    const double xv = std::vector<double>{1, -1, 2}[i], wv = std::vector<double>{0.5, 2, -1}[i];
+    want.push_back(2 * xv * wv * wv + std::exp(xv));
+  }
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(AllClose(seen[0], vec(want, {3}), 1e-9, 1e-9));
+  remove_post_accumulate_grad_hook(x, hx);
+  calls.clear();
+  loss().backward();
+  EXPECT_EQ(calls, std::vector<std::string>{"w"});
+  EXPECT_THROW(register_post_accumulate_grad_hook(x * 2.0, [](const Tensor&) {}), InputError);
 }
 
 TEST(Autograd, InPlaceOnLeafRequiringGradThrows) {
