@@ -246,6 +246,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
   for (ir::Value v : g.results()) results.push_back(planned_slot(v));
 
   std::shared_ptr<Jit> jit;
+  std::string object_file;
   if (!loop_launches.empty()) {
     jit = Jit::create(options.cache_dir);
     module->setDataLayout(jit->data_layout());
@@ -254,7 +255,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     jo.dump_dir = options.dump_dir;
     jo.dump_prefix = options.dump_prefix;
     if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
-    jit->add_module(std::move(ctx), std::move(module), jo);
+    object_file = jit->add_module(std::move(ctx), std::move(module), jo);
     for (auto& [li, name] : loop_launches) {
       const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
       (launches[li].epilogue ? launches[li].epilogue->fn : launches[li].fn) = fn;
@@ -265,6 +266,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     stats->loop_kernels = static_cast<int>(loop_launches.size());
     stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
     stats->llvm_ms = static_cast<double>(ir::now_ns() - t0) / 1e6;
+    stats->object_file = object_file;
   }
   const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
                               buffers.donated_bytes, buffers.naive_bytes};

@@ -32,6 +32,7 @@ struct CompileStats {
   int loop_kernels = 0;       // JIT-compiled fusion groups (epilogues included)
   int library_launches = 0;   // eager-kernel calls without a compiled epilogue
   double llvm_ms = 0;         // emit + optimize + codegen time
+  std::string object_file;    // the disk-cache entry of the step's kernels; "" when not cached
 };
 
 /// `buffers` must be passes::plan_buffers(g, plan) (or another plan that passes

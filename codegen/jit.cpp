@@ -246,8 +246,8 @@ void Jit::Impl::link(std::unique_ptr<llvm::MemoryBuffer> obj,
   if (!syms) fail("linking", syms.takeError());
 }
 
-void Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
-                     const JitOptions& options) {
+std::string Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx,
+                            std::unique_ptr<llvm::Module> m, const JitOptions& options) {
   LT_CHECK(ctx && m, "add_module needs a context and a module");
   // Declared in this order so that the module dies before its context, whatever happens.
   const std::unique_ptr<llvm::LLVMContext> context = std::move(ctx);
@@ -294,6 +294,7 @@ void Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llv
     if (cached) I.cache->notifyObjectCompiled(&mod, obj->getMemBufferRef());
   }
   I.link(std::move(obj), names);
+  return cached ? object_cache_entry(*I.cache, mod.getModuleIdentifier()) : std::string();
 }
 
 void* Jit::lookup(std::string_view name) {

@@ -46,9 +46,10 @@ class Jit {
   /// error here, not at lookup); its functions become available to lookup. With a cache_key and
   /// the cache on, a valid disk entry replaces optimization and codegen (except when dumping,
   /// which always compiles so that the dumps are complete). A module without a data layout or
-  /// triple gets the JIT's. Throws lt::InternalError with LLVM's message on failure.
-  void add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
-                  const JitOptions& options);
+  /// triple gets the JIT's. Throws lt::InternalError with LLVM's message on failure. Returns the
+  /// module's disk-cache entry file (read or written), or "" when it is not cached.
+  std::string add_module(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> m,
+                         const JitOptions& options);
   /// Address of a compiled function; throws when absent.
   void* lookup(std::string_view name);
   /// Makes `address` the definition of `name` for modules added afterwards (runtime entry points

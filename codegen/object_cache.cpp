@@ -12,9 +12,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
 
 namespace lt::codegen {
 namespace {
@@ -108,6 +110,27 @@ bool write_all(int fd, const char* p, size_t n) {
   return true;
 }
 
+// Written to a temp file in the same folder and renamed over `path`, so that a reader (this or
+// another process) sees the old file, no file or the whole new one. No fsync: a torn entry after
+// a crash fails the size or checksum test and is recompiled. "" or what went wrong.
+std::string write_file(const std::string& path, std::initializer_list<std::string_view> parts) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return ec.message();
+  static std::atomic<uint64_t> seq{0};
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(seq++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  std::string why;
+  for (std::string_view part : parts)
+    if (why.empty() && !write_all(fd, part.data(), part.size())) why = std::strerror(errno);
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::strerror(errno);
+  if (!why.empty()) ::unlink(tmp.c_str());
+  return why;
+}
+
 class DiskObjectCache final : public llvm::ObjectCache {
  public:
   DiskObjectCache(std::string dir, std::string_view compiler_id) : dir_(std::move(dir)) {
@@ -117,7 +140,7 @@ class DiskObjectCache final : public llvm::ObjectCache {
   }
 
   std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module* m) override {
-    const std::optional<std::string> path = path_for(*m);
+    const std::optional<std::string> path = path_for(m->getModuleIdentifier());
     if (!path) return nullptr;
     Fd f{::open(path->c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) {
@@ -138,7 +161,7 @@ class DiskObjectCache final : public llvm::ObjectCache {
   }
 
   void notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef obj) override {
-    const std::optional<std::string> path = path_for(*m);
+    const std::optional<std::string> path = path_for(m->getModuleIdentifier());
     if (!path) return;
     const std::string why = write_entry(*path, obj);
     if (!why.empty()) {
@@ -151,15 +174,14 @@ class DiskObjectCache final : public llvm::ObjectCache {
     ++g_writes;
   }
 
- private:
-  std::optional<std::string> path_for(const llvm::Module& m) const {
-    const std::string_view id = m.getModuleIdentifier();
+  std::optional<std::string> path_for(std::string_view id) const {
     if (!id.starts_with(kIdPrefix)) return std::nullopt;
     const std::string_view key = id.substr(kIdPrefix.size());
     if (!valid_key(key)) return std::nullopt;
     return dir_ + "/" + std::string(key) + "-" + hex16(compiler_hash_) + ".o";
   }
 
+ private:
   // What is wrong with the entry, or "" with the payload in *out.
   std::string read_entry(int fd, llvm::StringRef name,
                          std::unique_ptr<llvm::MemoryBuffer>* out) const {
@@ -184,16 +206,7 @@ class DiskObjectCache final : public llvm::ObjectCache {
     return "";
   }
 
-  // Written to a temp file in the same folder and renamed over the entry, so that a reader (this
-  // or another process) sees the old entry, no entry or the whole new one. No fsync: a torn file
-  // after a crash fails the size or checksum test and is recompiled. "" or what went wrong.
   std::string write_entry(const std::string& path, llvm::MemoryBufferRef obj) const {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) return ec.message();
-    static std::atomic<uint64_t> seq{0};
-    const std::string tmp =
-        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(seq++);
     Header h{};
     std::memcpy(h.magic, kMagic, sizeof kMagic);
     h.version = kFormatVersion;
@@ -201,16 +214,8 @@ class DiskObjectCache final : public llvm::ObjectCache {
     h.compiler_hash = compiler_hash_;
     h.payload_size = obj.getBufferSize();
     h.checksum = fnv1a64(obj.getBufferStart(), obj.getBufferSize());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return std::strerror(errno);
-    std::string why;
-    if (!write_all(fd, reinterpret_cast<const char*>(&h), sizeof h) ||
-        !write_all(fd, obj.getBufferStart(), obj.getBufferSize()))
-      why = std::strerror(errno);
-    if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
-    if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::strerror(errno);
-    if (!why.empty()) ::unlink(tmp.c_str());
-    return why;
+    return write_file(path, {std::string_view(reinterpret_cast<const char*>(&h), sizeof h),
+                             std::string_view(obj.getBufferStart(), obj.getBufferSize())});
   }
 
   std::string dir_;
@@ -226,6 +231,16 @@ ObjectCacheStats object_cache_stats() {
 std::string object_cache_module_id(std::string_view key) {
   if (valid_key(key)) return std::string(kIdPrefix) + std::string(key);
   return std::string(kIdPrefix) + "h" + hex16(fnv1a64(key.data(), key.size()));
+}
+
+std::string object_cache_entry(const llvm::ObjectCache& cache, std::string_view module_id) {
+  const auto* disk = dynamic_cast<const DiskObjectCache*>(&cache);
+  if (!disk) return "";
+  return disk->path_for(module_id).value_or("");
+}
+
+std::string install_object_cache_entry(const std::string& path, std::string_view bytes) {
+  return write_file(path, {bytes});
 }
 
 std::unique_ptr<llvm::ObjectCache> make_disk_object_cache(std::string dir,

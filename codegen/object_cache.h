@@ -37,4 +37,13 @@ std::string object_cache_module_id(std::string_view key);
 std::unique_ptr<llvm::ObjectCache> make_disk_object_cache(std::string dir,
                                                           std::string_view compiler_id);
 
+/// The file the disk cache `cache` keeps the module with identifier `module_id` in; empty when
+/// `cache` is not a disk cache or the identifier is not cacheable.
+std::string object_cache_entry(const llvm::ObjectCache& cache, std::string_view module_id);
+
+/// Writes `bytes`, a whole entry file as another process's cache wrote it, to `path`
+/// atomically (replicas on another host receive rank 0's compiled objects this way). The
+/// entry's header is checked when it is read, as any entry's. "" or what went wrong.
+std::string install_object_cache_entry(const std::string& path, std::string_view bytes);
+
 }  // namespace lt::codegen

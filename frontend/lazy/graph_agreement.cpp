@@ -5,9 +5,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "codegen/object_cache.h"
+#include "frontend/options/store.h"
 #include "ir/error.h"
 #include "lt/metrics.h"
 #include "runtime/comm/communicator.h"
@@ -82,12 +87,71 @@ bool check_graph_agreement(const ir::Graph& g, uint64_t hash) {
       at(b, line)));
 }
 
+namespace {
+
+// Whether every rank succeeded, gathered on the control channel. Throws on every rank when one
+// failed (this rank's own `error` first) or did not arrive in time; `stage` says what they did.
+void all_ok(rt::comm::Communicator& world, const std::string& error, uint64_t key,
+            const char* stage) {
+  const int32_t failed = error.empty() ? 0 : 1;
+  std::vector<int32_t> all(static_cast<size_t>(world.size()));
+  if (!world.control_all_gather(&failed, all.data(), sizeof failed, kSharedCompileTimeoutSeconds))
+    throw Error(fmt::format("rank {}: the ranks {} step graph {:016x} did not finish within {} s",
+                            world.rank(), stage, key, kSharedCompileTimeoutSeconds));
+  if (!error.empty()) throw Error(error);
+  for (int r = 0; r < world.size(); ++r)
+    if (all[r]) throw Error(fmt::format("rank {} failed {} step graph {:016x}", r, stage, key));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  if (!f) throw Error(fmt::format("cannot read the compiled object {}", path));
+  return s.str();
+}
+
+// Rank 0's object file, broadcast to every rank; the first rank of each other host puts it into
+// its own disk cache under the same name. "" or what went wrong on this rank.
+std::string send_object_to_other_hosts(rt::comm::Communicator& world, const PreparedStep* step,
+                                       uint64_t key) {
+  std::string name, bytes, error;
+  if (world.rank() == 0 && step && !step->object_file().empty()) {
+    try {
+      bytes = read_file(step->object_file());
+      name = std::filesystem::path(step->object_file()).filename().string();
+    } catch (const Error& e) {
+      bytes.clear();  // the others still take part in the broadcasts, of nothing
+      error = e.what();
+    }
+  }
+  int64_t sizes[2] = {static_cast<int64_t>(name.size()), static_cast<int64_t>(bytes.size())};
+  auto broadcast = [&](void* data, int64_t n) {
+    if (n > 0 && !world.control_broadcast(data, n, 0, kSharedCompileTimeoutSeconds))
+      throw Error(fmt::format("rank {}: rank 0 did not send the object of step graph {:016x} "
+                              "within {} s", world.rank(), key, kSharedCompileTimeoutSeconds));
+  };
+  broadcast(sizes, sizeof sizes);
+  name.resize(static_cast<size_t>(sizes[0]));
+  bytes.resize(static_cast<size_t>(sizes[1]));
+  broadcast(name.data(), sizes[0]);
+  broadcast(bytes.data(), sizes[1]);
+  if (world.rank() == 0 || world.local_rank() != 0 || name.empty()) return error;
+  const std::string dir = options::text(options::Setting::CacheDir);
+  const std::string why = codegen::install_object_cache_entry(dir + "/" + name, bytes);
+  return why.empty() ? "" : fmt::format("cannot write {}/{}: {}", dir, name, why);
+}
+
+}  // namespace
+
 std::shared_ptr<PreparedStep> prepare_on_every_rank(ir::Graph g, const CompileOptions& o,
                                                     uint64_t key) {
   rt::comm::Communicator& world = rt::comm::world();
   if (!o.disk_cache || o.opt_level < 1) return PreparedStep::prepare(std::move(g), o, key);
-  // Local rank 0 first; the others only once every host's first rank has written its objects.
-  const bool compiles = world.local_rank() == 0;
+  // On one host its first rank compiles. On several, rank 0 compiles and sends the object to
+  // the other hosts' first ranks, which put it into their disk caches: LLVM runs once per job.
+  const bool several_hosts = world.local_size() < world.size();
+  const bool compiles = several_hosts ? world.rank() == 0 : world.local_rank() == 0;
   std::shared_ptr<PreparedStep> step;
   std::string error;
   if (compiles) {
@@ -97,14 +161,10 @@ std::shared_ptr<PreparedStep> prepare_on_every_rank(ir::Graph g, const CompileOp
       error = e.what();
     }
   }
-  const int32_t failed = error.empty() ? 0 : 1;
-  std::vector<int32_t> all(static_cast<size_t>(world.size()));
-  if (!world.control_all_gather(&failed, all.data(), sizeof failed, kSharedCompileTimeoutSeconds))
-    throw Error(fmt::format("rank {}: the ranks compiling step graph {:016x} did not finish "
-                            "within {} s", world.rank(), key, kSharedCompileTimeoutSeconds));
-  if (!error.empty()) throw Error(error);
-  for (int r = 0; r < world.size(); ++r)
-    if (all[r]) throw Error(fmt::format("rank {} failed to prepare step graph {:016x}", r, key));
+  all_ok(world, error, key, "compiling");
+  if (several_hosts)
+    all_ok(world, send_object_to_other_hosts(world, step.get(), key), key,
+           "sharing the object of");
   if (!compiles) step = PreparedStep::prepare(std::move(g), o, key);  // objects from the disk
   return step;
 }

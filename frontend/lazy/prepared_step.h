@@ -21,6 +21,8 @@ class PreparedStep {
   const ir::Graph& traced() const { return traced_; }
   /// Whether its code came from the on-disk cache (no LLVM compile).
   bool disk_hit() const { return disk_hit_; }
+  /// The disk-cache entry file of its kernels; "" when none (no loop kernels, or no disk cache).
+  const std::string& object_file() const { return object_file_; }
   /// `owned_refs`: see rt::Executable::run (donation); the interpreter never donates.
   std::vector<rt::BufferPtr> run(std::span<const rt::BufferPtr> params,
                                  std::span<const long> owned_refs = {}) const;
@@ -39,6 +41,7 @@ class PreparedStep {
   std::shared_ptr<LaunchProfile> profile_;  // launch labels and times (LT_PROFILE)
   mutable std::atomic<bool> profile_registered_{false};
   bool disk_hit_ = false;
+  std::string object_file_;
 };
 
 /// The compile environment mixed into cache keys: options that change the code, the host CPU.

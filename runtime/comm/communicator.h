@@ -50,6 +50,9 @@ class Communicator {
   /// run; the caller reports it and the job ends).
   virtual bool control_all_gather(const void* in, void* out, int64_t bytes,
                                   double timeout_s) = 0;
+  /// broadcast() of `bytes` bytes of root's `data` on the control channel, waiting at most
+  /// `timeout_s` seconds: false when some rank did not join in time.
+  virtual bool control_broadcast(void* data, int64_t bytes, int root, double timeout_s) = 0;
   /// Ends every rank of the job at once with exit status `code` (a failing rank must not leave
   /// the others waiting in a collective). Does not return.
   [[noreturn]] virtual void abort(int code) = 0;

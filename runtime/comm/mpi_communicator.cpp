@@ -209,6 +209,15 @@ class MpiCommunicator final : public Communicator {
     return wait_for(request, timeout_s);
   }
 
+  bool control_broadcast(void* data, int64_t bytes, int root, double timeout_s) override {
+    LT_CHECK(root >= 0 && root < size_, "broadcast from rank {} in a job of {} ranks", root, size_);
+    LT_CHECK(bytes <= kMaxCount, "control broadcast of {} bytes: at most {}", bytes, kMaxCount);
+    MPI_Request request;
+    check(MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, control_, &request),
+          "MPI_Ibcast");
+    return wait_for(request, timeout_s);
+  }
+
   [[noreturn]] void abort(int code) override {
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, code);
