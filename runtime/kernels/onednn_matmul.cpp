@@ -3,11 +3,12 @@
 //
 // Threading: Debian's oneDNN parallelizes with OpenMP. A primitive fixes its thread count when it
 // is created (omp_get_max_threads of the creating thread), and its helpers read the calling
-// thread's count. Our pool already splits every GEMM into one block per thread
-// (gemm_split.h), so each thread that calls oneDNN is set to one OpenMP thread: an OpenMP team
-// beside the pool would oversubscribe the cores, and its threads spin after each call while the
-// pool's threads need the cores. Measured (docs/BENCHMARKS.md, "bf16 GEMM"): the pool's split is
-// as fast as oneDNN's own OpenMP split at the trainers' shapes.
+// thread's count. Our pool splits every GEMM into one block per thread (gemm_split.h), and each
+// thread that calls oneDNN is set to one OpenMP thread, so no OpenMP team ever runs beside the
+// pool. Measured on 2 cores (docs/BENCHMARKS.md, "bf16 GEMM"): a 2-thread OpenMP primitive alone
+// is as fast as the pool's split on the GPT's 4096-row products and up to 1.3x faster on the
+// MLP's 128-row ones, but its idle thread spins after each call and took a core from the pool's
+// next parallel work (the pool's split then ran at 1-thread speed).
 #include "runtime/kernels/onednn_matmul.h"
 
 #include <omp.h>
