@@ -1,9 +1,8 @@
 // bf16 against f32 GEMM at the shapes of the trainers' steps (docs/BENCHMARKS.md, "bf16 GEMM",
 // has the figures and the command). Arguments: shape, path, threads (lt::rt::set_num_threads).
 //
-//   paths  0 f32 rt::gemm (the build's BLAS), 1 f32 through oneDNN's matmul split over the pool
-//          like rt::gemm (the candidate f32 backend), 2 bf16 x bf16 -> f32 rt::gemm,
-//          3 bf16 x bf16 -> bf16 rt::gemm.
+//   paths  0 f32 through the build's BLAS (OpenBLAS), 1 f32 through oneDNN, 2 bf16 x bf16 -> f32,
+//          3 bf16 x bf16 -> bf16 (rt::gemm's paths, gemm_paths.h; each split over the pool).
 //   GFLOP/s = 2 m n k / time. Operands are preallocated and touched; C is overwritten (beta 0).
 #include <benchmark/benchmark.h>
 
@@ -12,8 +11,7 @@
 #include <vector>
 
 #include "runtime/kernels/gemm.h"
-#include "runtime/kernels/gemm_split.h"
-#include "runtime/kernels/onednn_matmul.h"
+#include "runtime/kernels/gemm_paths.h"
 #include "runtime/thread_pool.h"
 #include "tools/cli.h"
 
@@ -41,7 +39,7 @@ const StepShape kShapes[] = {
 };
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 
-const char* const kPaths[] = {"f32 rt::gemm", "f32 onednn", "bf16->f32", "bf16->bf16"};
+const char* const kPaths[] = {"f32 blas", "f32 onednn", "bf16->f32", "bf16->bf16"};
 
 void BM_StepGemm(benchmark::State& st) {
   const StepShape& s = kShapes[st.range(0)];
@@ -62,10 +60,9 @@ void BM_StepGemm(benchmark::State& st) {
       .c = out == lt::DType::BF16 ? static_cast<void*>(c16.data()) : c32.data(), .ldc = s.n,
       .c_dtype = out};
   auto run = [&] {
-    if (path != 1) return lt::rt::gemm(g);
-    lt::rt::for_each_gemm_block(g, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-      lt::rt::onednn::matmul(lt::rt::gemm_block_args(g, m0, m1, n0, n1));
-    });
+    if (path == 0) lt::rt::gemm_blas(g);
+    else if (path == 1) lt::rt::gemm_onednn(g);
+    else lt::rt::gemm(g);
   };
   run();  // creates the oneDNN primitives outside the timing
   for (auto _ : st) {

@@ -1,5 +1,5 @@
-// rt::gemm: splits one f32 or f64 GEMM over the thread pool and runs each block with the backend
-// (bf16 goes to gemm_bf16.cpp).
+// rt::gemm: picks the path by dtype and CPU (gemm_paths.h), and the BLAS path, which splits one
+// f32 or f64 GEMM over the thread pool and runs each block with the backend.
 // OpenBLAS (Debian's pthread build, pinned to one thread per call: our pool owns the cores, and
 // that build is the one whose internal buffers are locked, so concurrent calls are safe) is
 // 1.15-1.3x faster than Eigen's blocked kernel at the shapes of our MLP and CNN steps on this
@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "ir/error.h"
-#include "runtime/kernels/gemm_bf16.h"
+#include "runtime/kernels/gemm_paths.h"
 #include "runtime/kernels/gemm_split.h"
+#include "runtime/kernels/onednn_matmul.h"
 
 #ifdef LT_GEMM_OPENBLAS
 #include <cblas.h>
@@ -121,9 +123,14 @@ void check_dtypes(const GemmArgs& g) {
                           dtype_name(a), dtype_name(b), dtype_name(c)));
 }
 
+// f32 goes to oneDNN where it has AVX-512 kernels: 1.7-2x OpenBLAS 0.3.21 (whose kernels for
+// this CPU are AVX2) at every step shape of the trainers (docs/BENCHMARKS.md, "bf16 GEMM").
+bool f32_on_onednn() { return onednn::has_avx512(); }
+
 }  // namespace
 
 const char* gemm_backend() {
+  if (f32_on_onednn()) return "onednn";
 #ifdef LT_GEMM_OPENBLAS
   return "openblas";
 #else
@@ -131,10 +138,13 @@ const char* gemm_backend() {
 #endif
 }
 
-void gemm(const GemmArgs& g) {
-  check_dtypes(g);
-  if (g.m <= 0 || g.n <= 0) return;
-  if (g.a_type() == DType::BF16) return gemm_bf16(g);
+const char* gemm_bf16_backend() {
+  const char* isa = onednn::bf16_isa();
+  if (!isa) return "f32-fallback";
+  return std::string_view(isa) == "amx" ? "onednn-amx" : "onednn-avx512_core_bf16";
+}
+
+void gemm_blas(const GemmArgs& g) {
 #ifdef LT_GEMM_OPENBLAS
   // Debian's OpenBLAS takes 32-bit sizes.
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
@@ -143,6 +153,15 @@ void gemm(const GemmArgs& g) {
 #endif
   if (g.dtype == DType::F64) gemm_typed<double>(g);
   else gemm_typed<float>(g);
+}
+
+void gemm(const GemmArgs& g) {
+  check_dtypes(g);
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.a_type() == DType::BF16)
+    return onednn::bf16_isa() ? gemm_onednn(g) : gemm_bf16_via_f32(g);
+  if (g.dtype == DType::F32 && f32_on_onednn()) return gemm_onednn(g);
+  gemm_blas(g);
 }
 
 }  // namespace lt::rt

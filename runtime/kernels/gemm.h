@@ -1,6 +1,6 @@
 // The one GEMM entry point of the eager kernels: matmul and convolution both call it, so the
-// backend (OpenBLAS, or Eigen where it is built without; see gemm.cpp; oneDNN for bf16, see
-// gemm_bf16.cpp) lives in one place. Row-major, BLAS-like arguments.
+// backends (oneDNN for bf16, and for f32 on AVX-512 CPUs; OpenBLAS, or Eigen where it is built
+// without, for the rest: gemm.cpp says why) live in one place. Row-major, BLAS-like arguments.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -37,7 +37,8 @@ struct GemmArgs {
 /// microseconds; 2 MFLOP is ~20 us on one core).
 inline constexpr double kGemmMinFlopsPerPart = 2e6;
 
-/// The GEMM backend this build uses for f32 and f64: "openblas" or "eigen".
+/// The f32 GEMM backend this CPU gets, chosen at run time: "onednn" (AVX-512 CPUs), or the
+/// build's BLAS, "openblas" or "eigen", which also runs every f64 GEMM.
 const char* gemm_backend();
 
 /// The bf16 GEMM this CPU gets, chosen at run time: "onednn-amx", "onednn-avx512_core_bf16", or

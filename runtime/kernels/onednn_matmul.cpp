@@ -1,4 +1,4 @@
-// oneDNN matmul primitives for rt::gemm's bf16 blocks: created once per GEMM signature, kept in a
+// oneDNN matmul primitives for rt::gemm's blocks: created once per GEMM signature, kept in a
 // small map, and run on the calling thread.
 //
 // Threading: Debian's oneDNN parallelizes with OpenMP. A primitive fixes its thread count when it
@@ -139,16 +139,28 @@ void* scratchpad(size_t bytes) {
   return buf.get();
 }
 
+/// Whether oneDNN dispatches to `isa` here. Its values are bit sets, each holding the sets it
+/// extends (avx512_core_bf16 holds avx512_core's bits; avx2_vnni does not).
+bool cpu_has(dnnl::cpu_isa isa) {
+  const auto have = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto want = static_cast<unsigned>(isa);
+  return (have & want) == want;
+}
+
 }  // namespace
 
 const char* bf16_isa() {
   static const char* const isa = [] () -> const char* {
-    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-    if (isa == dnnl::cpu_isa::avx512_core_amx) return "amx";
-    if (isa == dnnl::cpu_isa::avx512_core_bf16) return "avx512_core_bf16";
+    if (cpu_has(dnnl::cpu_isa::avx512_core_amx)) return "amx";
+    if (cpu_has(dnnl::cpu_isa::avx512_core_bf16)) return "avx512_core_bf16";
     return nullptr;
   }();
   return isa;
+}
+
+bool has_avx512() {
+  static const bool yes = cpu_has(dnnl::cpu_isa::avx512_core);
+  return yes;
 }
 
 void matmul(const GemmArgs& g) {

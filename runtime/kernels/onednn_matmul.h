@@ -1,5 +1,5 @@
-// oneDNN's matmul primitive for one GEMM block on the calling thread (the only place, with its
-// .cpp, that sees oneDNN's headers).
+// oneDNN's matmul primitive for one GEMM block on the calling thread (its .cpp is the one file that
+// includes oneDNN's headers).
 #pragma once
 #include "runtime/kernels/gemm.h"
 
@@ -9,8 +9,12 @@ namespace lt::rt::onednn {
 /// nullptr when it has no bf16 instructions (oneDNN would emulate them, slower than f32).
 const char* bf16_isa();
 
-/// C = alpha * op(A) op(B) + beta * C for bf16 A and B (C bf16 or f32), k > 0, on the calling
-/// thread only. Primitives are created once per shape, strides, transposes, dtypes, alpha, beta.
+/// Whether oneDNN runs f32 matmuls with its AVX-512 kernels on this CPU.
+bool has_avx512();
+
+/// C = alpha * op(A) op(B) + beta * C for f32, or for bf16 A and B (C bf16 or f32), k > 0, on the
+/// calling thread only. A primitive is created once per shape, strides, transposes, dtypes, alpha
+/// and beta.
 void matmul(const GemmArgs& g);
 
 }  // namespace lt::rt::onednn

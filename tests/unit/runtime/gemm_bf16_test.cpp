@@ -13,7 +13,7 @@
 
 #include "ir/error.h"
 #include "runtime/kernels/gemm.h"
-#include "runtime/kernels/gemm_bf16.h"
+#include "runtime/kernels/gemm_paths.h"
 #include "runtime/thread_pool.h"
 
 namespace lt {

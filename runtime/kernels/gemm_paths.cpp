@@ -1,8 +1,7 @@
-// rt::gemm for bf16 operands. oneDNN's matmul where the CPU has bf16 dot-product instructions
-// (AVX512-BF16 or AMX): 2x or more the f32 GEMM (docs/BENCHMARKS.md, "bf16 GEMM"), the reason for
-// bf16 in AMP. Elsewhere oneDNN would emulate them, so the f32 GEMM runs on widened copies, which
-// gives the same products (a bf16 product is exact in f32) and f32 accumulation.
-#include "runtime/kernels/gemm_bf16.h"
+// rt::gemm through oneDNN (one primitive per block of the pool's split), and bf16 through the
+// f32 GEMM on widened copies for CPUs without bf16 instructions: that gives the same products (a
+// bf16 product is exact in f32) and f32 accumulation.
+#include "runtime/kernels/gemm_paths.h"
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -25,7 +24,7 @@ std::vector<float> widen(const void* p, int64_t rows, int64_t cols, int64_t ld) 
   return out;
 }
 
-/// C = beta * C for an empty sum (k == 0); beta 0 never reads C.
+/// C = beta * C for an empty sum (k == 0); beta 0 never reads C, which may hold NaN.
 template <class T>
 void scale_c(const GemmArgs& g) {
   T* c = static_cast<T*>(g.c);
@@ -39,10 +38,11 @@ void scale_c(const GemmArgs& g) {
 
 }  // namespace
 
-const char* gemm_bf16_backend() {
-  const char* isa = onednn::bf16_isa();
-  if (!isa) return "f32-fallback";
-  return std::string_view(isa) == "amx" ? "onednn-amx" : "onednn-avx512_core_bf16";
+void gemm_onednn(const GemmArgs& g) {
+  if (g.k == 0) return g.c_type() == DType::F32 ? scale_c<float>(g) : scale_c<Bf16>(g);
+  for_each_gemm_block(g, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    onednn::matmul(gemm_block_args(g, m0, m1, n0, n1));
+  });
 }
 
 void gemm_bf16_via_f32(const GemmArgs& g) {
@@ -67,14 +67,6 @@ void gemm_bf16_via_f32(const GemmArgs& g) {
   Bf16* out = static_cast<Bf16*>(g.c);
   for (int64_t i = 0; i < g.m; ++i)
     for (int64_t j = 0; j < g.n; ++j) out[i * g.ldc + j] = static_cast<Bf16>(c[i * g.n + j]);
-}
-
-void gemm_bf16(const GemmArgs& g) {
-  if (!onednn::bf16_isa()) return gemm_bf16_via_f32(g);
-  if (g.k == 0) return g.c_type() == DType::F32 ? scale_c<float>(g) : scale_c<Bf16>(g);
-  for_each_gemm_block(g, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-    onednn::matmul(gemm_block_args(g, m0, m1, n0, n1));
-  });
 }
 
 }  // namespace lt::rt
