@@ -123,8 +123,8 @@ void check_dtypes(const GemmArgs& g) {
                           dtype_name(a), dtype_name(b), dtype_name(c)));
 }
 
-// f32 goes to oneDNN where it has AVX-512 kernels: 1.7-2x OpenBLAS 0.3.21 (whose kernels for
-// this CPU are AVX2) at every step shape of the trainers (docs/BENCHMARKS.md, "bf16 GEMM").
+// f32 goes to oneDNN where it has AVX-512 kernels: 1.3-2.3x OpenBLAS 0.3.21 at every step shape
+// of the trainers on this CPU (docs/BENCHMARKS.md, "bf16 GEMM").
 bool f32_on_onednn() { return onednn::has_avx512(); }
 
 }  // namespace
