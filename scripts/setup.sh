@@ -4,7 +4,7 @@ set -euo pipefail
 PKGS=(
   cmake ninja-build g++ ccache pkg-config
   llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev
-  libeigen3-dev libopenblas-pthread-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libopenblas-pthread-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist graphviz gnuplot-nox  # gnuplot: scripts/plot_log.sh

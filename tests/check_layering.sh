@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a file includes a header from a higher layer (docs/ARCHITECTURE.md), when LLVM,
-# Eigen or MPI headers leak outside the one folder allowed to use them, or when library code
-# reads the environment outside frontend/options/.
+# Eigen, BLAS, oneDNN or MPI headers leak outside the one folder allowed to use them, or when
+# library code reads the environment outside frontend/options/.
 set -u
 root=${1:-.}
 cd "$root" || exit 2
@@ -25,6 +25,8 @@ eigen_outside=$(grep -rlE '#include *[<"](Eigen/|unsupported/Eigen)' runtime 2>/
 [ -n "$eigen_outside" ] && { echo "layering: Eigen outside runtime/kernels/: $eigen_outside"; fail=1; }
 blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$blas_outside" ] && { echo "layering: cblas.h outside runtime/kernels/: $blas_outside"; fail=1; }
+dnnl_outside=$(grep -rlE '#include *[<"](dnnl|oneapi/dnnl)' ir passes codegen runtime frontend tools examples bench tests 2>/dev/null | grep -v '^runtime/kernels/')
+[ -n "$dnnl_outside" ] && { echo "layering: oneDNN outside runtime/kernels/: $dnnl_outside"; fail=1; }
 mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
 [ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
 # Settings: the library reads the environment in one place, frontend/options/ (lt/options.h),

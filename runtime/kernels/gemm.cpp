@@ -1,4 +1,5 @@
-// rt::gemm: splits one GEMM over the thread pool and runs each block with the backend.
+// rt::gemm: picks the path by dtype and CPU (gemm_paths.h), and the BLAS path, which splits one
+// f32 or f64 GEMM over the thread pool and runs each block with the backend.
 // OpenBLAS (Debian's pthread build, pinned to one thread per call: our pool owns the cores, and
 // that build is the one whose internal buffers are locked, so concurrent calls are safe) is
 // 1.15-1.3x faster than Eigen's blocked kernel at the shapes of our MLP and CNN steps on this
@@ -8,10 +9,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "ir/error.h"
-#include "runtime/thread_pool.h"
+#include "runtime/kernels/gemm_paths.h"
+#include "runtime/kernels/gemm_split.h"
+#include "runtime/kernels/onednn_matmul.h"
 
 #ifdef LT_GEMM_OPENBLAS
 #include <cblas.h>
@@ -21,9 +25,6 @@
 
 namespace lt::rt {
 namespace {
-
-// Split blocks stay multiples of this, so each part keeps the backend's register tiles full.
-constexpr int64_t kSplitAlign = 16;
 
 #ifdef LT_GEMM_OPENBLAS
 
@@ -90,52 +91,46 @@ void backend_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, c
 
 #endif
 
-// The block C[m0:m1, n0:n1] of one GEMM, on the calling thread.
+// One block of a GEMM (gemm_block_args), on the calling thread.
 template <class T>
-void gemm_block(const GemmArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+void gemm_block(const GemmArgs& g) {
   const T* a = static_cast<const T*>(g.a);
   const T* b = static_cast<const T*>(g.b);
-  T* c = static_cast<T*>(g.c) + m0 * g.ldc + n0;
-  const int64_t m = m1 - m0, n = n1 - n0;
+  T* c = static_cast<T*>(g.c);
   const T alpha = static_cast<T>(g.alpha), beta = static_cast<T>(g.beta);
   if (g.k == 0) {  // an empty sum: C = beta * C (beta 0 never reads C, which may hold NaN)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j)
         c[i * g.ldc + j] = beta == T(0) ? T(0) : beta * c[i * g.ldc + j];
     return;
   }
-  // A is stored [m, k] or, transposed, [k, m]; B is stored [k, n] or [n, k].
-  const T* ab = g.trans_a ? a + m0 : a + m0 * g.lda;
-  const T* bb = g.trans_b ? b + n0 * g.ldb : b + n0;
-  backend_block<T>(g.trans_a, g.trans_b, m, n, g.k, alpha, ab, g.lda, bb, g.ldb, beta, c, g.ldc);
+  backend_block<T>(g.trans_a, g.trans_b, g.m, g.n, g.k, alpha, a, g.lda, b, g.ldb, beta, c, g.ldc);
 }
 
 template <class T>
 void gemm_typed(const GemmArgs& g) {
-  const double flops = 2.0 * g.m * g.n * g.k;
-  const int64_t parts =
-      g.parallel ? std::min<int64_t>(num_threads(), flops / kGemmMinFlopsPerPart) : 1;
-  if (parts <= 1) return gemm_block<T>(g, 0, g.m, 0, g.n);
-  // A split of M packs all of B in every part, a split of N all of A. Splitting N measured as
-  // fast or faster at the MLP's shapes (M = batch 128, N and K 512-784) and for fc layers; M is
-  // split only when it is much the longer side (tall im2col products).
-  const bool split_m = g.m >= 2 * g.n;
-  const int64_t len = split_m ? g.m : g.n;
-  int64_t step = (len + parts - 1) / parts;
-  step = std::min(len, (step + kSplitAlign - 1) / kSplitAlign * kSplitAlign);
-  const int64_t chunks = (len + step - 1) / step;
-  parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const int64_t lo = i * step, hi = std::min(len, lo + step);
-      if (split_m) gemm_block<T>(g, lo, hi, 0, g.n);
-      else gemm_block<T>(g, 0, g.m, lo, hi);
-    }
+  for_each_gemm_block(g, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    gemm_block<T>(gemm_block_args(g, m0, m1, n0, n1));
   });
 }
+
+void check_dtypes(const GemmArgs& g) {
+  const DType a = g.a_type(), b = g.b_type(), c = g.c_type();
+  const bool same = a == b && b == c && (a == DType::F32 || a == DType::F64 || a == DType::BF16);
+  if (same || (a == DType::BF16 && b == DType::BF16 && c == DType::F32)) return;
+  throw Error(fmt::format("gemm: A {} x B {} -> C {} is not supported: A and B must both be f32, "
+                          "f64 or bf16, and C of their dtype (or f32 for bf16 inputs)",
+                          dtype_name(a), dtype_name(b), dtype_name(c)));
+}
+
+// f32 goes to oneDNN where it has AVX-512 kernels: 1.3-2.3x OpenBLAS 0.3.21 at every step shape
+// of the trainers on this CPU (docs/BENCHMARKS.md, "bf16 GEMM").
+bool f32_on_onednn() { return onednn::has_avx512(); }
 
 }  // namespace
 
 const char* gemm_backend() {
+  if (f32_on_onednn()) return "onednn";
 #ifdef LT_GEMM_OPENBLAS
   return "openblas";
 #else
@@ -143,9 +138,13 @@ const char* gemm_backend() {
 #endif
 }
 
-void gemm(const GemmArgs& g) {
-  if (g.m <= 0 || g.n <= 0) return;
-  LT_CHECK(g.dtype == DType::F32 || g.dtype == DType::F64, "gemm on {}", dtype_name(g.dtype));
+const char* gemm_bf16_backend() {
+  const char* isa = onednn::bf16_isa();
+  if (!isa) return "f32-fallback";
+  return std::string_view(isa) == "amx" ? "onednn-amx" : "onednn-avx512_core_bf16";
+}
+
+void gemm_blas(const GemmArgs& g) {
 #ifdef LT_GEMM_OPENBLAS
   // Debian's OpenBLAS takes 32-bit sizes.
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
@@ -154,6 +153,15 @@ void gemm(const GemmArgs& g) {
 #endif
   if (g.dtype == DType::F64) gemm_typed<double>(g);
   else gemm_typed<float>(g);
+}
+
+void gemm(const GemmArgs& g) {
+  check_dtypes(g);
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.a_type() == DType::BF16)
+    return onednn::bf16_isa() ? gemm_onednn(g) : gemm_bf16_via_f32(g);
+  if (g.dtype == DType::F32 && f32_on_onednn()) return gemm_onednn(g);
+  gemm_blas(g);
 }
 
 }  // namespace lt::rt

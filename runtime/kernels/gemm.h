@@ -1,8 +1,9 @@
 // The one GEMM entry point of the eager kernels: matmul and convolution both call it, so the
-// backend (OpenBLAS, or Eigen where it is built without; see gemm.cpp) lives in one place.
-// Row-major, BLAS-like arguments.
+// backends (oneDNN for bf16, and for f32 on AVX-512 CPUs; OpenBLAS, or Eigen where it is built
+// without, for the rest: gemm.cpp says why) live in one place. Row-major, BLAS-like arguments.
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "ir/dtype.h"
 
@@ -10,8 +11,11 @@ namespace lt::rt {
 
 /// C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major. op(A) is A (stored [m,k],
 /// row stride lda) or, with trans_a, A^T (A stored [k,m]); likewise B. beta == 0 never reads C.
+/// The operands share `dtype` unless a_dtype, b_dtype or c_dtype name their own. Supported:
+/// f32 x f32 -> f32, f64 x f64 -> f64, and bf16 x bf16 -> bf16 or f32 (accumulated in f32; alpha
+/// and beta applied in f32); anything else throws lt::Error.
 struct GemmArgs {
-  DType dtype = DType::F32;  // F32 or F64
+  DType dtype = DType::F32;
   bool trans_a = false, trans_b = false;
   int64_t m = 0, n = 0, k = 0;
   const void* a = nullptr;
@@ -22,14 +26,24 @@ struct GemmArgs {
   int64_t ldc = 0;
   double alpha = 1, beta = 0;
   bool parallel = true;  // false when the caller already runs one GEMM per thread
+  std::optional<DType> a_dtype = std::nullopt, b_dtype = std::nullopt, c_dtype = std::nullopt;
+
+  DType a_type() const { return a_dtype.value_or(dtype); }
+  DType b_type() const { return b_dtype.value_or(dtype); }
+  DType c_type() const { return c_dtype.value_or(dtype); }
 };
 
 /// Work per thread below which splitting a GEMM costs more than it saves (a pool wake-up is a few
 /// microseconds; 2 MFLOP is ~20 us on one core).
 inline constexpr double kGemmMinFlopsPerPart = 2e6;
 
-/// The GEMM backend this build uses: "openblas" or "eigen".
+/// The f32 GEMM backend this CPU gets, chosen at run time: "onednn" (AVX-512 CPUs), or the
+/// build's BLAS, "openblas" or "eigen", which also runs every f64 GEMM.
 const char* gemm_backend();
+
+/// The bf16 GEMM this CPU gets, chosen at run time: "onednn-amx", "onednn-avx512_core_bf16", or
+/// "f32-fallback" (inputs widened to f32 for the f32 GEMM) on a CPU without bf16 instructions.
+const char* gemm_bf16_backend();
 
 /// Runs one GEMM, split over the thread pool when it is large enough (inline when called from
 /// inside a parallel_for).

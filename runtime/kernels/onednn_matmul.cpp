@@ -1,0 +1,180 @@
+// oneDNN matmul primitives for rt::gemm's blocks: created once per GEMM signature, kept in a
+// small map, and run on the calling thread.
+//
+// Threading: Debian's oneDNN parallelizes with OpenMP. A primitive fixes its thread count when it
+// is created (omp_get_max_threads of the creating thread), and its helpers read the calling
+// thread's count. Our pool splits every GEMM into one block per thread (gemm_split.h), and each
+// thread that calls oneDNN is set to one OpenMP thread, so no OpenMP team ever runs beside the
+// pool. Measured on 2 cores (docs/BENCHMARKS.md, "bf16 GEMM"): a 2-thread OpenMP primitive alone
+// is as fast as the pool's split on the GPT's 4096-row products and up to 1.3x faster on the
+// MLP's 128-row ones, but its idle thread spins after each call and took a core from the pool's
+// next parallel work (the pool's split then ran at 1-thread speed).
+#include "runtime/kernels/onednn_matmul.h"
+
+#include <omp.h>
+
+#include <bit>
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <dnnl.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "ir/error.h"
+
+namespace lt::rt::onednn {
+namespace {
+
+using dnnl::memory;
+
+memory::data_type dnnl_type(DType t) {
+  LT_CHECK(t == DType::BF16 || t == DType::F32, "onednn matmul on {}", dtype_name(t));
+  return t == DType::BF16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+/// Everything a primitive is specialized for. alpha and beta by their bits: they are part of the
+/// primitive (output scale, sum post-op), and bits order NaN too.
+struct Signature {
+  DType a, b, c;
+  bool trans_a, trans_b;
+  int64_t m, n, k, lda, ldb, ldc;
+  uint32_t alpha, beta;
+  auto operator<=>(const Signature&) const = default;
+};
+
+Signature signature_of(const GemmArgs& g) {
+  return {g.a_type(), g.b_type(), g.c_type(), g.trans_a, g.trans_b, g.m, g.n, g.k, g.lda, g.ldb,
+          g.ldc, std::bit_cast<uint32_t>(static_cast<float>(g.alpha)),
+          std::bit_cast<uint32_t>(static_cast<float>(g.beta))};
+}
+
+struct Prepared {
+  dnnl::matmul primitive;
+  memory::desc a, b, c, scratchpad;
+};
+
+/// A row-major [rows, cols] matrix with row stride ld, or its transpose when `trans` (stored
+/// [cols, rows]). Strides of a dimension of size 1 are never used; BLAS-style clamping keeps
+/// them valid.
+memory::desc matrix_desc(DType t, bool trans, int64_t rows, int64_t cols, int64_t ld) {
+  const int64_t stored_cols = trans ? rows : cols;
+  ld = std::max({ld, stored_cols, int64_t{1}});
+  const memory::dims strides = trans ? memory::dims{1, ld} : memory::dims{ld, 1};
+  return memory::desc({rows, cols}, dnnl_type(t), strides);
+}
+
+std::shared_ptr<const Prepared> prepare(const Signature& s) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per thread (run below)
+  const float alpha = std::bit_cast<float>(s.alpha), beta = std::bit_cast<float>(s.beta);
+  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+  if (beta != 0.0f) {  // C = alpha * AB + beta * C; beta 0 has no post-op and never reads C
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  const memory::desc a = matrix_desc(s.a, s.trans_a, s.m, s.k, s.lda);
+  const memory::desc b = matrix_desc(s.b, s.trans_b, s.k, s.n, s.ldb);
+  const memory::desc c = matrix_desc(s.c, false, s.m, s.n, s.ldc);
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, cpu_engine());
+    return std::make_shared<const Prepared>(
+        Prepared{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc()});
+  } catch (const dnnl::error& e) {
+    LT_CHECK(false, "oneDNN matmul {}x{}x{} ({} x {} -> {}): {}", s.m, s.k, s.n, dtype_name(s.a),
+             dtype_name(s.b), dtype_name(s.c), e.what());
+  }
+  LT_UNREACHABLE();
+}
+
+/// The primitives made so far. A training run uses a few dozen signatures; a program that goes
+/// through more than kCapacity starts over (creating one costs 0.1-1 ms).
+class PrimitiveCache {
+ public:
+  std::shared_ptr<const Prepared> get(const GemmArgs& g) {
+    const Signature s = signature_of(g);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = map_.find(s); it != map_.end()) return it->second;
+    }
+    std::shared_ptr<const Prepared> p = prepare(s);  // unlocked: other shapes need not wait
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kCapacity) map_.clear();
+    return map_.emplace(s, std::move(p)).first->second;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 1024;
+  std::mutex mu_;
+  std::map<Signature, std::shared_ptr<const Prepared>> map_;
+};
+
+PrimitiveCache& cache() {
+  static PrimitiveCache c;
+  return c;
+}
+
+/// Once per thread that calls oneDNN: one OpenMP thread (see the top of this file).
+void use_one_omp_thread() {
+  thread_local const bool set = (omp_set_num_threads(1), true);
+  (void)set;
+}
+
+/// Scratch memory for this thread's primitive runs, grown as needed.
+void* scratchpad(size_t bytes) {
+  thread_local std::unique_ptr<char[]> buf;
+  thread_local size_t size = 0;
+  if (bytes > size) {
+    buf.reset(new char[bytes]);
+    size = bytes;
+  }
+  return buf.get();
+}
+
+/// Whether oneDNN dispatches to `isa` here. Its values are bit sets, each holding the sets it
+/// extends (avx512_core_bf16 holds avx512_core's bits; avx2_vnni does not).
+bool cpu_has(dnnl::cpu_isa isa) {
+  const auto have = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto want = static_cast<unsigned>(isa);
+  return (have & want) == want;
+}
+
+}  // namespace
+
+const char* bf16_isa() {
+  static const char* const isa = [] () -> const char* {
+    if (cpu_has(dnnl::cpu_isa::avx512_core_amx)) return "amx";
+    if (cpu_has(dnnl::cpu_isa::avx512_core_bf16)) return "avx512_core_bf16";
+    return nullptr;
+  }();
+  return isa;
+}
+
+bool has_avx512() {
+  static const bool yes = cpu_has(dnnl::cpu_isa::avx512_core);
+  return yes;
+}
+
+void matmul(const GemmArgs& g) {
+  use_one_omp_thread();
+  const std::shared_ptr<const Prepared> p = cache().get(g);
+  thread_local dnnl::stream stream(cpu_engine());
+  const dnnl::engine& e = cpu_engine();
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->a, e, const_cast<void*>(g.a))},
+                                       {DNNL_ARG_WEIGHTS, memory(p->b, e, const_cast<void*>(g.b))},
+                                       {DNNL_ARG_DST, memory(p->c, e, g.c)}};
+  if (const size_t bytes = p->scratchpad.get_size(); bytes > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(p->scratchpad, e, scratchpad(bytes)));
+  p->primitive.execute(stream, args);
+  stream.wait();
+}
+
+}  // namespace lt::rt::onednn

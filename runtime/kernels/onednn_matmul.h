@@ -1,0 +1,20 @@
+// oneDNN's matmul primitive for one GEMM block on the calling thread (its .cpp is the one file that
+// includes oneDNN's headers).
+#pragma once
+#include "runtime/kernels/gemm.h"
+
+namespace lt::rt::onednn {
+
+/// The instruction set oneDNN runs bf16 matmuls with on this CPU: "amx", "avx512_core_bf16", or
+/// nullptr when it has no bf16 instructions (oneDNN would emulate them, slower than f32).
+const char* bf16_isa();
+
+/// Whether oneDNN runs f32 matmuls with its AVX-512 kernels on this CPU.
+bool has_avx512();
+
+/// C = alpha * op(A) op(B) + beta * C for f32, or for bf16 A and B (C bf16 or f32), k > 0, on the
+/// calling thread only. A primitive is created once per shape, strides, transposes, dtypes, alpha
+/// and beta.
+void matmul(const GemmArgs& g);
+
+}  // namespace lt::rt::onednn
