@@ -441,7 +441,7 @@ ir::FusionPlan Fuser::emit() {
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o) {
   ir::FusionPlan plan = o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
   if (o.enabled && o.epilogues) attach_epilogues(g, plan);
-  hoist_checking_groups(g, plan);
+  order_groups(g, plan);
   return plan;
 }
 

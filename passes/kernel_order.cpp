@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
-#include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -38,40 +39,77 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
   return order;
 }
 
-// Kahn's algorithm over the groups: among ready groups, those that check data first.
-void hoist_checking_groups(const ir::Graph& g, ir::FusionPlan& plan) {
+// Kahn's algorithm over the groups, taking among the ready groups the one with the smallest key:
+// (does not check data, distance to a collective, position in the plan). The distance of a group
+// is 0 for a collective, else the fewest groups still to run before some collective it feeds
+// (its ancestors not yet scheduled), and "none" for a group that feeds no collective: a replica's
+// gradient buckets start as early as their gradients allow, and the rest of the backward pass
+// runs while they are in flight.
+void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
   const int n = static_cast<int>(plan.groups.size());
   std::vector<int> group_of(g.nodes().size(), -1);
   std::vector<bool> checks(n, false);
-  for (int k = 0; k < n; ++k)
+  std::vector<int> collectives;
+  for (int k = 0; k < n; ++k) {
+    bool collective = false;
     for (int id : plan.groups[k].nodes) {
       group_of[id] = k;
       checks[k] = checks[k] || ir::checks_data_at_run_time(g.node(id));
+      collective = collective || ir::info(g.node(id).op).family == ir::OpFamily::Collective;
     }
-  if (std::find(checks.begin(), checks.end(), true) == checks.end()) return;
-  std::vector<std::vector<int>> users(n);
+    if (collective) collectives.push_back(k);
+  }
+  const bool any_checks = std::find(checks.begin(), checks.end(), true) != checks.end();
+  if (!any_checks && collectives.empty()) return;
+  std::vector<std::vector<int>> users(n), deps(n);
   std::vector<int> pending(n, 0);
   for (int k = 0; k < n; ++k) {
-    std::vector<int> deps;
     for (ir::Value v : plan.groups[k].inputs)
-      if (!v.is_param()) deps.push_back(group_of[v.def]);
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (int d : deps) users[d].push_back(k);
-    pending[k] = static_cast<int>(deps.size());
+      if (!v.is_param()) deps[k].push_back(group_of[v.def]);
+    std::sort(deps[k].begin(), deps[k].end());
+    deps[k].erase(std::unique(deps[k].begin(), deps[k].end()), deps[k].end());
+    for (int d : deps[k]) users[d].push_back(k);
+    pending[k] = static_cast<int>(deps[k].size());
   }
-  // Ready groups by (does not check, original position): checking ones come out first.
-  std::set<std::pair<bool, int>> ready;
+  // feeds[c][k]: group k is an ancestor of collective c; left[c]: its ancestors not yet run.
+  const int nc = static_cast<int>(collectives.size());
+  std::vector<std::vector<bool>> feeds(nc, std::vector<bool>(n, false));
+  std::vector<int> left(nc, 0);
+  for (int c = 0; c < nc; ++c) {
+    std::vector<int> stack = deps[collectives[c]];
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      if (feeds[c][k]) continue;
+      feeds[c][k] = true;
+      ++left[c];
+      stack.insert(stack.end(), deps[k].begin(), deps[k].end());
+    }
+  }
+  constexpr int kNone = std::numeric_limits<int>::max();
+  auto distance = [&](int k) {
+    if (std::find(collectives.begin(), collectives.end(), k) != collectives.end()) return 0;
+    int d = kNone;
+    for (int c = 0; c < nc; ++c)
+      if (feeds[c][k]) d = std::min(d, left[c]);
+    return d;
+  };
+  std::vector<int> ready;
   for (int k = 0; k < n; ++k)
-    if (pending[k] == 0) ready.insert({!checks[k], k});
+    if (pending[k] == 0) ready.push_back(k);
   std::vector<ir::FusionGroup> out;
   out.reserve(n);
   while (!ready.empty()) {
-    const int k = ready.begin()->second;
-    ready.erase(ready.begin());
+    auto key = [&](int k) { return std::tuple(!checks[k], distance(k), k); };
+    const auto best = std::min_element(ready.begin(), ready.end(),
+                                       [&](int a, int b) { return key(a) < key(b); });
+    const int k = *best;
+    ready.erase(best);
     out.push_back(std::move(plan.groups[k]));
+    for (int c = 0; c < nc; ++c)
+      if (feeds[c][k]) --left[c];
     for (int u : users[k])
-      if (--pending[u] == 0) ready.insert({!checks[u], u});
+      if (--pending[u] == 0) ready.push_back(u);
   }
   plan.groups = std::move(out);
 }

@@ -1,5 +1,6 @@
-// The order of a fusion plan's kernels: a topological order close to trace order, and kernels
-// that check data at run time hoisted as early as their inputs allow.
+// The order of a fusion plan's kernels: a topological order close to trace order, kernels that
+// check data at run time hoisted as early as their inputs allow, and collectives started as
+// early as their operands allow.
 #pragma once
 #include <span>
 #include <vector>
@@ -14,8 +15,10 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
                                   int num_kernels);
 
 /// Re-orders the groups: among groups whose inputs are ready, those whose nodes check data at run
-/// time (ir::checks_data_at_run_time) come first, then the original order, so they run before
-/// in-place (donated) writes. Dependencies stay satisfied, so inputs and outputs are unchanged.
-void hoist_checking_groups(const ir::Graph& g, ir::FusionPlan& plan);
+/// time (ir::checks_data_at_run_time) come first, so they run before in-place (donated) writes;
+/// then collectives and the groups nearest to starting one (fewest groups left before it), so
+/// that collectives start early and the rest runs while they are in flight; then the original
+/// order. Dependencies stay satisfied, so inputs and outputs are unchanged.
+void order_groups(const ir::Graph& g, ir::FusionPlan& plan);
 
 }  // namespace lt::passes

@@ -45,24 +45,24 @@ std::shared_ptr<rt::Executable> compile_step(int64_t bucket_bytes) {
   return compile(l.graph, *l.fusion, *l.buffers, {});
 }
 
-// w2's and b2's gradients share the first bucket: packed (#2), started (#3), in flight while w1's
-// gradient is computed (#4, #5), and waited for just before their updates (#7). w1's bucket is
-// in flight during those updates.
+// w1's gradient, two matmuls away, starts first (#2) and is in flight while the bucket of w2's
+// and b2's gradients is computed, packed (#5) and started (#6), and during their updates; each
+// done comes just before the first update that reads it (#7, #10).
 TEST(CollectiveLaunches, StartAfterTheLastOperandDoneBeforeTheFirstReader) {
   const auto exe = compile_step(2048);
   EXPECT_EQ(rt::print_launches(*exe),
-            "#0 library matmul (in: s1 s0; out: s6)\n"
-            "#1 loop lt_kernel_1 (in: s1; out: s7)\n"
-            "#2 loop lt_kernel_2 (in: s6 s7; out: s8)\n"
-            "#3 start all_reduce (in: s8; out: s9)\n"
-            "#4 library matmul (in: s1 s3; out: s10)\n"
-            "#5 library matmul (in: s10 s0; out: s11)\n"
+            "#0 library matmul (in: s1 s3; out: s6)\n"
+            "#1 library matmul (in: s6 s0; out: s7)\n"
+            "#2 start all_reduce (in: s7; out: s8)\n"
+            "#3 library matmul (in: s1 s0; out: s9)\n"
+            "#4 loop lt_kernel_4 (in: s1; out: s10)\n"
+            "#5 loop lt_kernel_5 (in: s9 s10; out: s11)\n"
             "#6 start all_reduce (in: s11; out: s12)\n"
-            "#7 done all_reduce of #3 (in: s9)\n"
-            "#8 loop lt_kernel_7 (in: s9 s5 s3; out: s13)\n"
-            "#9 loop lt_kernel_8 (in: s9 s5 s4; out: s14)\n"
-            "#10 done all_reduce of #6 (in: s12)\n"
-            "#11 loop lt_kernel_9 (in: s12 s5 s2; out: s15)\n");
+            "#7 done all_reduce of #6 (in: s12)\n"
+            "#8 loop lt_kernel_7 (in: s12 s5 s3; out: s13)\n"
+            "#9 loop lt_kernel_8 (in: s12 s5 s4; out: s14)\n"
+            "#10 done all_reduce of #2 (in: s8)\n"
+            "#11 loop lt_kernel_9 (in: s8 s5 s2; out: s15)\n");
 }
 
 TEST(CollectiveLaunches, OneRankRunsTheStepAsTheInterpreterDoes) {
