@@ -394,12 +394,14 @@ LoopShape Emitter::emit(const std::string& name) {
 }  // namespace
 
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
+  // bf16 values are loaded, moved through views and stored as they are; casts convert them.
+  auto held = [](DType t) { return is_compute_type(t) || t == DType::BF16; };
   for (Value v : grp.inputs)
-    if (!is_compute_type(g.type(v).dtype)) return false;
+    if (!held(g.type(v).dtype)) return false;
   const std::vector<LoopRole> roles = ir::loop_roles(g, grp.nodes);
   for (size_t i = 0; i < grp.nodes.size(); ++i) {
     const ir::Node& n = g.node(grp.nodes[i]);
-    if (!is_compute_type(n.types[0].dtype)) return false;
+    if (!held(n.types[0].dtype)) return false;
     switch (roles[i]) {
       case LoopRole::Invalid: return false;
       case LoopRole::FoldedView:

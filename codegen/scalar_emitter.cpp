@@ -127,9 +127,29 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
   LT_UNREACHABLE();
 }
 
+// bf16 lives in registers as its bits (i16), and converts through f32 with integer operations
+// that vectorize on any x86 (no libcall, no AVX512-BF16 needed), rounding as the eager kernels
+// do (Eigen's bfloat16): to nearest even, NaN to the quiet NaN of its sign.
+llvm::Value* bf16_to_f32(Builder& b, llvm::Value* bits) {
+  llvm::Value* wide = b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16);
+  return b.CreateBitCast(wide, b.getFloatTy());
+}
+
+llvm::Value* f32_to_bf16(Builder& b, llvm::Value* f) {
+  llvm::Value* bits = b.CreateBitCast(f, b.getInt32Ty());
+  llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(1));
+  llvm::Value* rounded = b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff))), 16);
+  llvm::Value* nan = b.CreateOr(b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(0x8000)),
+                                b.getInt32(0x7fc0));
+  llvm::Value* is_nan = b.CreateFCmpUNO(f, f);
+  return b.CreateTrunc(b.CreateSelect(is_nan, nan, rounded), b.getInt16Ty());
+}
+
 llvm::Value* emit_cast(Builder& b, llvm::Value* v, DType from, DType to) {
-  llvm::Type* t = register_type(b, to);
   if (from == to) return v;
+  if (from == DType::BF16) return emit_cast(b, bf16_to_f32(b, v), DType::F32, to);
+  if (to == DType::BF16) return f32_to_bf16(b, emit_cast(b, v, from, DType::F32));
+  llvm::Type* t = register_type(b, to);
   if (to == DType::Bool)
     return is_float(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0))
                           : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
@@ -152,7 +172,7 @@ llvm::Type* register_type(Builder& b, DType t) {
     case DType::F32: return b.getFloatTy();
     case DType::F64: return b.getDoubleTy();
     case DType::F16: return b.getHalfTy();
-    case DType::BF16: return b.getBFloatTy();
+    case DType::BF16: return b.getInt16Ty();  // its bits: see f32_to_bf16
   }
   LT_UNREACHABLE();
 }
@@ -163,6 +183,7 @@ llvm::Type* storage_type(Builder& b, DType t) {
 
 llvm::Value* constant(Builder& b, DType t, double v) {
   if (t == DType::Bool) return b.getInt1(v != 0);
+  if (t == DType::BF16) return f32_to_bf16(b, constant(b, DType::F32, v));  // folds
   llvm::Type* rt = register_type(b, t);
   if (is_float(t)) return llvm::ConstantFP::get(rt, t == DType::F32 ? double(float(v)) : v);
   return llvm::ConstantInt::get(rt, static_cast<uint64_t>(static_cast<int64_t>(v)), true);
@@ -223,7 +244,9 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
 }
 
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
-  if (!is_compute_type(in) || !is_compute_type(out)) return false;
+  // bf16 is a storage type: only casts read or make it (f16 runs as the eager kernel).
+  auto ok = [&](DType t) { return is_compute_type(t) || (op == Cast && t == DType::BF16); };
+  if (!ok(in) || !ok(out)) return false;
   // The eager kernel throws on bad data (a zero integer divisor): keep that path.
   if (ir::checks_data(ir::to_op(op), out)) return false;
   return true;

@@ -21,7 +21,7 @@ namespace lt::codegen {
 
 using Builder = llvm::IRBuilder<llvm::ConstantFolder, llvm::IRBuilderDefaultInserter>;
 
-/// The register type of a dtype (bool -> i1).
+/// The register type of a dtype (bool -> i1; bf16 -> i16, its bits, which only casts read).
 llvm::Type* register_type(Builder& b, DType t);
 /// The in-memory type of a dtype (bool -> i8).
 llvm::Type* storage_type(Builder& b, DType t);
@@ -33,7 +33,7 @@ llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
 /// Whether emit_elementwise handles op on these dtypes.
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out);
 
-/// v as a constant of dtype t (f32: rounded to float first).
+/// v as a constant of dtype t (f32: rounded to float first; bf16: then to bf16's bits).
 llvm::Value* constant(Builder& b, DType t, double v);
 
 /// The start value of a loop reduction (sum, mean: 0; max: the lowest value; min: the highest)

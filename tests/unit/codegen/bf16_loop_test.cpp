@@ -1,0 +1,87 @@
+// bf16 in compiled loop kernels: loaded, moved through views and stored as its bits, converted
+// by casts. The compiled step must give the eager kernels' (Eigen's) bits exactly: rounding to
+// nearest even, ties, overflow to infinity, subnormals, signed zeros and NaN.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "codegen/compile.h"
+#include "ir/parser.h"
+#include "passes/pass_log.h"
+#include "passes/pipeline.h"
+#include "runtime/executable.h"
+#include "runtime/interpreter.h"
+
+namespace lt::codegen {
+namespace {
+
+constexpr const char* kCasts = R"(
+graph @casts(%x: f32[4,8], %h: bf16[8,4], %d: f64[4,8], %i: i32[4,8]) {
+  %0 = cast(%x) {to=bf16} : bf16[4,8]
+  %1 = cast(%0) {to=f32} : f32[4,8]
+  %2 = permute(%h) {perm=[1,0]} : bf16[4,8]
+  %3 = cast(%2) {to=f32} : f32[4,8]
+  %4 = add(%1, %3) : f32[4,8]
+  %5 = cast(%d) {to=bf16} : bf16[4,8]
+  %6 = cast(%i) {to=bf16} : bf16[4,8]
+  %7 = cast(%h) {to=i32} : i32[8,4]
+  %8 = cast(%h) {to=bool} : bool[8,4]
+  return %4, %0, %5, %6, %7, %8
+})";
+
+// f32 values that exercise every branch of the rounding, as bit patterns.
+std::vector<uint32_t> f32_cases() {
+  return {0x3f800000, 0x3f808000, 0x3f818000, 0x3f808001, 0x3f807fff,  // 1, ties, near ties
+          0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,              // max (to inf), infs
+          0x7fc00000, 0xffc00001, 0x7f800001,                          // NaNs
+          0x00000001, 0x80000001, 0x007fffff, 0x00800000,              // subnormals, min normal
+          0x00000000, 0x80000000, 0x40490fdb, 0xc0490fdb,              // zeros, +-pi
+          0x3dcccccd, 0x447a0000, 0xc47a0000, 0x4b7fffff,              // 0.1, +-1000, 2^24-1
+          0x3effffff, 0x3f000000, 0x3f000001, 0x42f6e979,
+          0x33800000, 0xb3800000, 0x3f7fffff, 0x7e000000};
+}
+
+rt::BufferPtr buffer_of(const TensorType& t, const void* data) {
+  rt::BufferPtr b = rt::Buffer::allocate(t.bytes());
+  std::memcpy(b->data(), data, t.bytes());
+  return b;
+}
+
+TEST(Bf16Loops, CompiledCastsGiveTheEagerKernelsBits) {
+  const ir::Graph g = ir::parse(kCasts);
+  const std::vector<uint32_t> f = f32_cases();
+  std::vector<uint16_t> h;
+  for (uint32_t v : f) h.push_back(static_cast<uint16_t>(v >> 16));  // bf16 of every kind
+  std::vector<double> d;
+  for (uint32_t v : f) d.push_back(static_cast<double>(std::bit_cast<float>(v)) * (1 + 1e-9));
+  std::vector<int32_t> i;
+  for (int k = 0; k < 32; ++k) i.push_back((k - 16) * 37 * (k % 3 == 0 ? 100003 : 1));
+  const std::vector<rt::BufferPtr> params = {buffer_of(g.params()[0].type, f.data()),
+                                             buffer_of(g.params()[1].type, h.data()),
+                                             buffer_of(g.params()[2].type, d.data()),
+                                             buffer_of(g.params()[3].type, i.data())};
+  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
+
+  passes::PassLog log(passes::PassLogOptions{});
+  const passes::LoweredGraph l = passes::lower(g, {}, log);
+  const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
+  const std::string launches = rt::print_launches(*exe);
+  EXPECT_EQ(launches.find("library"), std::string::npos) << "every cast in a loop:\n"
+                                                          << launches;
+  const std::vector<rt::BufferPtr> got = exe->run(params);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    ASSERT_EQ(got[r]->bytes(), want[r]->bytes());
+    const auto* a = static_cast<const unsigned char*>(got[r]->data());
+    const auto* b = static_cast<const unsigned char*>(want[r]->data());
+    for (size_t k = 0; k < want[r]->bytes(); ++k)
+      ASSERT_EQ(a[k], b[k]) << "result " << r << " byte " << k;
+  }
+}
+
+}  // namespace
+}  // namespace lt::codegen
