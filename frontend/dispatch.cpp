@@ -4,10 +4,12 @@
 
 #include <algorithm>
 
+#include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
 #include "ir/type_rules.h"
+#include "lt/autocast.h"
 #include "lt/autograd.h"
 #include "lt/options.h"
 #include "runtime/kernels/kernel.h"
@@ -73,6 +75,8 @@ void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs
 
 std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
                           const Loc& loc) {
+  if (autocast_enabled())
+    if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
   std::vector<TensorType> in_types;
   in_types.reserve(inputs.size());
   for (const Tensor& x : inputs) {

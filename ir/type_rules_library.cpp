@@ -29,7 +29,8 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
   if (a.dtype != b.dtype)
     type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
-  need_float(a);
+  // bf16 operands (autocast): the GEMM accumulates in f32 and rounds the result to bf16.
+  if (a.dtype != DType::BF16) need_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
   const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];
@@ -105,7 +106,9 @@ void need_same(const TensorType& got, const Shape& want, const char* what) {
 
 std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in,
                                       const Attrs& a) {
-  for (const TensorType& t : in) need_float(t);
+  // matmul also takes bf16 operands (matmul_rule); the other library ops f32 or f64.
+  if (op != LibraryOp::MatMul)
+    for (const TensorType& t : in) need_float(t);
   for (const TensorType& t : in)
     if (t.dtype != in[0].dtype)
       type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));

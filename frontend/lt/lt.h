@@ -1,6 +1,7 @@
 // Everything a training program needs: #include <lt/lt.h> (tensors, ops, autograd, lazy mode,
 // modules, optimizers, data, checkpoints, settings, metrics), as libtorch's <torch/torch.h>.
 #pragma once
+#include "lt/autocast.h"
 #include "lt/autograd.h"
 #include "lt/ops.h"
 #include "lt/options.h"
