@@ -120,9 +120,13 @@ ir::Graph sample_graph(const OpSample& s) {
 bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
   const ir::OpInfo& row = ir::info(s.op);
   const ir::Node& n = g.node(0);
+  // bf16 is held in loop kernels where a cast reads or makes it (codegen::can_emit_loop).
+  auto held = [&](DType t) {
+    return is_compute_type(t) || (s.op == ir::Op::Cast && t == DType::BF16);
+  };
   for (const Tensor& t : s.inputs)
-    if (!is_compute_type(t.dtype())) return false;
-  if (!is_compute_type(n.types[0].dtype) || ir::checks_data(s.op, n.types[0].dtype)) return false;
+    if (!held(t.dtype())) return false;
+  if (!held(n.types[0].dtype) || ir::checks_data(s.op, n.types[0].dtype)) return false;
   switch (row.lowering) {
     case ir::Lowering::Loop:
       return !(row.result == ir::ResultKind::Attr && n.types[0] == g.type(n.inputs[0]));
