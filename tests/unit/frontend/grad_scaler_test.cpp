@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <vector>
 
 #include "lt/amp.h"
@@ -39,6 +40,7 @@ struct Case {
   Make make;
   Mode mode;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class Scaler : public ::testing::TestWithParam<Case> {
  protected:
