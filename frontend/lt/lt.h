@@ -1,5 +1,6 @@
 // Everything a training program needs: #include <lt/lt.h> (tensors, ops, autograd, lazy mode,
-// modules, optimizers, data, checkpoints, settings, metrics), as libtorch's <torch/torch.h>.
+// modules, optimizers, loss scaling, data, checkpoints, settings, metrics), as libtorch's
+// <torch/torch.h>.
 #pragma once
 #include "lt/autocast.h"
 #include "lt/autograd.h"
@@ -9,6 +10,7 @@
 #include "lt/tensor.h"
 #include "lt/threads.h"
 // After the basics, which these build on.
+#include "lt/amp.h"
 #include "lt/data.h"
 #include "lt/dist.h"
 #include "lt/lazy.h"
