@@ -5,6 +5,7 @@
 // Whichever path an entry point selects, the other stays correct.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -277,6 +278,18 @@ TEST(ConvPaths, OnednnOutputBlocksGiveEachImageOnce) {
     EXPECT_THROW(rt::conv2d_onednn(c.attrs, in, out, &whole), InternalError);
   }
   rt::set_num_threads(1);
+}
+
+// The input gradient starts from +0 on every path, so a zero cotangent gives +0, never -0.
+TEST(ConvPaths, OnednnInputGradOfANegativeZeroCotangentIsPositiveZero) {
+  std::mt19937 rng(7);
+  for (const Case& c : {kTrainerCases[1], kTrainerCases[4], kTrainerCases[5]}) {
+    Tensor x = random_tensor<float>(c.x, rng), w = random_tensor<float>(c.w, rng);
+    Tensor gy = output_of(ir::Op::Conv2d, x, w, c.attrs);
+    std::fill(gy.data.begin(), gy.data.end(), -0.0f);
+    for (float v : run(Path::Onednn, ConvPass::InputGrad, c.attrs, gy, w, c.x).data)
+      ASSERT_TRUE(v == 0 && !std::signbit(v)) << shape_str(c.x);
+  }
 }
 
 // The entry points run f64 on im2col, whatever oneDNN takes.
