@@ -25,11 +25,18 @@ namespace lt::rt::onednn {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
+/// A reorder primitive and the scratch memory it needs (user-provided, per thread: a primitive
+/// with the library's scratchpad is not safe to run on two threads at once).
+struct Reorder {
+  dnnl::reorder primitive;
+  memory::desc scratchpad;
+};
+
 /// A tensor the primitive reads or writes: ours and the primitive's layout, and the reorder
 /// between them when they differ (into the primitive's for inputs, out of it for outputs).
 struct Operand {
   memory::desc user, inner;
-  std::optional<dnnl::reorder> reorder;
+  std::optional<Reorder> reorder;
 };
 
 struct ConvPrimitives {
@@ -41,7 +48,7 @@ struct ConvPrimitives {
   Operand in0, in1, out;
   // Forward: one image of `out` (the primitive's layout to NCHW), and where images start in the
   // primitive's layout, in elements.
-  std::optional<dnnl::reorder> out_image;
+  std::optional<Reorder> out_image;
   memory::desc out_image_inner, out_image_user;
   int64_t out_image_stride = 0;
 };
@@ -60,8 +67,11 @@ memory::desc weights(const ConvGeom& g, bool any) {
                       any ? Tag::any : Tag::goihw);
 }
 
-dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
-  return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+Reorder make_reorder(const memory::desc& from, const memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
+  return {dnnl::reorder(pd), pd.scratchpad_desc()};
 }
 
 Operand input(const memory::desc& user, const memory::desc& inner) {
@@ -222,8 +232,11 @@ memory mem(const memory::desc& md, const void* data) {
   return memory(md, cpu_engine(), const_cast<void*>(data));
 }
 
-void run_reorder(const dnnl::reorder& r, memory from, memory to) {
-  r.execute(thread_stream(), from, to);
+void run_reorder(const Reorder& r, const memory& from, const memory& to) {
+  std::unordered_map<int, memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  if (const size_t bytes = r.scratchpad.get_size(); bytes > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, mem(r.scratchpad, scratchpad(bytes)));
+  r.primitive.execute(thread_stream(), args);
 }
 
 /// The input in the primitive's layout: `data` itself, or reordered into buffer `slot`.
