@@ -1,17 +1,7 @@
 // oneDNN matmul primitives for rt::gemm's blocks: created once per GEMM signature, kept in a
 // small map, and run on the calling thread.
-//
-// Threading: Debian's oneDNN parallelizes with OpenMP. A primitive fixes its thread count when it
-// is created (omp_get_max_threads of the creating thread), and its helpers read the calling
-// thread's count. Our pool splits every GEMM into one block per thread (gemm_split.h), and each
-// thread that calls oneDNN is set to one OpenMP thread, so no OpenMP team ever runs beside the
-// pool. Measured on 2 cores (docs/BENCHMARKS.md, "bf16 GEMM"): a 2-thread OpenMP primitive alone
-// is as fast as the pool's split on the GPT's 4096-row products and up to 1.3x faster on the
-// MLP's 128-row ones, but its idle thread spins after each call and took a core from the pool's
-// next parallel work (the pool's split then ran at 1-thread speed).
+// (Threading: onednn_runtime.h.)
 #include "runtime/kernels/onednn_matmul.h"
-
-#include <omp.h>
 
 #include <bit>
 #include <algorithm>
@@ -24,6 +14,7 @@
 #include <unordered_map>
 
 #include "ir/error.h"
+#include "runtime/kernels/onednn_runtime.h"
 
 namespace lt::rt::onednn {
 namespace {
@@ -33,11 +24,6 @@ using dnnl::memory;
 memory::data_type dnnl_type(DType t) {
   LT_CHECK(t == DType::BF16 || t == DType::F32, "onednn matmul on {}", dtype_name(t));
   return t == DType::BF16 ? memory::data_type::bf16 : memory::data_type::f32;
-}
-
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
 }
 
 /// Everything a primitive is specialized for. alpha and beta by their bits: they are part of the
@@ -122,23 +108,6 @@ PrimitiveCache& cache() {
   return c;
 }
 
-/// Once per thread that calls oneDNN: one OpenMP thread (see the top of this file).
-void use_one_omp_thread() {
-  thread_local const bool set = (omp_set_num_threads(1), true);
-  (void)set;
-}
-
-/// Scratch memory for this thread's primitive runs, grown as needed.
-void* scratchpad(size_t bytes) {
-  thread_local std::unique_ptr<char[]> buf;
-  thread_local size_t size = 0;
-  if (bytes > size) {
-    buf.reset(new char[bytes]);
-    size = bytes;
-  }
-  return buf.get();
-}
-
 /// Whether oneDNN dispatches to `isa` here. Its values are bit sets, each holding the sets it
 /// extends (avx512_core_bf16 holds avx512_core's bits; avx2_vnni does not).
 bool cpu_has(dnnl::cpu_isa isa) {
@@ -166,15 +135,14 @@ bool has_avx512() {
 void matmul(const GemmArgs& g) {
   use_one_omp_thread();
   const std::shared_ptr<const Prepared> p = cache().get(g);
-  thread_local dnnl::stream stream(cpu_engine());
   const dnnl::engine& e = cpu_engine();
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->a, e, const_cast<void*>(g.a))},
                                        {DNNL_ARG_WEIGHTS, memory(p->b, e, const_cast<void*>(g.b))},
                                        {DNNL_ARG_DST, memory(p->c, e, g.c)}};
   if (const size_t bytes = p->scratchpad.get_size(); bytes > 0)
     args.emplace(DNNL_ARG_SCRATCHPAD, memory(p->scratchpad, e, scratchpad(bytes)));
-  p->primitive.execute(stream, args);
-  stream.wait();
+  p->primitive.execute(thread_stream(), args);
+  thread_stream().wait();
 }
 
 }  // namespace lt::rt::onednn

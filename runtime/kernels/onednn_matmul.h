@@ -1,5 +1,5 @@
-// oneDNN's matmul primitive for one GEMM block on the calling thread (its .cpp is the one file that
-// includes oneDNN's headers).
+// oneDNN's matmul primitive for one GEMM block on the calling thread (oneDNN's headers stay in
+// the .cpp).
 #pragma once
 #include "runtime/kernels/gemm.h"
 

@@ -1,10 +1,10 @@
 // Conv2d and its gradients against direct 7-deep loops (the gradients as scatter loops, the
 // obviously-correct adjoints), plus the adjoint identity <conv(x,w), g> = <x, dx(g,w)> =
 // <w, dw(x,g)> in f64. Covers stride, padding, dilation, groups, 1x1 fast paths, non-square
-// shapes, and 1 vs 2 threads. Stride-1 "same" convolutions (output width == input width) take a
-// fast im2col/col2im of their own; they must equal, bit for bit, the general path run on the
-// input zero-padded by hand (padding 0, so the output width differs), which builds the same
-// column matrix.
+// shapes, and 1 vs 2 threads, through the path each call selects (conv_paths.h). On the im2col
+// path, stride-1 "same" convolutions (output width == input width) take a fast im2col/col2im of
+// their own; they must equal, bit for bit, the general im2col path run on the input zero-padded
+// by hand (padding 0, so the output width differs), which builds the same column matrix.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +16,7 @@
 
 #include "ir/error.h"
 #include "ir/type_rules.h"
+#include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/kernel.h"
 #include "tests/unit/runtime/host_tensor.h"
 #include "runtime/thread_pool.h"
@@ -36,6 +37,20 @@ Tensor<T> run(ir::LibraryOp op, ir::Op gop, const ir::ConvAttrs& a, Tensor<T>& p
   y.data.assign(y.type.numel(), std::numeric_limits<T>::quiet_NaN());  // must be overwritten
   const rt::TensorRef in[] = {p.ref(), q.ref()}, out[] = {y.ref()};
   rt::run_library(op, a, in, out);
+  return y;
+}
+
+/// run() on the im2col path.
+template <class T>
+Tensor<T> run_im2col(ir::LibraryOp op, ir::Op gop, const ir::ConvAttrs& a, Tensor<T>& p,
+                     Tensor<T>& q) {
+  const std::vector<TensorType> types = {p.type, q.type};
+  Tensor<T> y{ir::infer_types(gop, types, a).at(0), {}};
+  y.data.assign(y.type.numel(), std::numeric_limits<T>::quiet_NaN());
+  const rt::TensorRef in[] = {p.ref(), q.ref()}, out[] = {y.ref()};
+  if (op == ir::LibraryOp::Conv2d) rt::conv2d_im2col(a, in, out, nullptr);
+  else if (op == ir::LibraryOp::Conv2dInputGrad) rt::conv2d_input_grad_im2col(a, in, out);
+  else rt::conv2d_weight_grad_im2col(a, in, out);
   return y;
 }
 
@@ -174,7 +189,8 @@ Tensor<T> tensor_with_specials(const Shape& s, std::mt19937& rng) {
   return t;
 }
 
-/// A "same" convolution (fast path) against the general path on the zero-padded input.
+/// A "same" convolution (im2col fast path) against the general im2col path on the zero-padded
+/// input.
 template <class T>
 void check_same_conv(const Case& c, std::mt19937& rng, bool specials) {
   const int64_t ph = c.attrs.padding[0], pw = c.attrs.padding[1];
@@ -183,17 +199,20 @@ void check_same_conv(const Case& c, std::mt19937& rng, bool specials) {
   Tensor<T> xp = zero_pad(x, ph, pw);
   ir::ConvAttrs fast = c.attrs, general = c.attrs;
   general.padding = {0, 0};
-  Tensor<T> y = run(ir::LibraryOp::Conv2d, ir::Op::Conv2d, fast, x, w);
+  Tensor<T> y = run_im2col(ir::LibraryOp::Conv2d, ir::Op::Conv2d, fast, x, w);
   ASSERT_EQ(y.type.shape[3], c.x[3]) << "not a same convolution";
-  expect_same_bits(y.data, run(ir::LibraryOp::Conv2d, ir::Op::Conv2d, general, xp, w).data,
+  expect_same_bits(y.data,
+                   run_im2col(ir::LibraryOp::Conv2d, ir::Op::Conv2d, general, xp, w).data,
                    "conv2d", c);
 
   Tensor<T> g = specials ? tensor_with_specials<T>(y.type.shape, rng)
                          : random_tensor<T>(y.type.shape, rng);
   fast.grad_shape = c.x;
   general.grad_shape = xp.type.shape;
-  Tensor<T> gx = run(ir::LibraryOp::Conv2dInputGrad, ir::Op::Conv2dInputGrad, fast, g, w);
-  Tensor<T> gxp = run(ir::LibraryOp::Conv2dInputGrad, ir::Op::Conv2dInputGrad, general, g, w);
+  const auto dx = ir::LibraryOp::Conv2dInputGrad;
+  const auto dw = ir::LibraryOp::Conv2dWeightGrad;
+  Tensor<T> gx = run_im2col(dx, ir::Op::Conv2dInputGrad, fast, g, w);
+  Tensor<T> gxp = run_im2col(dx, ir::Op::Conv2dInputGrad, general, g, w);
   Tensor<T> gxp_inner = gx;  // gxp without its border: the gradient of the real input pixels
   for (int64_t plane = 0; plane < c.x[0] * c.x[1]; ++plane)
     for (int64_t r = 0; r < c.x[2]; ++r)
@@ -203,8 +222,8 @@ void check_same_conv(const Case& c, std::mt19937& rng, bool specials) {
   expect_same_bits(gx.data, gxp_inner.data, "input grad", c);
 
   fast.grad_shape = general.grad_shape = c.w;
-  expect_same_bits(run(ir::LibraryOp::Conv2dWeightGrad, ir::Op::Conv2dWeightGrad, fast, x, g).data,
-                   run(ir::LibraryOp::Conv2dWeightGrad, ir::Op::Conv2dWeightGrad, general, xp, g).data,
+  expect_same_bits(run_im2col(dw, ir::Op::Conv2dWeightGrad, fast, x, g).data,
+                   run_im2col(dw, ir::Op::Conv2dWeightGrad, general, xp, g).data,
                    "weight grad", c);
 }
 

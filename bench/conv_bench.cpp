@@ -1,0 +1,131 @@
+// conv2d, its input gradient and its weight gradient at the shapes of the trainers' steps, on both
+// paths (conv_paths.h): im2col around rt::gemm, and oneDNN's direct convolutions. Arguments:
+// shape, pass (0 forward, 1 input gradient, 2 weight gradient), path (0 im2col, 1 oneDNN),
+// threads (lt::rt::set_num_threads). The figures and the command are in docs/BENCHMARKS.md.
+//   GFLOP/s = 2 N O (C / groups) KH KW OH OW / time. Operands are preallocated and touched; the
+//   output is overwritten. With --epilogue, the forward hands each image to an OutputBlocks
+//   consumer that reads it (as lazy mode's fused epilogues do).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/type_rules.h"
+#include "runtime/kernels/conv_paths.h"
+#include "runtime/kernels/gemm.h"
+#include "runtime/thread_pool.h"
+#include "tools/cli.h"
+
+namespace {
+
+struct StepConv {
+  const char* name;
+  int64_t n, c, hw, o, k, stride;
+};
+
+// fmnist_cnn (batch 64, 28x28) and ResNet-20 (batch 32, 1x32x32) as bench/step_bench.cpp runs
+// them; 3x3 convolutions have padding 1, 1x1 projections none.
+const StepConv kShapes[] = {
+    {"cnn conv1 1->32 28x28 b64", 64, 1, 28, 32, 3, 1},
+    {"cnn conv2 32->64 14x14 b64", 64, 32, 14, 64, 3, 1},
+    {"resnet stem 1->16 32x32 b32", 32, 1, 32, 16, 3, 1},
+    {"resnet 16->16 32x32 b32", 32, 16, 32, 16, 3, 1},
+    {"resnet 16->32 s2 32x32 b32", 32, 16, 32, 32, 3, 2},
+    {"resnet proj 1x1 16->32 s2 b32", 32, 16, 32, 32, 1, 2},
+    {"resnet 32->32 16x16 b32", 32, 32, 16, 32, 3, 1},
+    {"resnet 32->64 s2 16x16 b32", 32, 32, 16, 64, 3, 2},
+    {"resnet proj 1x1 32->64 s2 b32", 32, 32, 16, 64, 1, 2},
+    {"resnet 64->64 8x8 b32", 32, 64, 8, 64, 3, 1},
+};
+constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
+
+const char* const kPasses[] = {"forward", "input grad", "weight grad"};
+const char* const kPaths[] = {"im2col", "onednn"};
+bool g_epilogue = false;
+
+struct Tensor {
+  lt::TensorType type;
+  std::vector<float> data;
+  lt::rt::TensorRef ref() { return {data.data(), &type}; }
+};
+
+Tensor filled(lt::Shape shape, float v) {
+  lt::TensorType t{lt::DType::F32, std::move(shape)};
+  return {t, std::vector<float>(t.numel(), v)};
+}
+
+void BM_StepConv(benchmark::State& st) {
+  const StepConv& s = kShapes[st.range(0)];
+  const auto pass = static_cast<lt::rt::ConvPass>(st.range(1));
+  const bool onednn = st.range(2) == 1;
+  lt::rt::set_num_threads(static_cast<int>(st.range(3)));
+  lt::ir::ConvAttrs a;
+  a.stride = {s.stride, s.stride};
+  a.padding = {s.k / 2, s.k / 2};
+  Tensor x = filled({s.n, s.c, s.hw, s.hw}, 0.5f), w = filled({s.o, s.c, s.k, s.k}, 0.25f);
+  const std::vector<lt::TensorType> xw = {x.type, w.type};
+  Tensor y = filled(lt::ir::infer_types(lt::ir::Op::Conv2d, xw, a).at(0).shape, 0.125f);
+  const lt::rt::ConvGeom g = lt::rt::make_geom(x.type.shape, w.type.shape, y.type.shape, a);
+  if (onednn && !lt::rt::onednn_conv_supported(pass, g)) {
+    st.SkipWithError("oneDNN has no JIT kernel for it");
+    return;
+  }
+  double sink = 0;
+  lt::rt::OutputBlocks blocks;
+  blocks.block_elems = g.out_image();
+  blocks.done = [&](int64_t begin, int64_t end, const void* data) {
+    const auto* p = static_cast<const float*>(data);
+    float s = 0;
+    for (int64_t i = 0; i < end - begin; ++i) s += p[i] > 0 ? p[i] : 0;
+    sink += s;  // racy between threads, but only kept alive
+  };
+  auto run = [&] {
+    using namespace lt::rt;
+    switch (pass) {
+      case ConvPass::Forward: {
+        const TensorRef in[] = {x.ref(), w.ref()}, out[] = {y.ref()};
+        const OutputBlocks* b = g_epilogue ? &blocks : nullptr;
+        return onednn ? conv2d_onednn(a, in, out, b) : conv2d_im2col(a, in, out, b);
+      }
+      case ConvPass::InputGrad: {
+        const TensorRef in[] = {y.ref(), w.ref()}, out[] = {x.ref()};
+        return onednn ? conv2d_input_grad_onednn(a, in, out) : conv2d_input_grad_im2col(a, in, out);
+      }
+      case ConvPass::WeightGrad: {
+        const TensorRef in[] = {x.ref(), y.ref()}, out[] = {w.ref()};
+        return onednn ? conv2d_weight_grad_onednn(a, in, out)
+                      : conv2d_weight_grad_im2col(a, in, out);
+      }
+    }
+  };
+  run();  // creates the oneDNN primitives outside the timing
+  for (auto _ : st) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(sink);
+  st.SetLabel(std::string(s.name) + ", " + kPasses[st.range(1)] + ", " + kPaths[st.range(2)]);
+  const double flops = 2.0 * g.n * g.o * g.col_rows() * g.col_cols();
+  st.counters["GFLOP/s"] =
+      benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StepConv)->ArgNames({"shape", "pass", "path", "threads"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumShapes - 1, 1), {0, 1, 2}, {0, 1}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--epilogue") g_epilogue = true;
+    else return (std::fprintf(stderr, "unknown argument %s\n", argv[i]), lt::cli::kExitBadInput);
+  std::printf("gemm backend: %s; epilogue: %s\n", lt::rt::gemm_backend(),
+              g_epilogue ? "yes" : "no");
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,40 @@
+// A convolution's sizes and passes, shared by its paths (conv_paths.h). Kernel-internal.
+#pragma once
+#include <compare>
+#include <cstdint>
+
+#include "ir/attrs.h"
+#include "ir/shape.h"
+
+namespace lt::rt {
+
+/// The three computations of a convolution: y from (x, w), gx from (gy, w), gw from (x, gy).
+enum class ConvPass { Forward, InputGrad, WeightGrad };
+
+struct ConvGeom {
+  int64_t n, c, h, w;  // input
+  int64_t o, kh, kw;   // weight
+  int64_t oh, ow;      // output
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+
+  int64_t cg() const { return c / groups; }
+  int64_t og() const { return o / groups; }
+  int64_t col_rows() const { return cg() * kh * kw; }
+  int64_t col_cols() const { return oh * ow; }
+  // A 1x1 kernel with stride 1 and no padding reads the input as its own column matrix.
+  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  double flops_per_image() const { return 2.0 * o * col_rows() * col_cols(); }
+  int64_t in_image() const { return c * h * w; }
+  int64_t out_image() const { return o * oh * ow; }
+  int64_t weight_size() const { return o * col_rows(); }
+  auto operator<=>(const ConvGeom&) const = default;
+};
+
+/// x [N, C, H, W], w [O, C/groups, KH, KW], y [N, O, OH, OW].
+inline ConvGeom make_geom(const Shape& x, const Shape& w, const Shape& y, const ir::ConvAttrs& a) {
+  return {x[0],        x[1],        x[2],        x[3],        w[0],       w[2],
+          w[3],        y[2],        y[3],        a.stride[0], a.stride[1], a.padding[0],
+          a.padding[1], a.dilation[0], a.dilation[1], a.groups};
+}
+
+}  // namespace lt::rt

@@ -1,0 +1,24 @@
+// The paths behind conv2d, conv2d_input_grad and conv2d_weight_grad (library_kernels.h), each
+// callable on its own: the entry points (conv.cpp) pick one per call, and tests and benchmarks
+// call them directly to compare them. Kernel-internal; same arguments as the entry points.
+#pragma once
+#include "runtime/kernels/conv_geom.h"
+#include "runtime/kernels/kernel.h"
+
+namespace lt::rt {
+
+// im2col/col2im around rt::gemm (conv_im2col.cpp): f32 and f64, every geometry.
+void conv2d_im2col(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
+void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
+void conv2d_weight_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
+
+/// Whether oneDNN runs this f32 pass with one of its JIT kernels (not its reference loops, nor
+/// its own im2col). g is the whole call's geometry.
+bool onednn_conv_supported(ConvPass pass, const ConvGeom& g);
+
+// oneDNN's direct convolutions (conv_onednn.cpp): f32, where onednn_conv_supported.
+void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
+void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
+void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
+
+}  // namespace lt::rt

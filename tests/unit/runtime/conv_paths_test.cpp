@@ -1,0 +1,314 @@
+// Both f32 paths of conv2d and its gradients (conv_paths.h: im2col around rt::gemm, and oneDNN's
+// direct convolutions) against a float64 reference at the trainers' shapes (fmnist_cnn, and
+// ResNet-20's 3x3 convolutions with stride 1 and 2 and its 1x1 stride-2 projections), odd sizes,
+// groups, dilation, 1 and 2 threads; and the forward's epilogue blocks on the oneDNN path.
+// Whichever path an entry point selects, the other stays correct.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/type_rules.h"
+#include "runtime/kernels/conv_paths.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/thread_pool.h"
+#include "tests/unit/runtime/host_tensor.h"
+
+namespace lt {
+namespace {
+
+using rt::ConvPass;
+using Tensor = testing::HostTensor<float>;
+using testing::random_tensor;
+
+struct Case {
+  Shape x, w;
+  ir::ConvAttrs attrs;
+};
+
+ir::ConvAttrs conv(int64_t stride, int64_t pad, int64_t dil = 1, int64_t groups = 1) {
+  ir::ConvAttrs a;
+  a.stride = {stride, stride};
+  a.padding = {pad, pad};
+  a.dilation = {dil, dil};
+  a.groups = groups;
+  return a;
+}
+
+// Batches of 5: chunks of images that do not divide the batch, on both paths.
+const Case kTrainerCases[] = {
+    {{5, 1, 28, 28}, {32, 1, 3, 3}, conv(1, 1)},    // fmnist_cnn conv1
+    {{5, 32, 14, 14}, {64, 32, 3, 3}, conv(1, 1)},  // fmnist_cnn conv2
+    {{5, 1, 32, 32}, {16, 1, 3, 3}, conv(1, 1)},    // ResNet-20 stem
+    {{5, 16, 32, 32}, {16, 16, 3, 3}, conv(1, 1)},
+    {{5, 16, 32, 32}, {32, 16, 3, 3}, conv(2, 1)},
+    {{5, 16, 32, 32}, {32, 16, 1, 1}, conv(2, 0)},  // projection
+    {{5, 32, 16, 16}, {32, 32, 3, 3}, conv(1, 1)},
+    {{5, 32, 16, 16}, {64, 32, 3, 3}, conv(2, 1)},
+    {{5, 32, 16, 16}, {64, 32, 1, 1}, conv(2, 0)},  // projection
+    {{5, 64, 8, 8}, {64, 64, 3, 3}, conv(1, 1)}};
+
+// oneDNN has JIT kernels for all of these; with 4 input channels per group, it has none for
+// dilation or groups (conv_kernel_test.cpp covers those through the entry points, on im2col).
+const Case kOddCases[] = {
+    {{3, 3, 7, 9}, {5, 3, 3, 3}, conv(1, 1)},
+    {{2, 13, 11, 6}, {7, 13, 3, 3}, conv(2, 1)},
+    {{3, 5, 9, 9}, {3, 5, 5, 5}, conv(2, 2)},
+    {{2, 16, 10, 11}, {6, 16, 3, 3}, conv(1, 2, 2)},    // dilation
+    {{2, 32, 9, 8}, {48, 16, 3, 3}, conv(2, 1, 1, 2)},  // groups
+    {{3, 16, 8, 8}, {16, 1, 3, 3}, conv(1, 1, 1, 16)},  // depthwise
+    {{1, 6, 4, 4}, {2, 6, 4, 4}, conv(1, 0)}};          // kernel = input: 1x1 output
+
+/// Sum of the products each output element adds up, and of their magnitudes (for the tolerance).
+struct Reference {
+  std::vector<double> y, gx, gw, y_abs, gx_abs, gw_abs;
+};
+
+Reference reference(const Case& c, const Tensor& x, const Tensor& w, const Tensor& gy) {
+  const Shape& xs = c.x;
+  const Shape& ws = c.w;
+  const Shape& ys = gy.type.shape;
+  const ir::ConvAttrs& a = c.attrs;
+  Reference r{std::vector<double>(gy.data.size()), std::vector<double>(x.data.size()),
+              std::vector<double>(w.data.size()), std::vector<double>(gy.data.size()),
+              std::vector<double>(x.data.size()), std::vector<double>(w.data.size())};
+  const int64_t og = ws[0] / a.groups, cg = ws[1];
+  for (int64_t n = 0; n < xs[0]; ++n)
+    for (int64_t o = 0; o < ws[0]; ++o)
+      for (int64_t oy = 0; oy < ys[2]; ++oy)
+        for (int64_t ox = 0; ox < ys[3]; ++ox)
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t i = 0; i < ws[2]; ++i)
+              for (int64_t j = 0; j < ws[3]; ++j) {
+                const int64_t ih = oy * a.stride[0] - a.padding[0] + i * a.dilation[0];
+                const int64_t iw = ox * a.stride[1] - a.padding[1] + j * a.dilation[1];
+                if (ih < 0 || ih >= xs[2] || iw < 0 || iw >= xs[3]) continue;
+                const int64_t xi = ((n * xs[1] + o / og * cg + ci) * xs[2] + ih) * xs[3] + iw;
+                const int64_t wi = ((o * cg + ci) * ws[2] + i) * ws[3] + j;
+                const int64_t yi = ((n * ws[0] + o) * ys[2] + oy) * ys[3] + ox;
+                const double fy = double(x.data[xi]) * w.data[wi];
+                const double fx = double(gy.data[yi]) * w.data[wi];
+                const double fw = double(gy.data[yi]) * x.data[xi];
+                r.y[yi] += fy, r.y_abs[yi] += std::abs(fy);
+                r.gx[xi] += fx, r.gx_abs[xi] += std::abs(fx);
+                r.gw[wi] += fw, r.gw_abs[wi] += std::abs(fw);
+              }
+  return r;
+}
+
+/// Each element within a rounding bound of a sum of `terms` products (sqrt growth, as rounding
+/// errors of random signs add up; a product left out or counted twice is far larger).
+void expect_close(const std::vector<float>& got, const std::vector<double>& want,
+                  const std::vector<double>& abs_sum, double terms, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  const double rel = 16 * std::sqrt(terms) * std::ldexp(1.0, -24);
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], rel * abs_sum[i] + 1e-6) << what << " at " << i;
+}
+
+enum class Path { Im2col, Onednn };
+
+Tensor output_of(ir::Op op, const Tensor& p, const Tensor& q, const ir::ConvAttrs& a) {
+  const std::vector<TensorType> types = {p.type, q.type};
+  Tensor y{ir::infer_types(op, types, a).at(0), {}};
+  y.data.assign(y.type.numel(), std::numeric_limits<float>::quiet_NaN());  // must be overwritten
+  return y;
+}
+
+Tensor run(Path path, ConvPass pass, const ir::ConvAttrs& attrs, Tensor& p, Tensor& q,
+           const Shape& grad_shape) {
+  using namespace rt;
+  ir::ConvAttrs a = attrs;
+  const ir::Op op = pass == ConvPass::Forward     ? ir::Op::Conv2d
+                    : pass == ConvPass::InputGrad ? ir::Op::Conv2dInputGrad
+                                                  : ir::Op::Conv2dWeightGrad;
+  if (pass != ConvPass::Forward) a.grad_shape = grad_shape;
+  Tensor out = output_of(op, p, q, a);
+  const TensorRef in[] = {p.ref(), q.ref()}, outs[] = {out.ref()};
+  const bool im2col = path == Path::Im2col;
+  switch (pass) {
+    case ConvPass::Forward:
+      im2col ? conv2d_im2col(a, in, outs, nullptr) : conv2d_onednn(a, in, outs, nullptr);
+      break;
+    case ConvPass::InputGrad:
+      im2col ? conv2d_input_grad_im2col(a, in, outs) : conv2d_input_grad_onednn(a, in, outs);
+      break;
+    case ConvPass::WeightGrad:
+      im2col ? conv2d_weight_grad_im2col(a, in, outs) : conv2d_weight_grad_onednn(a, in, outs);
+      break;
+  }
+  return out;
+}
+
+rt::ConvGeom geom(const Case& c, const Shape& y) { return rt::make_geom(c.x, c.w, y, c.attrs); }
+
+bool has_avx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
+/// Runs the passes oneDNN has a kernel for (on AVX-512 CPUs, every pass of every case here must
+/// have one); returns how many ran.
+int check(Path path, const Case& c, std::mt19937& rng) {
+  SCOPED_TRACE(::testing::Message() << (path == Path::Im2col ? "im2col" : "onednn") << " x="
+               << shape_str(c.x) << " w=" << shape_str(c.w) << " stride=" << c.attrs.stride[0]
+               << " groups=" << c.attrs.groups << " threads=" << rt::num_threads());
+  Tensor x = random_tensor<float>(c.x, rng), w = random_tensor<float>(c.w, rng);
+  Tensor gy = output_of(ir::Op::Conv2d, x, w, c.attrs);
+  gy = random_tensor<float>(gy.type.shape, rng);
+  const Reference r = reference(c, x, w, gy);
+  const rt::ConvGeom g = geom(c, gy.type.shape);
+  const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
+  int ran = 0;
+  for (ConvPass pass : {ConvPass::Forward, ConvPass::InputGrad, ConvPass::WeightGrad}) {
+    if (path == Path::Onednn && !rt::onednn_conv_supported(pass, g)) {
+      EXPECT_FALSE(has_avx512()) << "oneDNN has no kernel for pass " << int(pass);
+      continue;
+    }
+    ++ran;
+    switch (pass) {
+      case ConvPass::Forward:
+        expect_close(run(path, pass, c.attrs, x, w, {}).data, r.y, r.y_abs, taps, "conv2d");
+        break;
+      case ConvPass::InputGrad:
+        expect_close(run(path, pass, c.attrs, gy, w, c.x).data, r.gx, r.gx_abs,
+                     double(g.og()) * taps, "input grad");
+        break;
+      case ConvPass::WeightGrad: {
+        const Tensor gw = run(path, pass, c.attrs, x, gy, c.w);
+        expect_close(gw.data, r.gw, r.gw_abs, pixels, "weight grad");
+        // Same inputs, same thread count: the batch adds up in a fixed order.
+        EXPECT_EQ(gw.data, run(path, pass, c.attrs, x, gy, c.w).data);
+        break;
+      }
+    }
+  }
+  return ran;
+}
+
+void check_cases(Path path, std::span<const Case> cases, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    int ran = 0;
+    for (const Case& c : cases) ran += check(path, c, rng);
+    if (has_avx512()) {
+      EXPECT_EQ(ran, 3 * static_cast<int>(cases.size()));
+    }
+  }
+  rt::set_num_threads(1);
+}
+
+TEST(ConvPaths, Im2colMatchesReferenceAtTrainerShapes) {
+  check_cases(Path::Im2col, kTrainerCases, 1);
+}
+
+TEST(ConvPaths, OnednnMatchesReferenceAtTrainerShapes) {
+  check_cases(Path::Onednn, kTrainerCases, 2);
+}
+
+TEST(ConvPaths, Im2colMatchesReferenceAtOddShapes) { check_cases(Path::Im2col, kOddCases, 3); }
+
+TEST(ConvPaths, OnednnMatchesReferenceAtOddShapes) { check_cases(Path::Onednn, kOddCases, 4); }
+
+// Output blocks (compiled epilogues) on the oneDNN path: image by image, from scratch when there
+// is no output buffer, each block bit for bit the plain call's image, every image exactly once,
+// each scratch block's address less its element offset 64-byte aligned; or the whole output once.
+TEST(ConvPaths, OnednnOutputBlocksGiveEachImageOnce) {
+  std::mt19937 rng(5);
+  const Case c = {{7, 16, 8, 8}, {32, 16, 3, 3}, conv(1, 1)};  // chunks of images and a remainder
+  Tensor x = random_tensor<float>(c.x, rng), w = random_tensor<float>(c.w, rng);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    Tensor want = run(Path::Onednn, ConvPass::Forward, c.attrs, x, w, {});
+    const int64_t images = c.x[0], image = want.type.numel() / images;
+    const rt::TensorRef in[] = {x.ref(), w.ref()};
+    for (bool with_output : {false, true}) {
+      std::vector<float> got(want.data.size(), std::numeric_limits<float>::quiet_NaN());
+      std::vector<int> seen(images, 0);
+      std::mutex m;
+      Tensor y = output_of(ir::Op::Conv2d, x, w, c.attrs);
+      rt::OutputBlocks blocks;
+      blocks.block_elems = image;
+      blocks.done = [&](int64_t begin, int64_t end, const void* data) {
+        std::lock_guard<std::mutex> lock(m);
+        ASSERT_EQ(end - begin, image);
+        ASSERT_EQ(begin % image, 0);
+        if (with_output) {
+          EXPECT_EQ(data, y.data.data() + begin);
+        } else {
+          EXPECT_EQ((reinterpret_cast<uintptr_t>(data) - begin * sizeof(float)) % 64, 0u);
+        }
+        ++seen[begin / image];
+        std::memcpy(got.data() + begin, data, image * sizeof(float));
+      };
+      const rt::TensorRef out[] = {with_output ? y.ref() : rt::TensorRef{nullptr, &y.type}};
+      rt::conv2d_onednn(c.attrs, in, out, &blocks);
+      EXPECT_EQ(seen, std::vector<int>(images, 1)) << threads << " threads";
+      EXPECT_EQ(std::memcmp(got.data(), want.data.data(), got.size() * sizeof(float)), 0);
+      if (with_output) {
+        EXPECT_EQ(std::memcmp(y.data.data(), want.data.data(), got.size() * sizeof(float)), 0);
+      }
+    }
+    rt::OutputBlocks whole;
+    whole.block_elems = want.type.numel();
+    int calls = 0;
+    whole.done = [&](int64_t begin, int64_t end, const void* data) {
+      ++calls;
+      EXPECT_EQ(begin, 0);
+      EXPECT_EQ(end, whole.block_elems);
+      EXPECT_EQ(std::memcmp(data, want.data.data(), want.data.size() * sizeof(float)), 0);
+    };
+    Tensor y = output_of(ir::Op::Conv2d, x, w, c.attrs);
+    const rt::TensorRef out[] = {y.ref()};
+    rt::conv2d_onednn(c.attrs, in, out, &whole);
+    EXPECT_EQ(calls, 1);
+    const rt::TensorRef none[] = {rt::TensorRef{nullptr, &y.type}};
+    EXPECT_THROW(rt::conv2d_onednn(c.attrs, in, none, &whole), InternalError);
+    whole.block_elems = image + 1;  // blocks of another size are refused, not split wrongly
+    EXPECT_THROW(rt::conv2d_onednn(c.attrs, in, out, &whole), InternalError);
+  }
+  rt::set_num_threads(1);
+}
+
+// The input gradient starts from +0 on every path, so a zero cotangent gives +0, never -0.
+TEST(ConvPaths, OnednnInputGradOfANegativeZeroCotangentIsPositiveZero) {
+  std::mt19937 rng(7);
+  for (const Case& c : {kTrainerCases[1], kTrainerCases[4], kTrainerCases[5]}) {
+    Tensor x = random_tensor<float>(c.x, rng), w = random_tensor<float>(c.w, rng);
+    Tensor gy = output_of(ir::Op::Conv2d, x, w, c.attrs);
+    std::fill(gy.data.begin(), gy.data.end(), -0.0f);
+    for (float v : run(Path::Onednn, ConvPass::InputGrad, c.attrs, gy, w, c.x).data)
+      ASSERT_TRUE(v == 0 && !std::signbit(v)) << shape_str(c.x);
+  }
+}
+
+// The entry points run f64 on im2col, whatever oneDNN takes.
+TEST(ConvPaths, OnednnTakesNoF64) {
+  const Case c = kTrainerCases[3];
+  const rt::ConvGeom g = geom(c, {c.x[0], c.w[0], c.x[2], c.x[3]});
+  if (!has_avx512()) GTEST_SKIP() << "no AVX-512";
+  EXPECT_TRUE(rt::onednn_conv_supported(ConvPass::Forward, g));
+  std::mt19937 rng(6);
+  auto x = random_tensor<double>(c.x, rng), w = random_tensor<double>(c.w, rng);
+  testing::HostTensor<double> y{{DType::F64, {c.x[0], c.w[0], c.x[2], c.x[3]}}, {}};
+  y.data.assign(y.type.numel(), 0.0);
+  const rt::TensorRef in[] = {x.ref(), w.ref()}, out[] = {y.ref()};
+  rt::run_library(ir::LibraryOp::Conv2d, c.attrs, in, out);
+  testing::HostTensor<double> y2 = y;
+  const rt::TensorRef out2[] = {y2.ref()};
+  rt::conv2d_im2col(c.attrs, in, out2, nullptr);
+  EXPECT_EQ(y.data, y2.data);
+}
+
+}  // namespace
+}  // namespace lt
