@@ -81,6 +81,19 @@ void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
                  "Directory of the dataset files (default: the trainer's dataset setting)");
   app.add_option("--plot", c.plot,
                  "At the end, draw loss and accuracy against step into this PNG (needs gnuplot)");
+  app.add_option("--amp", c.amp,
+                 "Mixed precision: bf16 runs the forward pass (and so its backward) under "
+                 "autocast, off keeps f32")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s == "off" || s == "bf16") return "";
+            if (s == "fp16")
+              return "fp16 is not supported yet (f16 autocast needs f16 GEMM kernels): use bf16 "
+                     "or off";
+            return fmt::format("expected off or bf16, got {}", s);
+          },
+          "off|bf16"));
   app.add_flag("--quiet", c.quiet,
                "No progress bar or progress lines (the configuration, summary, errors and CSV "
                "stay)");
@@ -103,6 +116,7 @@ StringDict config_metadata(const TrainConfig& c) {
   put("weight_decay", c.weight_decay);
   put("momentum", c.momentum);
   put("clip_grad", c.clip_grad);
+  put("amp", c.amp);
   put("accum_steps", c.accum_steps);
   put("seed", c.seed);
   put("train_limit", c.train_limit);

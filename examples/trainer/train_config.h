@@ -37,6 +37,7 @@ struct TrainConfig {
   std::string data_dir;
   std::string plot;
   bool quiet = false;
+  std::string amp = "off";  ///< off or bf16: the forward pass under lt::AutocastGuard
   SettingFlags settings;  ///< --threads, --opt-level, --dump-ir
 };
 

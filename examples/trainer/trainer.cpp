@@ -87,7 +87,7 @@ std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig
       {std::move(decay), wd}, {std::move(no_decay), no_wd}});
 }
 
-EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
+EvalResult evaluate(TrainTask& task, const data::Dataset& ds, bool amp) {
   nn::Module& model = *task.model;
   const bool was_training = model.is_training();
   model.eval();
@@ -105,6 +105,7 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds) {
       b.images = slice(ds.images, 0, start, std::min(start + task.eval_batch, ds.size()));
       b.labels = slice(ds.labels, 0, start, std::min(start + task.eval_batch, ds.size()));
     }
+    AutocastGuard autocast(DType::BF16, amp);
     auto [logits, targets] = task.logits_and_targets(b);
     const ChunkSums s = chunk_sums(logits, targets);
     if (mode() == Mode::Lazy) mark_step();
@@ -179,11 +180,12 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   if (lead)
     fmt::print(
         "{}: {}, {} train / {} test examples, batch {} x {}, lr {} ({}{}), {} steps "
-        "({} epochs), {} threads, {} mode{}\n",
+        "({} epochs), {} threads, {} mode{}{}\n",
         task.name, task.description, task.train.size(), task.test.size(), c.batch_size,
         c.accum_steps, c.lr, c.schedule,
         c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "", total, epochs,
         num_threads(), c.compiler_opt ? "lazy" : "eager",
+        c.amp == "bf16" ? ", bf16 autocast" : "",
         world > 1 ? fmt::format(", {} ranks of {} examples", world, local_batch) : "");
 
   const std::string csv_path = c.log_csv.empty() && !c.plot.empty() ? c.plot + ".csv" : c.log_csv;
@@ -237,7 +239,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   };
   auto run_eval = [&] {
     display.finish_bar();
-    const EvalResult r = evaluate(task, task.test);
+    const EvalResult r = evaluate(task, task.test, c.amp == "bf16");
     p.best_eval_acc = std::max(p.best_eval_acc, r.accuracy);
     if (lead)
       fmt::print("eval  step {:>6}  epoch {}  loss {:.4f}  accuracy {:.2f}%{}\n", p.step,
@@ -274,8 +276,12 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         std::optional<data::Batch> b = batches.next();
         if (task.augment) b = task.augment(std::move(*b), p.epoch, index);
         b = rows_of_rank(std::move(*b));
-        auto [logits, targets] = task.logits_and_targets(*b);
-        Tensor loss = cross_entropy(logits, targets);
+        Tensor loss;
+        {
+          AutocastGuard autocast(DType::BF16, c.amp == "bf16");
+          auto [logits, targets] = task.logits_and_targets(*b);
+          loss = cross_entropy(logits, targets);
+        }
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));
         if (reducer) reducer->set_sync(a + 1 == c.accum_steps);
         loss.backward();
