@@ -12,12 +12,7 @@ launch=$build/tools/lt-launch
 declare -A batch=([mlp]=128 [cnn]=128 [resnet]=256)
 declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
 settings=("off:256:0" "64/256:64:256" "256/1024:256:1024" "1024/4096:1024:4096")
-summary() {  # ms/step of a run's "done:" line
-  sed -n 's/^done: .* median \([0-9.]*\) ms\/step = .*/\1/p'
-}
-min() {  # the smaller of two numbers; the second when the first is empty
-  if [ -z "$1" ]; then echo "$2"; else awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 < a + 0) ? b : a }'; fi
-}
+source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 header='| model | mode | global batch |'
 for s in "${settings[@]}"; do header+=" ${s%%:*} KiB ms/step |"; done

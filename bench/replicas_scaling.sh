@@ -12,12 +12,7 @@ models=${2:-mlp cnn resnet}
 launch=$build/tools/lt-launch
 declare -A batch=([mlp]=64 [cnn]=64 [resnet]=128)
 declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
-summary() {  # ms/step of a run's "done:" line
-  sed -n 's/^done: .* median \([0-9.]*\) ms\/step = .*/\1/p'
-}
-min() {  # the smaller of two numbers; the second when the first is empty
-  if [ -z "$1" ]; then echo "$2"; else awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 < a + 0) ? b : a }'; fi
-}
+source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
 printf '|---|---|---|---|---|---|\n'

@@ -8,20 +8,6 @@
 
 namespace lt::rt {
 
-void run_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out) {
-  switch (op) {
-    case ir::CollectiveOp::AllReduce: {
-      const TensorRef &x = in[0], &o = out[0];
-      const size_t bytes = o.type->bytes();
-      if (bytes > 0 && o.data != x.data) std::memcpy(o.data, x.data, bytes);
-      comm::world().all_reduce(o.data, o.numel(), o.dtype(),
-                               std::get<ir::AllReduceAttrs>(attrs).reduce);
-      return;
-    }
-  }
-  LT_UNREACHABLE();
-}
-
 int start_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out) {
   switch (op) {
     case ir::CollectiveOp::AllReduce: {
@@ -36,6 +22,11 @@ int start_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs o
 }
 
 void finish_collective(int request) { comm::world().wait(request); }
+
+// A blocking collective is one that is started and waited for at once: one code path for both.
+void run_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out) {
+  finish_collective(start_collective(op, attrs, in, out));
+}
 
 bool progress_collectives() {
   comm::Communicator& c = comm::world();

@@ -183,30 +183,9 @@ struct Key {
   auto operator<=>(const Key&) const = default;
 };
 
-/// The primitives made so far, and the geometries oneDNN has no JIT kernel for. A training run
-/// uses a few per convolution; a program that goes through more than kCapacity starts over.
-class PrimitiveCache {
- public:
-  std::shared_ptr<const ConvPrimitives> get(ConvPass pass, const ConvGeom& g) {
-    const Key key{pass, g};
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (auto it = map_.find(key); it != map_.end()) return it->second;
-    }
-    std::shared_ptr<const ConvPrimitives> p = prepare(pass, g);  // unlocked: others need not wait
-    std::lock_guard<std::mutex> lock(mu_);
-    if (map_.size() >= kCapacity) map_.clear();
-    return map_.emplace(key, std::move(p)).first->second;
-  }
-
- private:
-  static constexpr size_t kCapacity = 1024;
-  std::mutex mu_;
-  std::map<Key, std::shared_ptr<const ConvPrimitives>> map_;
-};
-
-PrimitiveCache& cache() {
-  static PrimitiveCache c;
+/// The primitives made so far, and (null) the geometries oneDNN has no JIT kernel for.
+PrimitiveCache<Key, ConvPrimitives>& cache() {
+  static PrimitiveCache<Key, ConvPrimitives> c;
   return c;
 }
 
@@ -265,7 +244,8 @@ void run(const ConvPrimitives& p, std::unordered_map<int, memory> args) {
 }  // namespace
 
 std::shared_ptr<const ConvPrimitives> conv_primitives(ConvPass pass, const ConvGeom& chunk) {
-  return cache().get(pass, chunk);
+  return cache().get(Key{pass, chunk},
+                     [](const Key& k) { return prepare(k.pass, k.g); });
 }
 
 size_t packed_weights_bytes(const ConvPrimitives& p) {

@@ -81,30 +81,8 @@ std::shared_ptr<const Prepared> prepare(const Signature& s) {
   LT_UNREACHABLE();
 }
 
-/// The primitives made so far. A training run uses a few dozen signatures; a program that goes
-/// through more than kCapacity starts over (creating one costs 0.1-1 ms).
-class PrimitiveCache {
- public:
-  std::shared_ptr<const Prepared> get(const GemmArgs& g) {
-    const Signature s = signature_of(g);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (auto it = map_.find(s); it != map_.end()) return it->second;
-    }
-    std::shared_ptr<const Prepared> p = prepare(s);  // unlocked: other shapes need not wait
-    std::lock_guard<std::mutex> lock(mu_);
-    if (map_.size() >= kCapacity) map_.clear();
-    return map_.emplace(s, std::move(p)).first->second;
-  }
-
- private:
-  static constexpr size_t kCapacity = 1024;
-  std::mutex mu_;
-  std::map<Signature, std::shared_ptr<const Prepared>> map_;
-};
-
-PrimitiveCache& cache() {
-  static PrimitiveCache c;
+PrimitiveCache<Signature, Prepared>& cache() {
+  static PrimitiveCache<Signature, Prepared> c;
   return c;
 }
 
@@ -134,7 +112,7 @@ bool has_avx512() {
 
 void matmul(const GemmArgs& g) {
   use_one_omp_thread();
-  const std::shared_ptr<const Prepared> p = cache().get(g);
+  const std::shared_ptr<const Prepared> p = cache().get(signature_of(g), prepare);
   const dnnl::engine& e = cpu_engine();
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->a, e, const_cast<void*>(g.a))},
                                        {DNNL_ARG_WEIGHTS, memory(p->b, e, const_cast<void*>(g.b))},

@@ -12,6 +12,9 @@
 #pragma once
 #include <cstddef>
 #include <dnnl.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace lt::rt::onednn {
 
@@ -27,5 +30,30 @@ void use_one_omp_thread();
 /// Scratch memory for this thread's primitive runs, grown as needed, 64-byte aligned. Valid until
 /// the thread's next call.
 void* scratchpad(size_t bytes);
+
+/// Primitives made so far, by key, shared between threads; `make(key)` runs outside the lock, so
+/// other keys need not wait (making a primitive costs 0.1-1 ms), and its null result is kept
+/// too (a key oneDNN has no kernel for). A training run uses a few dozen keys; a program that
+/// goes through more than kCapacity starts over.
+template <class Key, class Value>
+class PrimitiveCache {
+ public:
+  template <class Make>
+  std::shared_ptr<const Value> get(const Key& key, Make&& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = map_.find(key); it != map_.end()) return it->second;
+    }
+    std::shared_ptr<const Value> made = make(key);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kCapacity) map_.clear();
+    return map_.emplace(key, std::move(made)).first->second;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 1024;
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<const Value>> map_;
+};
 
 }  // namespace lt::rt::onednn

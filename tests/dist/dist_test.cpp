@@ -18,14 +18,13 @@
 #include <vector>
 
 #include "lt/lt.h"
+#include "tests/dist/dist_main.h"
 #include "tests/support/all_close.h"
 
 namespace lt {
 namespace {
 
 using testing::AllClose;
-
-int g_expected_world = 1;
 
 // Rank r's operand: [r + 1, -2 (r + 1), 0.5 r, 3].
 std::vector<float> rank_values(int r) {
@@ -52,8 +51,8 @@ Tensor reference(dist::ReduceOp op) {
 }
 
 TEST(Dist, WorldIsWhatTheLauncherStarted) {
-  EXPECT_EQ(dist::world_size(), g_expected_world);
-  EXPECT_EQ(dist::backend(), g_expected_world > 1 ? "mpi" : "single");
+  EXPECT_EQ(dist::world_size(), testing::expected_world());
+  EXPECT_EQ(dist::backend(), testing::expected_world() > 1 ? "mpi" : "single");
   EXPECT_GE(dist::rank(), 0);
   EXPECT_LT(dist::rank(), dist::world_size());
   EXPECT_LT(dist::local_rank(), dist::local_world_size());
@@ -428,12 +427,3 @@ TEST_F(SmallBuckets, ReducerGivesEachGradientsMean) {
 
 }  // namespace
 }  // namespace lt
-
-// --world N: the number of ranks the test expects to run as.
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--world") == 0) lt::g_expected_world = std::atoi(argv[i + 1]);
-  lt::dist::init();
-  return RUN_ALL_TESTS();
-}

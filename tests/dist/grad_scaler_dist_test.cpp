@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lt/lt.h"
+#include "tests/dist/dist_main.h"
 #include "tests/support/scaled_training.h"
 
 namespace lt {
@@ -17,15 +18,13 @@ namespace {
 using testing::Grad;
 using testing::TinyModel;
 
-int g_expected_world = 1;
-
 constexpr int kSteps = 6, kBadStep = 2;
 
 /// Each rank trains on its own batches, all-reduces the gradients, and only then does the last
 /// rank's gradient get an inf: the other ranks' gradients stay finite, so only the scaler's
 /// all-reduced check can make them skip.
 void check_one_ranks_inf_skips_every_rank(Mode mode) {
-  ASSERT_EQ(dist::world_size(), g_expected_world);
+  ASSERT_EQ(dist::world_size(), testing::expected_world());
   TinyModel m;
   optim::Adam opt(m.params(), {.lr = 0.05});
   amp::GradScaler scaler({.init_scale = 1024, .growth_interval = 3});
@@ -70,12 +69,3 @@ TEST(GradScalerDist, OneRanksInfSkipsEveryRankLazy) {
 
 }  // namespace
 }  // namespace lt
-
-// --world N: the number of ranks the test expects to run as.
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--world") == 0) lt::g_expected_world = std::atoi(argv[i + 1]);
-  lt::dist::init();
-  return RUN_ALL_TESTS();
-}
