@@ -6,8 +6,10 @@
 // (empty disk cache), warm start (objects from the disk cache, empty in-memory cache), peak
 // memory, and the host time a lazy step spends tracing and cutting + hashing (what a cache hit
 // costs besides running the graph).
-// Usage: lt_bench_step [steps] [mlp|cnn|resnet|gpt|all] [eager|lazy]: with a mode, only that mode
-// runs, at LT_NUM_THREADS threads (for profilers).
+// Usage: lt_bench_step [steps] [mlp|cnn|resnet|gpt|all] [eager|lazy|both] [f32|bf16]: with eager
+// or lazy, only that mode runs, at LT_NUM_THREADS threads (for profilers); bf16 runs forward and
+// loss under lt::AutocastGuard (bf16), as torch.autocast("cpu", dtype=torch.bfloat16) does in
+// bench/torch_compare.py --bf16.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +24,7 @@
 #include "examples/gpt_model.h"
 #include "examples/mlp_model.h"
 #include "examples/resnet_model.h"
+#include "lt/autocast.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/options.h"
@@ -67,6 +70,9 @@ struct Phase {
   double trace_us = 0;  ///< lazy: host time per steady step tracing it and cutting + hashing it
 };
 
+/// Forward and loss under bf16 autocast (the "bf16" argument).
+bool g_bf16 = false;
+
 /// Runs `steps` timed steps after two untimed-but-recorded first steps.
 Phase run(const Workload& w, Mode mode, int steps) {
   manual_seed(1);
@@ -78,7 +84,12 @@ Phase run(const Workload& w, Mode mode, int steps) {
   auto step = [&] {
     const auto t0 = Clock::now();
     trainee.opt->zero_grad();
-    trainee.loss(w.x, w.y).backward();
+    Tensor loss;
+    {
+      AutocastGuard autocast(DType::BF16, g_bf16);
+      loss = trainee.loss(w.x, w.y);
+    }
+    loss.backward();
     trainee.opt->step();
     trace_ns += std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     if (mode == Mode::Lazy) mark_step();
@@ -158,8 +169,9 @@ void bench(int steps, const std::string& which, const std::string& only) {
     std::filesystem::remove_all(cache);
     return;
   }
-  fmt::print("lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}\n",
-             steps, compile_options().opt_level);
+  fmt::print(
+      "lazytrain step benchmark: {} timed steps after 2 warm-up steps; opt level {}; {}\n", steps,
+      compile_options().opt_level, g_bf16 ? "bf16 autocast" : "f32");
   for (const Workload& w : loads) {
     fmt::print("\n{}\n", w.name);
     fmt::print("{:>8} {:>12} {:>12} {:>8} {:>14} {:>14} {:>10} {:>10} {:>15}\n", "threads",
@@ -190,14 +202,21 @@ void bench(int steps, const std::string& which, const std::string& only) {
 int main(int argc, char** argv) {
   CLI::App app{"lazytrain step benchmark: eager vs lazy training steps, cold and warm compiles"};
   int steps = 30;
-  std::string which = "all", only;
+  std::string which = "all", only, precision = "f32";
   app.add_option("steps", steps, "Timed steps per run")
       ->capture_default_str()
       ->check(lt::cli::integer_at_least(1));
   app.add_option("model", which, "Which model")
       ->capture_default_str()
       ->check(CLI::IsMember({"mlp", "cnn", "resnet", "gpt", "all"}));
-  app.add_option("mode", only, "Only this mode, at LT_NUM_THREADS threads (for profilers)")
-      ->check(CLI::IsMember({"eager", "lazy"}));
-  return lt::cli::run(app, argc, argv, [&] { bench(steps, which, only); });
+  app.add_option("mode", only,
+                 "Only this mode, at LT_NUM_THREADS threads (for profilers); both: the table")
+      ->check(CLI::IsMember({"eager", "lazy", "both"}));
+  app.add_option("precision", precision, "f32, or bf16 autocast around forward and loss")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f32", "bf16"}));
+  return lt::cli::run(app, argc, argv, [&] {
+    g_bf16 = precision == "bf16";
+    bench(steps, which, only == "both" ? "" : only);
+  });
 }

@@ -2,7 +2,11 @@
 """The four training steps, lazytrain (bench/step_bench.cpp) against PyTorch (bench/torch_compare.py)
 in one run, as one table per thread count with the ratios and the targets.
 
-  /usr/bin/python3 bench/step_vs_torch.py [--build build] [--steps 30] [--seconds 3]
+  /usr/bin/python3 bench/step_vs_torch.py [--build build] [--steps 30] [--seconds 3] [--bf16]
+
+With --bf16 both sides run forward and loss under bf16 autocast (lt::AutocastGuard and
+torch.autocast("cpu", dtype=torch.bfloat16)), and lazytrain's f32 steps run too, for the bf16
+speedup over its own f32.
 
 PyTorch runs in its fastest configuration here: with the OpenMP build of OpenBLAS
 (libopenblas0-openmp), put first by LD_LIBRARY_PATH; the pthread build, which lazytrain's setup
@@ -21,6 +25,9 @@ OPENMP_BLAS = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 MODELS = ["mlp", "cnn", "resnet", "gpt"]
 # Lazy at least this many times faster than PyTorch eager, at 1 and at 2 threads.
 TARGETS = {"mlp": 1.15, "cnn": 1.5, "resnet": 1.3, "gpt": 1.3}
+# bf16: lazy bf16 against PyTorch's bf16 autocast, and against lazytrain's own lazy f32.
+TARGETS_BF16 = {"mlp": 1.1, "cnn": 1.3, "resnet": 1.3, "gpt": 1.3}
+TARGETS_BF16_OVER_F32 = {"mlp": 1.5, "cnn": 1.4, "resnet": 1.4, "gpt": 1.4}
 
 
 def run(cmd, env=None):
@@ -28,12 +35,12 @@ def run(cmd, env=None):
     return out
 
 
-def torch_side(seconds):
+def torch_side(seconds, bf16):
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = OPENMP_BLAS + (":" + env["LD_LIBRARY_PATH"]
                                             if env.get("LD_LIBRARY_PATH") else "")
     out = run([sys.executable, os.path.join(os.path.dirname(__file__), "torch_compare.py"),
-               "--no-gemm", "--seconds", str(seconds)], env)
+               "--no-gemm", "--seconds", str(seconds)] + (["--bf16"] if bf16 else []), env)
     blas = re.search(r"BLAS libraries mapped: (.*)", out).group(1)
     if "openblas-openmp" not in blas or "openblas-pthread" in blas:
         sys.exit(f"step_vs_torch: PyTorch mapped {blas}, not the OpenMP OpenBLAS in "
@@ -43,8 +50,9 @@ def torch_side(seconds):
     return blas, out.splitlines()[0], ms
 
 
-def lazytrain_side(build, steps):
-    out = run([os.path.join(build, "bench", "lt_bench_step"), str(steps), "all"])
+def lazytrain_side(build, steps, precision):
+    out = run([os.path.join(build, "bench", "lt_bench_step"), str(steps), "all", "both",
+               precision])
     rows, model = {}, None
     for line in out.splitlines():
         head = line.split(" ", 1)[0].split("-", 1)[0]  # "resnet-20 1x32x32 b32" -> resnet
@@ -68,12 +76,15 @@ def main():
     ap.add_argument("--build", default="build", help="lazytrain build directory")
     ap.add_argument("--steps", type=int, default=30, help="timed steps per lazytrain run")
     ap.add_argument("--seconds", type=float, default=3.0, help="PyTorch timing time per case")
+    ap.add_argument("--bf16", action="store_true", help="compare bf16 autocast steps")
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
-    blas, torch_line, t1 = torch_side(args.seconds)
-    lt_line, lt, lt_out = lazytrain_side(args.build, args.steps)
-    _, _, t2 = torch_side(args.seconds)
+    blas, torch_line, t1 = torch_side(args.seconds, args.bf16)
+    lt_line, lt, lt_out = lazytrain_side(args.build, args.steps, "bf16" if args.bf16 else "f32")
+    lt_f32 = lazytrain_side(args.build, args.steps, "f32")[1] if args.bf16 else None
+    _, _, t2 = torch_side(args.seconds, args.bf16)
+    targets = TARGETS_BF16 if args.bf16 else TARGETS
     torch_ms = {k: min(v, t2.get(k, v)) for k, v in t1.items()}
     print(lt_out)
     print(f"CPU: {cpu}, {os.cpu_count()} CPUs")
@@ -84,19 +95,26 @@ def main():
     print()
     print("| model | threads | lt eager ms | lt lazy ms | PyTorch ms | PyTorch / lazy | target "
           "| PyTorch / eager | cold compile (1st+2nd step) | warm start | eager MB | lazy MB "
-          "| trace+hash us |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| trace+hash us |" + (" lazy f32 ms | lazy f32 / bf16 | target |" if lt_f32 else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if lt_f32 else ""))
     for m in MODELS:
         for t in (1, 2):
             r, p = lt.get((m, t)), torch_ms.get((m, t))
             if r is None or p is None:
                 continue
             ratio = p / r["lazy"]
-            met = "met" if ratio >= TARGETS[m] else "missed"
+            met = "met" if ratio >= targets[m] else "missed"
+            own = ""
+            if lt_f32:
+                f32 = lt_f32[(m, t)]["lazy"]
+                gain = f32 / r["lazy"]
+                want = TARGETS_BF16_OVER_F32[m]
+                own = (f" {f32:.2f} | {gain:.2f}x | {want}x "
+                       f"{'met' if gain >= want else 'missed'} |")
             print(f"| {m} | {t} | {r['eager']:.2f} | {r['lazy']:.2f} | {p:.2f} | {ratio:.2f}x "
-                  f"| {TARGETS[m]}x {met} | {p / r['eager']:.2f}x | {r['cold_ms'] / 1e3:.2f} s "
+                  f"| {targets[m]}x {met} | {p / r['eager']:.2f}x | {r['cold_ms'] / 1e3:.2f} s "
                   f"| {r['warm_ms'] / 1e3:.3f} s | {r['eager_mb']:.1f} | {r['lazy_mb']:.1f} "
-                  f"| {r['trace_us']:.0f} |")
+                  f"| {r['trace_us']:.0f} |" + own)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ Needs Debian's python3-torch (1.13) with an OpenBLAS (without one torch falls ba
 reference BLAS):  apt-get install -y python3-torch libopenblas0-openmp. Whichever OpenBLAS build
 the libblas.so.3 alternative loads (lazytrain's setup installs the pthread one, which then wins),
 its thread count is set to the run's thread count, so "1 thread" means one core for the GEMMs too.
-Run:  /usr/bin/python3 bench/torch_compare.py [--seconds S]
+With --bf16, forward and loss run under torch.autocast("cpu", dtype=torch.bfloat16), as
+lt_bench_step's bf16 runs them under lt::AutocastGuard.
+Run:  /usr/bin/python3 bench/torch_compare.py [--seconds S] [--bf16]
 Timing: the median of `reps` runs, each the mean over a batch of calls sized to ~0.1 s.
 """
 import argparse
@@ -48,13 +50,17 @@ def timeit(fn, seconds):
     return statistics.median(samples)
 
 
+BF16 = False  # --bf16: forward and loss under CPU autocast
+
+
 def training_step(model, opt, x, y, vocab=None):
     """One step: cross_entropy of model(x) (flattened to [-1, vocab] for a language model)
     against y, backward, optimizer step, zero_grad(set_to_none)."""
     def step():
-        logits = model(x)
-        loss = torch.nn.functional.cross_entropy(
-            logits if vocab is None else logits.view(-1, vocab), y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=BF16):
+            logits = model(x)
+            loss = torch.nn.functional.cross_entropy(
+                logits if vocab is None else logits.view(-1, vocab), y)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -198,7 +204,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=2.0, help="timing time per case")
     ap.add_argument("--models", default="mlp,cnn,resnet,gpt", help="comma-separated steps to time")
     ap.add_argument("--no-gemm", action="store_true", help="skip the GEMM timings")
+    ap.add_argument("--bf16", action="store_true",
+                    help='steps with forward and loss under torch.autocast("cpu", bfloat16)')
     args = ap.parse_args()
+    global BF16
+    BF16 = args.bf16
     models = [m for m in args.models.split(",") if m]
     for m in models:
         if m not in STEPS:
@@ -206,7 +216,8 @@ def main():
     torch.mm(torch.ones(64, 64), torch.ones(64, 64))  # loads the BLAS
     with open("/proc/self/maps") as f:
         blas = sorted({l.split()[-1] for l in f if "blas" in l.split()[-1]})
-    print(f"torch {torch.__version__}; BLAS libraries mapped: {', '.join(blas)}")
+    print(f"torch {torch.__version__}; BLAS libraries mapped: {', '.join(blas)}; "
+          f"{'bf16 autocast' if BF16 else 'f32'}")
     set_blas_threads = blas_thread_setter(blas)
     results = {}
     for threads in (1, 2):

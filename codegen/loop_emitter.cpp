@@ -394,8 +394,9 @@ LoopShape Emitter::emit(const std::string& name) {
 }  // namespace
 
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
-  // bf16 values are loaded, moved through views and stored as they are; casts convert them.
-  auto held = [](DType t) { return is_compute_type(t) || t == DType::BF16; };
+  // bf16 and f16 values are loaded, moved through views and stored as they are; casts convert
+  // them.
+  auto held = [](DType t) { return is_compute_type(t) || t == DType::BF16 || t == DType::F16; };
   for (Value v : grp.inputs)
     if (!held(g.type(v).dtype)) return false;
   const std::vector<LoopRole> roles = ir::loop_roles(g, grp.nodes);

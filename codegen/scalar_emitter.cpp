@@ -149,6 +149,12 @@ llvm::Value* emit_cast(Builder& b, llvm::Value* v, DType from, DType to) {
   if (from == to) return v;
   if (from == DType::BF16) return emit_cast(b, bf16_to_f32(b, v), DType::F32, to);
   if (to == DType::BF16) return f32_to_bf16(b, emit_cast(b, v, from, DType::F32));
+  // f16 converts through f32 as Eigen's half does (an f64 is rounded to f32 first): with F16C
+  // these are its instructions, elsewhere LLVM's libcalls, both rounding to nearest even.
+  if (from == DType::F16)
+    return emit_cast(b, b.CreateFPExt(v, b.getFloatTy()), DType::F32, to);
+  if (to == DType::F16)
+    return b.CreateFPTrunc(emit_cast(b, v, from, DType::F32), b.getHalfTy());
   llvm::Type* t = register_type(b, to);
   if (to == DType::Bool)
     return is_float(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0))
@@ -184,6 +190,7 @@ llvm::Type* storage_type(Builder& b, DType t) {
 llvm::Value* constant(Builder& b, DType t, double v) {
   if (t == DType::Bool) return b.getInt1(v != 0);
   if (t == DType::BF16) return f32_to_bf16(b, constant(b, DType::F32, v));  // folds
+  if (t == DType::F16) return llvm::ConstantFP::get(b.getHalfTy(), double(float(v)));
   llvm::Type* rt = register_type(b, t);
   if (is_float(t)) return llvm::ConstantFP::get(rt, t == DType::F32 ? double(float(v)) : v);
   return llvm::ConstantInt::get(rt, static_cast<uint64_t>(static_cast<int64_t>(v)), true);
@@ -244,8 +251,8 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
 }
 
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
-  // bf16 is a storage type: only casts read or make it (f16 runs as the eager kernel).
-  auto ok = [&](DType t) { return is_compute_type(t) || (op == Cast && t == DType::BF16); };
+  // bf16 and f16 are storage types: only casts read or make them.
+  auto ok = [&](DType t) { return is_compute_type(t) || (op == Cast && !is_compute_type(t)); };
   if (!ok(in) || !ok(out)) return false;
   // The eager kernel throws on bad data (a zero integer divisor): keep that path.
   if (ir::checks_data(ir::to_op(op), out)) return false;

@@ -14,6 +14,14 @@ void need_float(const TensorType& t) {
     type_fail(fmt::format("needs f32 or f64, got {}", type_str(t)));
 }
 
+/// Matmul and convolutions also take bf16 and f16 operands (autocast): they accumulate in f32 and
+/// round the result to the operands' dtype.
+void need_gemm_float(const TensorType& t) {
+  if (t.dtype != DType::F32 && t.dtype != DType::F64 && t.dtype != DType::BF16 &&
+      t.dtype != DType::F16)
+    type_fail(fmt::format("needs f32, f64, bf16 or f16, got {}", type_str(t)));
+}
+
 void need_rank(const TensorType& t, int64_t r, const char* what) {
   if (t.rank() != r) type_fail(fmt::format("{} must have rank {}, got {}", what, r, type_str(t)));
 }
@@ -29,8 +37,6 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
   if (a.dtype != b.dtype)
     type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
-  // bf16 operands (autocast): the GEMM accumulates in f32 and rounds the result to bf16.
-  if (a.dtype != DType::BF16) need_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
   const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];
@@ -106,9 +112,9 @@ void need_same(const TensorType& got, const Shape& want, const char* what) {
 
 std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in,
                                       const Attrs& a) {
-  // matmul also takes bf16 operands (matmul_rule); the other library ops f32 or f64.
-  if (op != LibraryOp::MatMul)
-    for (const TensorType& t : in) need_float(t);
+  const bool gemm_like = op == LibraryOp::MatMul || op == LibraryOp::Conv2d ||
+                         op == LibraryOp::Conv2dInputGrad || op == LibraryOp::Conv2dWeightGrad;
+  for (const TensorType& t : in) gemm_like ? need_gemm_float(t) : need_float(t);
   for (const TensorType& t : in)
     if (t.dtype != in[0].dtype)
       type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));

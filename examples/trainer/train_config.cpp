@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+
 #include "tools/cli.h"
 
 namespace lt::examples {
@@ -82,22 +85,37 @@ void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
   app.add_option("--plot", c.plot,
                  "At the end, draw loss and accuracy against step into this PNG (needs gnuplot)");
   app.add_option("--amp", c.amp,
-                 "Mixed precision: bf16 runs the forward pass (and so its backward) under "
-                 "autocast, off keeps f32")
+                 "Mixed precision: bf16 or fp16 runs the forward pass (and so its backward) "
+                 "under autocast, off keeps f32")
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
-            if (s == "off" || s == "bf16") return "";
-            if (s == "fp16")
-              return "fp16 is not supported yet (f16 autocast needs f16 GEMM kernels): use bf16 "
-                     "or off";
-            return fmt::format("expected off or bf16, got {}", s);
+            if (s == "off" || s == "bf16" || s == "fp16") return "";
+            return fmt::format("expected off, bf16 or fp16, got {}", s);
           },
-          "off|bf16"));
+          "off|bf16|fp16"));
+  app.add_option("--loss-scale", c.loss_scale,
+                 "Loss scaling with the in-graph inf check and skip: dynamic, off, or a static "
+                 "scale N > 0 (default: dynamic with --amp fp16, else off)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s == "dynamic" || s == "off") return "";
+            double v = 0;
+            const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(v) && v > 0)
+              return "";
+            return fmt::format("expected dynamic, off or a finite number > 0, got {}", s);
+          },
+          "dynamic|off|N"));
   app.add_flag("--quiet", c.quiet,
                "No progress bar or progress lines (the configuration, summary, errors and CSV "
                "stay)");
   c.settings.add_to(app);
+}
+
+std::string loss_scale_mode(const TrainConfig& c) {
+  if (!c.loss_scale.empty()) return c.loss_scale;
+  return c.amp == "fp16" ? "dynamic" : "off";
 }
 
 StringDict config_metadata(const TrainConfig& c) {
@@ -117,6 +135,7 @@ StringDict config_metadata(const TrainConfig& c) {
   put("momentum", c.momentum);
   put("clip_grad", c.clip_grad);
   put("amp", c.amp);
+  put("loss_scale", loss_scale_mode(c));
   put("accum_steps", c.accum_steps);
   put("seed", c.seed);
   put("train_limit", c.train_limit);

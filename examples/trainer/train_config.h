@@ -37,13 +37,19 @@ struct TrainConfig {
   std::string data_dir;
   std::string plot;
   bool quiet = false;
-  std::string amp = "off";  ///< off or bf16: the forward pass under lt::AutocastGuard
+  std::string amp = "off";  ///< off, bf16 or fp16: the forward pass under lt::AutocastGuard
+  /// Loss scaling (lt::amp::GradScaler): "dynamic", "off", or a static scale; empty: dynamic
+  /// with --amp fp16, else off.
+  std::string loss_scale;
   SettingFlags settings;  ///< --threads, --opt-level, --dump-ir
 };
 
 /// Registers the shared flags on `app`, with `config`'s values as the defaults shown by --help.
 /// `with_momentum` adds --momentum (SGD trainers).
 void add_train_flags(CLI::App& app, TrainConfig& config, bool with_momentum);
+
+/// --loss-scale with its default resolved: "dynamic", "off" or the static scale's text.
+std::string loss_scale_mode(const TrainConfig& config);
 
 /// The configuration as checkpoint metadata, `config.<flag>` = value.
 StringDict config_metadata(const TrainConfig& config);

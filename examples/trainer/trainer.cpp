@@ -13,6 +13,7 @@
 #include "examples/trainer/csv_log.h"
 #include "examples/trainer/progress_display.h"
 #include "examples/trainer/training_checkpoint.h"
+#include "lt/amp.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
@@ -35,6 +36,33 @@ double over_ranks(double v, dist::ReduceOp op) {
   if (dist::world_size() == 1) return v;
   ModeGuard eager(Mode::Eager);
   return dist::all_reduce(from_vector(std::vector<double>{v}, {}), op).item<double>();
+}
+
+/// The autocast of --amp: off, or on to bf16 or f16.
+struct AmpMode {
+  bool on;
+  DType dtype;
+};
+
+AmpMode amp_mode(const std::string& amp) {
+  return {amp != "off", amp == "fp16" ? DType::F16 : DType::BF16};
+}
+
+/// The loss scaler of --loss-scale (and --amp: fp16 scales dynamically unless told otherwise);
+/// none when off.
+std::unique_ptr<amp::GradScaler> make_scaler(const TrainConfig& c) {
+  const std::string mode = loss_scale_mode(c);
+  if (mode == "off") return nullptr;
+  if (mode == "dynamic") return std::make_unique<amp::GradScaler>();
+  return std::make_unique<amp::GradScaler>(amp::GradScaler::constant(std::stod(mode)));
+}
+
+/// The configuration line's words for --amp and --loss-scale.
+std::string amp_text(const TrainConfig& c) {
+  const std::string scale = loss_scale_mode(c);
+  std::string text = c.amp == "off" ? "" : fmt::format(", {} autocast", c.amp);
+  if (scale != "off") text += fmt::format(", {} loss scale", scale);
+  return text;
 }
 
 Tensor eager_zero() {
@@ -87,7 +115,8 @@ std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig
       {std::move(decay), wd}, {std::move(no_decay), no_wd}});
 }
 
-EvalResult evaluate(TrainTask& task, const data::Dataset& ds, bool amp) {
+EvalResult evaluate(TrainTask& task, const data::Dataset& ds, const std::string& amp) {
+  const AmpMode autocast_mode = amp_mode(amp);
   nn::Module& model = *task.model;
   const bool was_training = model.is_training();
   model.eval();
@@ -105,7 +134,7 @@ EvalResult evaluate(TrainTask& task, const data::Dataset& ds, bool amp) {
       b.images = slice(ds.images, 0, start, std::min(start + task.eval_batch, ds.size()));
       b.labels = slice(ds.labels, 0, start, std::min(start + task.eval_batch, ds.size()));
     }
-    AutocastGuard autocast(DType::BF16, amp);
+    AutocastGuard autocast(autocast_mode.dtype, autocast_mode.on);
     auto [logits, targets] = task.logits_and_targets(b);
     const ChunkSums s = chunk_sums(logits, targets);
     if (mode() == Mode::Lazy) mark_step();
@@ -160,7 +189,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   const int64_t total = c.max_steps >= 0 ? c.max_steps : c.epochs * steps_per_epoch;
   const int64_t epochs = (total + steps_per_epoch - 1) / steps_per_epoch;
   optim::sched::Scheduler sched(*opt, make_schedule(c, std::max<int64_t>(total, 1)));
-  const TrainState state{task.name, model, *opt, sched};
+  const std::unique_ptr<amp::GradScaler> scaler = make_scaler(c);
+  const AmpMode autocast_mode = amp_mode(c.amp);
+  const TrainState state{task.name, model, *opt, sched, scaler.get()};
 
   TrainProgress p;
   if (!c.resume.empty()) {
@@ -185,7 +216,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         c.accum_steps, c.lr, c.schedule,
         c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "", total, epochs,
         num_threads(), c.compiler_opt ? "lazy" : "eager",
-        c.amp == "bf16" ? ", bf16 autocast" : "",
+        amp_text(c),
         world > 1 ? fmt::format(", {} ranks of {} examples", world, local_batch) : "");
 
   const std::string csv_path = c.log_csv.empty() && !c.plot.empty() ? c.plot + ".csv" : c.log_csv;
@@ -224,7 +255,8 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   auto log_row = [&] {
     const ProgressInfo i = info(/*reduced=*/true);
     const double peak = over_ranks(peak_mb(), dist::ReduceOp::Max);
-    if (!std::isfinite(i.mean_loss))
+    // With loss scaling an overflow is expected now and then: the scaler skipped the step.
+    if (!std::isfinite(i.mean_loss) && !scaler)
       throw Error(fmt::format("training diverged: mean loss {} over steps {} to {} (epoch {})",
                               i.mean_loss, window_first, p.step, p.epoch + 1));
     csv.write({.kind = "train", .step = p.step, .epoch = p.epoch + 1, .loss = i.mean_loss,
@@ -239,7 +271,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   };
   auto run_eval = [&] {
     display.finish_bar();
-    const EvalResult r = evaluate(task, task.test, c.amp == "bf16");
+    const EvalResult r = evaluate(task, task.test, c.amp);
     p.best_eval_acc = std::max(p.best_eval_acc, r.accuracy);
     if (lead)
       fmt::print("eval  step {:>6}  epoch {}  loss {:.4f}  accuracy {:.2f}%{}\n", p.step,
@@ -278,20 +310,28 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         b = rows_of_rank(std::move(*b));
         Tensor loss;
         {
-          AutocastGuard autocast(DType::BF16, c.amp == "bf16");
+          AutocastGuard autocast(autocast_mode.dtype, autocast_mode.on);
           auto [logits, targets] = task.logits_and_targets(*b);
           loss = cross_entropy(logits, targets);
         }
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));
         if (reducer) reducer->set_sync(a + 1 == c.accum_steps);
-        loss.backward();
+        (scaler ? scaler->scale(loss) : loss).backward();
         window_loss = window_loss + loss.detach();
         if (lazy && a + 1 < c.accum_steps) mark_step();
       }
       if (reducer) reducer->finish();
-      if (c.clip_grad > 0) optim::clip_grad_norm_(params, c.clip_grad);
+      if (c.clip_grad > 0) {
+        if (scaler) scaler->unscale_(*opt);  // clip the true gradients
+        optim::clip_grad_norm_(params, c.clip_grad);
+      }
       last_lr = opt->lr(0);
-      opt->step();
+      if (scaler) {
+        scaler->step(*opt);  // skipped in the graph where a gradient is not finite
+        scaler->update();
+      } else {
+        opt->step();
+      }
       sched.step();
       if (lazy) mark_step();
       ++p.step;

@@ -55,8 +55,9 @@ struct RunSummary {
 /// Trains `task` as `config` says and prints the configuration, progress and a summary.
 RunSummary train(TrainTask& task, const TrainConfig& config);
 
-/// Mean loss and accuracy of the model on `ds`, in eval mode, without gradients.
-EvalResult evaluate(TrainTask& task, const data::Dataset& ds);
+/// Mean loss and accuracy of the model on `ds`, in eval mode, without gradients, under autocast
+/// as --amp says (off, bf16 or fp16).
+EvalResult evaluate(TrainTask& task, const data::Dataset& ds, const std::string& amp = "off");
 
 /// Parameters for weight decay (rank >= 2: weights of linear, conv and embedding layers) and the
 /// rest (biases, norm scales and shifts), as PyTorch recipes split them.

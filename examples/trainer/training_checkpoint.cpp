@@ -34,6 +34,11 @@ void save_training_checkpoint(const std::string& path, const TrainState& state,
   for (const auto& [name, t] : state.model.state_dict()) ckpt.tensors[kModelPrefix + name] = t;
   for (const auto& [k, v] : state.scheduler.state_dict("sched")) ckpt.metadata[k] = v;
   for (const auto& [k, v] : config_metadata(config)) ckpt.metadata[k] = v;
+  if (state.scaler) {
+    const Checkpoint scaler = state.scaler->state_dict("scaler");
+    ckpt.tensors.insert(scaler.tensors.begin(), scaler.tensors.end());
+    ckpt.metadata.insert(scaler.metadata.begin(), scaler.metadata.end());
+  }
   const RngState rng = rng_state();
   StringDict& m = ckpt.metadata;
   m["train.trainer"] = state.trainer;
@@ -81,6 +86,7 @@ TrainProgress resume_training(const std::string& path, const TrainState& state,
     copy_state(state.model.state_dict(), model, /*strict=*/true, path + " (model)");
     state.optimizer.load_state_dict(ckpt, "optim");
     state.scheduler.load_state_dict(ckpt.metadata, "sched");
+    if (state.scaler) state.scaler->load_state_dict(ckpt, "scaler");
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {

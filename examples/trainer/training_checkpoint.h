@@ -6,12 +6,14 @@
 //   train.trainer, train.step, train.epoch, train.batch   whose run, and where in it
 //   train.rng_seed, train.rng_counter   the global generator (dropout, augmentation)
 //   train.best_eval_acc     the best test accuracy seen so far
+//   scaler.scale, scaler.growth_tracker and scaler.* metadata   the loss scaler, when there is one
 //   config.<flag>           the configuration the run was started with
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "examples/trainer/train_config.h"
+#include "lt/amp.h"
 #include "lt/nn.h"
 #include "lt/optim.h"
 
@@ -32,6 +34,7 @@ struct TrainState {
   nn::Module& model;
   optim::Optimizer& optimizer;
   optim::sched::Scheduler& scheduler;
+  amp::GradScaler* scaler = nullptr;  ///< the loss scaler of --loss-scale, if any
 };
 
 /// Writes the checkpoint of `progress` to `path` (atomically, lt::save).
@@ -40,7 +43,8 @@ void save_training_checkpoint(const std::string& path, const TrainState& state,
 
 /// Loads a checkpoint written by save_training_checkpoint into `state` and the global generator,
 /// and returns its progress. The checkpoint must be of the same trainer, model and optimizer
-/// and have the same batch size and accumulation (the data position depends on them); otherwise,
+/// and have the same batch size and accumulation (the data position depends on them), and hold a
+/// loss scaler's state when the run has a loss scaler; otherwise,
 /// or when the file is unreadable, it throws lt::InputError naming the file and the problem (the
 /// model and optimizer may then be partly loaded: a trainer stops there).
 TrainProgress resume_training(const std::string& path, const TrainState& state,

@@ -17,9 +17,8 @@ thread_local DType t_dtype = DType::BF16;
 
 AutocastGuard::AutocastGuard(DType dtype, bool enabled, std::source_location loc)
     : prev_enabled_(t_enabled), prev_dtype_(t_dtype) {
-  if (enabled && dtype != DType::BF16)
-    throw InputError(fmt::format("autocast to {}: only bf16 is supported (f16 needs f16 GEMM "
-                                 "kernels, not there yet) at {}",
+  if (enabled && dtype != DType::BF16 && dtype != DType::F16)
+    throw InputError(fmt::format("autocast to {}: the lower precision is bf16 or f16, at {}",
                                  dtype_name(dtype), location_str(loc)));
   t_enabled = enabled;
   t_dtype = dtype;

@@ -16,8 +16,7 @@ struct AutocastRow {
 
 constexpr AutocastRow kAutocastTable[] = {
     {ir::Op::MatMul, AutocastPolicy::LowerPrecision},  // matmul, linear, and their gradients
-    // PyTorch also lists conv2d (and its gradients): here they stay f32 until the convolution
-    // kernels take bf16 operands.
+    {ir::Op::Conv2d, AutocastPolicy::LowerPrecision},  // conv2d and its gradients
 };
 
 }  // namespace

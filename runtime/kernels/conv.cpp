@@ -1,5 +1,6 @@
 // conv2d and its gradients: oneDNN's direct convolutions for f32 where it has a JIT kernel for the
-// geometry and measured faster, im2col around rt::gemm for the rest and for f64 (conv_paths.h).
+// geometry and measured faster, im2col around rt::gemm for the rest and for f64, and bf16 or f16
+// operands through the f32 paths (conv_paths.h).
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
@@ -16,9 +17,15 @@ bool use_onednn(ConvPass pass, const ConvGeom& g, DType t) {
   return onednn_conv_supported(pass, g);
 }
 
+bool low_precision(DType t) { return t == DType::BF16 || t == DType::F16; }
+
 }  // namespace
 
 void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
+  if (low_precision(out[0].dtype()))
+    return conv_low_via_f32(in, out, blocks, [&](Ins i, Outs o, const OutputBlocks* b) {
+      conv2d(a, i, o, b);
+    });
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
   if (use_onednn(ConvPass::Forward, g, out[0].dtype()))
     return conv2d_onednn(a, in, out, blocks);
@@ -26,6 +33,10 @@ void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks
 }
 
 void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  if (low_precision(out[0].dtype()))
+    return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
+      conv2d_input_grad(a, i, o);
+    });
   const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
   if (use_onednn(ConvPass::InputGrad, g, out[0].dtype()))
     return conv2d_input_grad_onednn(a, in, out);
@@ -33,6 +44,10 @@ void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
 }
 
 void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  if (low_precision(out[0].dtype()))
+    return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
+      conv2d_weight_grad(a, i, o);
+    });
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
   if (use_onednn(ConvPass::WeightGrad, g, out[0].dtype()))
     return conv2d_weight_grad_onednn(a, in, out);

@@ -2,6 +2,8 @@
 // callable on its own: the entry points (conv.cpp) pick one per call, and tests and benchmarks
 // call them directly to compare them. Kernel-internal; same arguments as the entry points.
 #pragma once
+#include <functional>
+
 #include "runtime/kernels/conv_geom.h"
 #include "runtime/kernels/kernel.h"
 
@@ -20,5 +22,13 @@ bool onednn_conv_supported(ConvPass pass, const ConvGeom& g);
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
+
+/// One pass of a convolution on f32 operands (one of the entry points, blocks unused but for the
+/// forward).
+using F32Conv = std::function<void(Ins in, Outs out, const OutputBlocks* blocks)>;
+
+/// A pass on bf16 or f16 operands (conv_low_precision.cpp): widened to f32, run by f32_conv, the
+/// result rounded to nearest even into out[0] (of the operands' dtype), blocks streamed.
+void conv_low_via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_conv);
 
 }  // namespace lt::rt

@@ -116,10 +116,12 @@ void gemm_typed(const GemmArgs& g) {
 
 void check_dtypes(const GemmArgs& g) {
   const DType a = g.a_type(), b = g.b_type(), c = g.c_type();
-  const bool same = a == b && b == c && (a == DType::F32 || a == DType::F64 || a == DType::BF16);
-  if (same || (a == DType::BF16 && b == DType::BF16 && c == DType::F32)) return;
+  const bool low = a == DType::BF16 || a == DType::F16;
+  const bool same = a == b && b == c && (a == DType::F32 || a == DType::F64 || low);
+  if (same || (low && a == b && c == DType::F32)) return;
   throw Error(fmt::format("gemm: A {} x B {} -> C {} is not supported: A and B must both be f32, "
-                          "f64 or bf16, and C of their dtype (or f32 for bf16 inputs)",
+                          "f64, bf16 or f16, and C of their dtype (or f32 for bf16 and f16 "
+                          "inputs)",
                           dtype_name(a), dtype_name(b), dtype_name(c)));
 }
 
@@ -159,7 +161,10 @@ void gemm(const GemmArgs& g) {
   check_dtypes(g);
   if (g.m <= 0 || g.n <= 0) return;
   if (g.a_type() == DType::BF16)
-    return onednn::bf16_isa() ? gemm_onednn(g) : gemm_bf16_via_f32(g);
+    return onednn::bf16_isa() ? gemm_onednn(g) : gemm_low_via_f32(g);
+  // f16 arithmetic is AVX512-FP16 (Sapphire Rapids on), which oneDNN 2.6 does not use for matmul:
+  // f16 is for scripts ported from GPUs, bf16 the fast path.
+  if (g.a_type() == DType::F16) return gemm_low_via_f32(g);
   if (g.dtype == DType::F32 && f32_on_onednn()) return gemm_onednn(g);
   gemm_blas(g);
 }

@@ -12,8 +12,9 @@ namespace lt::rt {
 /// C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major. op(A) is A (stored [m,k],
 /// row stride lda) or, with trans_a, A^T (A stored [k,m]); likewise B. beta == 0 never reads C.
 /// The operands share `dtype` unless a_dtype, b_dtype or c_dtype name their own. Supported:
-/// f32 x f32 -> f32, f64 x f64 -> f64, and bf16 x bf16 -> bf16 or f32 (accumulated in f32; alpha
-/// and beta applied in f32); anything else throws lt::Error.
+/// f32 x f32 -> f32, f64 x f64 -> f64, bf16 x bf16 -> bf16 or f32, and f16 x f16 -> f16 or f32
+/// (bf16 and f16 accumulated in f32; alpha and beta applied in f32); anything else throws
+/// lt::Error.
 struct GemmArgs {
   DType dtype = DType::F32;
   bool trans_a = false, trans_b = false;

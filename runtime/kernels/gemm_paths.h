@@ -12,8 +12,8 @@ void gemm_blas(const GemmArgs& g);
 /// oneDNN's matmul: f32, or bf16 on a CPU with bf16 instructions (onednn::bf16_isa).
 void gemm_onednn(const GemmArgs& g);
 
-/// bf16 through the f32 GEMM: A and B widened to f32 (exactly), C rounded to nearest even when it
-/// is bf16. The path of CPUs without bf16 instructions.
-void gemm_bf16_via_f32(const GemmArgs& g);
+/// bf16 or f16 through the f32 GEMM: A and B widened to f32 (exactly), C rounded to nearest even
+/// when it is not f32. The path of CPUs without bf16 instructions, and of every f16 GEMM.
+void gemm_low_via_f32(const GemmArgs& g);
 
 }  // namespace lt::rt

@@ -1,12 +1,13 @@
-// bf16 in compiled loop kernels: loaded, moved through views and stored as its bits, converted
-// by casts. The compiled step must give the eager kernels' (Eigen's) bits exactly: rounding to
-// nearest even, ties, overflow to infinity, subnormals, signed zeros and NaN.
+// bf16 and f16 in compiled loop kernels: loaded, moved through views and stored as they are,
+// converted by casts. The compiled step must give the eager kernels' (Eigen's) bits exactly:
+// rounding to nearest even, ties, overflow to infinity, subnormals, signed zeros and NaN.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "codegen/compile.h"
@@ -51,11 +52,11 @@ rt::BufferPtr buffer_of(const TensorType& t, const void* data) {
   return b;
 }
 
-TEST(Bf16Loops, CompiledCastsGiveTheEagerKernelsBits) {
-  const ir::Graph g = ir::parse(kCasts);
-  const std::vector<uint32_t> f = f32_cases();
-  std::vector<uint16_t> h;
-  for (uint32_t v : f) h.push_back(static_cast<uint16_t>(v >> 16));  // bf16 of every kind
+/// Runs `text` (params: f32, a 16-bit float, f64, i32, each of 32 elements) compiled and
+/// interpreted, and compares every result byte for byte; `h` holds the 16-bit params' bits.
+void expect_compiled_equals_interpreted(const std::string& text, const std::vector<uint32_t>& f,
+                                        const std::vector<uint16_t>& h) {
+  const ir::Graph g = ir::parse(text);
   std::vector<double> d;
   for (uint32_t v : f) d.push_back(static_cast<double>(std::bit_cast<float>(v)) * (1 + 1e-9));
   std::vector<int32_t> i;
@@ -81,6 +82,32 @@ TEST(Bf16Loops, CompiledCastsGiveTheEagerKernelsBits) {
     for (size_t k = 0; k < want[r]->bytes(); ++k)
       ASSERT_EQ(a[k], b[k]) << "result " << r << " byte " << k;
   }
+}
+
+TEST(Bf16Loops, CompiledCastsGiveTheEagerKernelsBits) {
+  const std::vector<uint32_t> f = f32_cases();
+  std::vector<uint16_t> h;
+  for (uint32_t v : f) h.push_back(static_cast<uint16_t>(v >> 16));  // bf16 of every kind
+  expect_compiled_equals_interpreted(kCasts, f, h);
+}
+
+// f16: the same graph on f16 values of every kind (normal, subnormal, ties on the way down from
+// f32, overflow past 65504, infinities, NaN).
+TEST(F16Loops, CompiledCastsGiveTheEagerKernelsBits) {
+  std::string text = kCasts;
+  for (size_t at; (at = text.find("bf16")) != std::string::npos;) text.replace(at, 4, "f16");
+  std::vector<uint32_t> f = f32_cases();
+  // Around f16's range: 65504 (max), 65520 (the tie that rounds to infinity), 2^-24 (the least
+  // subnormal) and a tie below it, and ties between two f16 values.
+  f.resize(24);
+  for (uint32_t v : {0x477fe000u, 0x477ff000u, 0x477fefffu, 0x33800000u, 0x33000000u, 0x33000001u,
+                     0x3f801000u, 0x3f803000u})
+    f.push_back(v);
+  const std::vector<uint16_t> h = {0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0xfe01,
+                                   0x0001, 0x8001, 0x03ff, 0x0400, 0x0000, 0x8000, 0x4248, 0xc248,
+                                   0x2e66, 0x63d0, 0xe3d0, 0x3555, 0x3bff, 0x3800, 0x3801, 0x57d0,
+                                   0x1000, 0x9000, 0x7d00, 0x0200, 0x4000, 0xc000, 0x5640, 0x2000};
+  expect_compiled_equals_interpreted(text, f, h);
 }
 
 }  // namespace

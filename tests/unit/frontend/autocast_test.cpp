@@ -1,4 +1,4 @@
-// Autocast (lt/autocast.h): which ops run in bf16 (the table), what they compute, their
+// Autocast (lt/autocast.h): which ops run in bf16 or f16 (the table), what they compute, their
 // gradients through the casts, and eager against lazy.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,10 +38,13 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   return same_bytes<float>(cast(a, DType::F32), cast(b, DType::F32));
 }
 
-// Every op's compute dtype under bf16, from its samples at f32: an op on the lower-precision
-// list gives exactly its result on bf16 copies of the operands, cast back to f32; any other op
-// exactly its f32 result.
-TEST(Autocast, EveryOpComputesInItsTablesDtype) {
+// Every op's compute dtype under bf16 and under f16, from its samples at f32: an op on the
+// lower-precision list gives exactly its result on bf16 (f16) copies of the operands, cast back
+// to f32; any other op exactly its f32 result.
+class AutocastTable : public ::testing::TestWithParam<DType> {};
+
+TEST_P(AutocastTable, EveryOpComputesInItsTablesDtype) {
+  const DType low_dtype = GetParam();
   int lower = 0, checked = 0;
   for (ir::Op op : ir::all_ops()) {
     const AutocastPolicy policy = amp::autocast_policy(op);
@@ -55,14 +58,14 @@ TEST(Autocast, EveryOpComputesInItsTablesDtype) {
         if (policy == AutocastPolicy::LowerPrecision) {
           std::vector<Tensor> low;
           for (const Tensor& x : s.inputs)
-            low.push_back(x.dtype() == DType::F32 ? cast(x, DType::BF16) : x);
+            low.push_back(x.dtype() == DType::F32 ? cast(x, low_dtype) : x);
           for (const Tensor& y : apply(op, low, s.attrs, Loc::current()))
-            want.push_back(y.dtype() == DType::BF16 ? cast(y, DType::F32) : y);
+            want.push_back(y.dtype() == low_dtype ? cast(y, DType::F32) : y);
         } else {
           want = apply(op, s.inputs, s.attrs, Loc::current());
         }
       }
-      AutocastGuard autocast(DType::BF16);
+      AutocastGuard autocast(low_dtype);
       NoGradGuard no_grad;
       const std::vector<Tensor> got = apply(op, s.inputs, s.attrs, Loc::current());
       ASSERT_EQ(got.size(), want.size()) << s.label();
@@ -71,20 +74,32 @@ TEST(Autocast, EveryOpComputesInItsTablesDtype) {
       ++checked;
     }
   }
-  EXPECT_EQ(lower, 1);  // matmul; conv2d stays f32 until its kernels take bf16
+  EXPECT_EQ(lower, 2);  // matmul and conv2d
   EXPECT_GT(checked, 50);
   EXPECT_EQ(amp::autocast_policy(ir::Op::MatMul), AutocastPolicy::LowerPrecision);
+  EXPECT_EQ(amp::autocast_policy(ir::Op::Conv2d), AutocastPolicy::LowerPrecision);
+  EXPECT_EQ(amp::autocast_policy(ir::Op::Conv2dWeightGrad), AutocastPolicy::F32);  // on bf16 data
   EXPECT_EQ(amp::autocast_policy(ir::Op::Softmax), AutocastPolicy::F32);
+  EXPECT_EQ(amp::autocast_policy(ir::Op::BatchNorm), AutocastPolicy::F32);
 }
 
-// The MLP's first layer: within bf16's rounding of the operands (8 significant bits each, the
-// sum in f32) of the float64 product, and not equal to the f32 result (it did run in bf16).
-TEST(Autocast, MatmulIsTheBf16ProductAccumulatedInF32) {
+INSTANTIATE_TEST_SUITE_P(LowDtypes, AutocastTable, ::testing::Values(DType::BF16, DType::F16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// The unit roundoff of the lower precision: 2^-8 for bf16 (8 significant bits), 2^-11 for f16.
+double unit(DType t) { return std::ldexp(1.0, t == DType::F16 ? -11 : -8); }
+
+class AutocastDtype : public ::testing::TestWithParam<DType> {};
+
+// The MLP's first layer: within the rounding of the operands (each to the lower precision, the
+// sum in f32) of the float64 product, and not equal to the f32 result (it did run lower).
+TEST_P(AutocastDtype, MatmulIsTheLowPrecisionProductAccumulatedInF32) {
+  const DType low = GetParam();
   manual_seed(3);
   const Tensor x = randn({128, 784}), w = randn({128, 784}) * 0.05;
   Tensor y;
   {
-    AutocastGuard autocast;
+    AutocastGuard autocast(low);
     y = linear(x, w);
   }
   EXPECT_EQ(y.dtype(), DType::F32);
@@ -102,24 +117,67 @@ TEST(Autocast, MatmulIsTheBf16ProductAccumulatedInF32) {
       worst = std::max(worst, std::abs(yv[i * 128 + j] - exact) / scale);
       differ += yv[i * 128 + j] != f32[i * 128 + j];
     }
-  EXPECT_LT(worst, 3 * std::ldexp(1.0, -8));  // two operand roundings and the bf16 result
+  EXPECT_LT(worst, 3 * unit(low));  // two operand roundings and the low-precision result
+  EXPECT_GT(worst, unit(low) / 64);
   EXPECT_GT(differ, 128 * 128 / 2);
 }
 
-// Gradients flow through the casts: a layer's weight and input gradients under autocast are the
-// f32 ones within bf16's precision, f32 tensors, and the same in eager and lazy mode, bit for bit.
-TEST(Autocast, GradientsThroughTheCastsMatchF32AndLazyMatchesEager) {
-  auto run = [](Mode mode, bool autocast_on) {
+// The CNN's second convolution (32 -> 64 channels, 3x3, padding 1) on a batch of 2: each output
+// within the operands' and the result's rounding of the float64 convolution, f32 out.
+TEST_P(AutocastDtype, Conv2dIsTheLowPrecisionConvolutionAccumulatedInF32) {
+  const DType low = GetParam();
+  manual_seed(4);
+  const int64_t n = 2, c = 32, o = 64, h = 14, k = 3;
+  const Tensor x = randn({n, c, h, h}), w = randn({o, c, k, k}) * 0.06;
+  Tensor y;
+  {
+    AutocastGuard autocast(low);
+    y = conv2d(x, w, Tensor(), {.padding = {1, 1}});
+  }
+  ASSERT_EQ(y.dtype(), DType::F32);
+  ASSERT_EQ(y.shape(), (Shape{n, o, h, h}));
+  const std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>();
+  const std::vector<float> yv = y.to_vector<float>();
+  double worst = 0;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t q = 0; q < o; ++q)
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t j = 0; j < h; ++j) {
+          double exact = 0, scale = 0;
+          for (int64_t p = 0; p < c; ++p)
+            for (int64_t di = 0; di < k; ++di)
+              for (int64_t dj = 0; dj < k; ++dj) {
+                const int64_t ii = i + di - 1, jj = j + dj - 1;
+                if (ii < 0 || ii >= h || jj < 0 || jj >= h) continue;
+                const double t = double(xv[((b * c + p) * h + ii) * h + jj]) *
+                                 double(wv[((q * c + p) * k + di) * k + dj]);
+                exact += t;
+                scale += std::abs(t);
+              }
+          worst = std::max(worst, std::abs(yv[((b * o + q) * h + i) * h + j] - exact) / scale);
+        }
+  EXPECT_LT(worst, 3 * unit(low));
+  EXPECT_GT(worst, unit(low) / 64);  // it did run in the lower precision
+}
+
+// Gradients flow through the casts: the weight and input gradients of a linear layer and of a
+// convolution under autocast are the f32 ones within the lower precision, f32 tensors, and the
+// same in eager and lazy mode, bit for bit.
+TEST_P(AutocastDtype, GradientsThroughTheCastsMatchF32AndLazyMatchesEager) {
+  const DType low = GetParam();
+  auto run = [low](Mode mode, bool autocast_on) {
     manual_seed(5);
     Tensor x = randn({32, 64}), w = (randn({16, 64}) * 0.1).requires_grad_();
-    Tensor gx = x.detach().requires_grad_();
+    Tensor img = randn({2, 3, 8, 8}), cw = (randn({4, 3, 3, 3}) * 0.2).requires_grad_();
+    Tensor gx = x.detach().requires_grad_(), gimg = img.detach().requires_grad_();
     std::vector<Tensor> out;
     {
       ModeGuard guard(mode);
-      AutocastGuard autocast(DType::BF16, autocast_on);
-      const Tensor loss = sum(relu(linear(gx, w)) * linear(gx, w));
+      AutocastGuard autocast(low, autocast_on);
+      const Tensor conv = conv2d(gimg, cw, Tensor(), {.padding = {1, 1}});
+      const Tensor loss = sum(relu(linear(gx, w)) * linear(gx, w)) + sum(conv * conv);
       loss.backward();
-      out = {loss.detach(), w.grad(), gx.grad()};
+      out = {loss.detach(), w.grad(), gx.grad(), cw.grad(), gimg.grad()};
       if (mode == Mode::Lazy) mark_step();
     }
     return out;
@@ -135,16 +193,21 @@ TEST(Autocast, GradientsThroughTheCastsMatchF32AndLazyMatchesEager) {
       err = std::max(err, double(std::abs(a[k] - b[k])));
       norm = std::max(norm, double(std::abs(b[k])));
     }
-    EXPECT_LT(err, 0.03 * norm) << "tensor " << i;
+    EXPECT_LT(err, 8 * unit(low) * norm) << "tensor " << i;
     EXPECT_GT(err, 0) << "tensor " << i << " (autocast changed nothing)";
     EXPECT_TRUE(same_bits(lazy[i], eager[i])) << "tensor " << i;
   }
 }
 
-TEST(Autocast, OnlyBf16) {
-  EXPECT_THAT(testing::error_of([] { AutocastGuard g(DType::F16); }),
-              ::testing::StartsWith("autocast to f16: only bf16 is supported (f16 needs f16 "
-                                    "GEMM kernels, not there yet) at "));
+INSTANTIATE_TEST_SUITE_P(LowDtypes, AutocastDtype, ::testing::Values(DType::BF16, DType::F16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(Autocast, LowerPrecisionIsBf16OrF16) {
+  EXPECT_THAT(testing::error_of([] { AutocastGuard g(DType::F32); }),
+              ::testing::StartsWith("autocast to f32: the lower precision is bf16 or f16, at "));
+  EXPECT_THAT(testing::error_of([] { AutocastGuard g(DType::I32); }),
+              ::testing::StartsWith("autocast to i32: the lower precision is bf16 or f16, at "));
+  EXPECT_NO_THROW(AutocastGuard g(DType::F64, false));  // off: the dtype is not used
   EXPECT_FALSE(autocast_enabled());
   {
     AutocastGuard on;
