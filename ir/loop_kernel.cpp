@@ -64,8 +64,9 @@ std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes) {
 bool takes_epilogue(const Graph& g, int id) {
   const Node& n = g.node(id);
   const Lowering l = info(n.op).lowering;
+  // bf16 and f16 outputs (autocast) too: their epilogue starts with the cast back to f32.
   return (l == Lowering::Epilogue || l == Lowering::ImgEpilogue) && n.types.size() == 1 &&
-         (n.types[0].dtype == DType::F32 || n.types[0].dtype == DType::F64);
+         is_float(n.types[0].dtype);
 }
 
 bool epilogue_materializes(const Graph& g, const FusionGroup& grp) {

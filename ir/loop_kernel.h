@@ -40,7 +40,8 @@ std::vector<int64_t> reduced_axes(const Graph& g, int id);
 std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes);
 
 /// Library nodes an epilogue may follow: lowering Epilogue or ImgEpilogue (matmul, conv2d), with
-/// an f32 or f64 output.
+/// one float output (bf16 and f16 included: autocast's cast back to f32 then runs in the
+/// epilogue).
 bool takes_epilogue(const Graph& g, int id);
 
 /// Whether an Epilogue group's library output is written whole before the loop runs (matmul, or

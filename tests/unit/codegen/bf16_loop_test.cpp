@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/compile.h"
+#include "ir/fusion_plan.h"
 #include "ir/parser.h"
 #include "passes/pass_log.h"
 #include "passes/pipeline.h"
@@ -108,6 +109,57 @@ TEST(F16Loops, CompiledCastsGiveTheEagerKernelsBits) {
                                    0x2e66, 0x63d0, 0xe3d0, 0x3555, 0x3bff, 0x3800, 0x3801, 0x57d0,
                                    0x1000, 0x9000, 0x7d00, 0x0200, 0x4000, 0xc000, 0x5640, 0x2000};
   expect_compiled_equals_interpreted(text, f, h);
+}
+
+// Autocast's convolution and matmul on bf16 and f16 operands, their results cast back to f32 in
+// the epilogue (with the bias and relu): the compiled step gives the interpreter's bits. The
+// convolution's epilogue takes image blocks of the narrow output and never writes it whole.
+TEST(LowPrecisionEpilogues, CastBackInTheEpilogueGivesTheInterpretersBits) {
+  for (const char* low : {"bf16", "f16"}) {
+    SCOPED_TRACE(low);
+    std::string text = R"(
+graph @autocast_block(%x: f32[4,3,6,6], %w: f32[8,3,3,3], %b: f32[8], %h: f32[5,16], %v: f32[7,16]) {
+  %0 = cast(%x) {to=LOW} : LOW[4,3,6,6]
+  %1 = cast(%w) {to=LOW} : LOW[8,3,3,3]
+  %2 = conv2d(%0, %1) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : LOW[4,8,6,6]
+  %3 = cast(%2) {to=f32} : f32[4,8,6,6]
+  %4 = reshape(%b) {shape=[1,8,1,1]} : f32[1,8,1,1]
+  %5 = expand(%4) {shape=[4,8,6,6]} : f32[4,8,6,6]
+  %6 = add(%3, %5) : f32[4,8,6,6]
+  %7 = relu(%6) : f32[4,8,6,6]
+  %8 = cast(%h) {to=LOW} : LOW[5,16]
+  %9 = cast(%v) {to=LOW} : LOW[7,16]
+  %10 = matmul(%8, %9) {transpose_a=false, transpose_b=true} : LOW[5,7]
+  %11 = cast(%10) {to=f32} : f32[5,7]
+  return %7, %11
+})";
+    for (size_t at; (at = text.find("LOW")) != std::string::npos;) text.replace(at, 3, low);
+    const ir::Graph g = ir::parse(text);
+    std::vector<rt::BufferPtr> params;
+    uint32_t state = 12345;
+    for (const ir::Param& p : g.params()) {
+      std::vector<float> v(p.type.numel());
+      for (float& x : v) {
+        state = state * 1664525u + 1013904223u;
+        x = static_cast<float>(static_cast<int32_t>(state >> 8) % 2001 - 1000) / 700.0f;
+      }
+      params.push_back(buffer_of(p.type, v.data()));
+    }
+    const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
+    passes::PassLog log(passes::PassLogOptions{});
+    const passes::LoweredGraph l = passes::lower(g, {}, log);
+    const std::string plan = ir::print_fusion_plan(l.graph, *l.fusion);
+    EXPECT_NE(plan.find(" conv2d+loop "), std::string::npos) << plan;
+    EXPECT_NE(plan.find(" matmul+loop "), std::string::npos) << plan;
+    const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
+    const std::vector<rt::BufferPtr> got = exe->run(params);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t r = 0; r < got.size(); ++r) {
+      ASSERT_EQ(got[r]->bytes(), want[r]->bytes());
+      EXPECT_EQ(std::memcmp(got[r]->data(), want[r]->data(), want[r]->bytes()), 0)
+          << "result " << r;
+    }
+  }
 }
 
 }  // namespace
