@@ -394,15 +394,11 @@ LoopShape Emitter::emit(const std::string& name) {
 }  // namespace
 
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
-  // bf16 and f16 values are loaded, moved through views and stored as they are; casts convert
-  // them.
-  auto held = [](DType t) { return is_compute_type(t) || t == DType::BF16 || t == DType::F16; };
-  for (Value v : grp.inputs)
-    if (!held(g.type(v).dtype)) return false;
+  // Values of every dtype are loaded, moved through views and stored as they are (bf16 and f16
+  // too); which ops may compute on them is can_emit_elementwise's question (casts only for those).
   const std::vector<LoopRole> roles = ir::loop_roles(g, grp.nodes);
   for (size_t i = 0; i < grp.nodes.size(); ++i) {
     const ir::Node& n = g.node(grp.nodes[i]);
-    if (!held(n.types[0].dtype)) return false;
     switch (roles[i]) {
       case LoopRole::Invalid: return false;
       case LoopRole::FoldedView:

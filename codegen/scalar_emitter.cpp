@@ -252,7 +252,7 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
 
 bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
   // bf16 and f16 are storage types: only casts read or make them.
-  auto ok = [&](DType t) { return is_compute_type(t) || (op == Cast && !is_compute_type(t)); };
+  auto ok = [&](DType t) { return is_compute_type(t) || op == Cast; };
   if (!ok(in) || !ok(out)) return false;
   // The eager kernel throws on bad data (a zero integer divisor): keep that path.
   if (ir::checks_data(ir::to_op(op), out)) return false;

@@ -37,6 +37,7 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
   if (a.dtype != b.dtype)
     type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
+  need_gemm_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
   const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];
@@ -114,7 +115,8 @@ std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> 
                                       const Attrs& a) {
   const bool gemm_like = op == LibraryOp::MatMul || op == LibraryOp::Conv2d ||
                          op == LibraryOp::Conv2dInputGrad || op == LibraryOp::Conv2dWeightGrad;
-  for (const TensorType& t : in) gemm_like ? need_gemm_float(t) : need_float(t);
+  if (op != LibraryOp::MatMul)  // matmul_rule checks its operands' ranks first
+    for (const TensorType& t : in) gemm_like ? need_gemm_float(t) : need_float(t);
   for (const TensorType& t : in)
     if (t.dtype != in[0].dtype)
       type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));

@@ -102,9 +102,13 @@ void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
             if (s == "dynamic" || s == "off") return "";
             double v = 0;
             const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-            if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(v) && v > 0)
+            // The scale is an f32 tensor: it must stay finite and non-zero there.
+            const float f = static_cast<float>(v);
+            if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(f) && f > 0)
               return "";
-            return fmt::format("expected dynamic, off or a finite number > 0, got {}", s);
+            return fmt::format("expected dynamic, off or a number > 0 that is finite in f32, "
+                               "got {}",
+                               s);
           },
           "dynamic|off|N"));
   app.add_flag("--quiet", c.quiet,

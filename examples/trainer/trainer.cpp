@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,7 +55,9 @@ std::unique_ptr<amp::GradScaler> make_scaler(const TrainConfig& c) {
   const std::string mode = loss_scale_mode(c);
   if (mode == "off") return nullptr;
   if (mode == "dynamic") return std::make_unique<amp::GradScaler>();
-  return std::make_unique<amp::GradScaler>(amp::GradScaler::constant(std::stod(mode)));
+  double scale = 0;  // checked by --loss-scale's validator
+  std::from_chars(mode.data(), mode.data() + mode.size(), scale);
+  return std::make_unique<amp::GradScaler>(amp::GradScaler::constant(scale));
 }
 
 /// The configuration line's words for --amp and --loss-scale.
@@ -228,7 +231,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   const int64_t compile_ns0 = metrics::total_ns("compile");
   model.train();
 
-  Tensor window_loss = eager_zero();
+  // The window's summed step losses; with a loss scaler, of the finite ones only, the others
+  // (steps the scaler skipped) counted in window_skipped. Both stay on the device between rows.
+  Tensor window_loss = eager_zero(), window_skipped = eager_zero();
   int64_t window_steps = 0, window_first = p.step + 1, last_eval = -1, last_save = -1;
   double window_ms = 0, last_lr = opt->lr(0);
   std::vector<double> step_ms;
@@ -244,9 +249,12 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     i.step_in_epoch = p.batch / c.accum_steps;
     i.steps_in_epoch = steps_per_epoch;
     i.step = p.step;
-    const double loss = reduced ? dist::reduce_value(window_loss).item<double>()
-                                : window_loss.item<double>();
-    i.mean_loss = window_steps > 0 ? loss / double(window_steps) : 0;
+    auto read = [&](const Tensor& t) {
+      return reduced ? dist::reduce_value(t).item<double>() : t.item<double>();
+    };
+    const double loss = read(window_loss);
+    const double counted = double(window_steps) - (scaler ? read(window_skipped) : 0.0);
+    i.mean_loss = window_steps == 0 ? 0 : counted > 0 ? loss / counted : NAN;
     const double ms = window_steps > 0 ? window_ms / double(window_steps) : 0;
     i.samples_per_s = ms > 0 ? examples_per_step * 1e3 / ms : 0;
     i.eta_s = ms * double(steps_per_epoch - i.step_in_epoch) / 1e3;
@@ -255,16 +263,22 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   auto log_row = [&] {
     const ProgressInfo i = info(/*reduced=*/true);
     const double peak = over_ranks(peak_mb(), dist::ReduceOp::Max);
-    // With loss scaling an overflow is expected now and then: the scaler skipped the step.
-    if (!std::isfinite(i.mean_loss) && !scaler)
-      throw Error(fmt::format("training diverged: mean loss {} over steps {} to {} (epoch {})",
-                              i.mean_loss, window_first, p.step, p.epoch + 1));
+    // A loss scaler skips a step whose loss or gradients are not finite (a forward overflow in
+    // f16, now and then); a window in which it skipped every step has diverged all the same.
+    if (!std::isfinite(i.mean_loss))
+      throw Error(scaler ? fmt::format("training diverged: the loss was not finite at any of "
+                                       "steps {} to {} (epoch {}), all skipped by the loss scaler",
+                                       window_first, p.step, p.epoch + 1)
+                         : fmt::format("training diverged: mean loss {} over steps {} to {} "
+                                       "(epoch {})",
+                                       i.mean_loss, window_first, p.step, p.epoch + 1));
     csv.write({.kind = "train", .step = p.step, .epoch = p.epoch + 1, .loss = i.mean_loss,
                .lr = last_lr, .samples_per_s = i.samples_per_s,
                .ms_per_step = window_ms / double(window_steps), .peak_mb = peak});
     display.bar(i);
     display.line(i, last_lr);
     window_loss = eager_zero();
+    window_skipped = eager_zero();
     window_steps = 0;
     window_ms = 0;
     window_first = p.step + 1;
@@ -303,6 +317,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     while (p.step < total && p.batch + c.accum_steps <= batches.num_batches()) {
       const auto t0 = Clock::now();
       opt->zero_grad();
+      Tensor step_loss;
       for (int64_t a = 0; a < c.accum_steps; ++a) {
         const int64_t index = batches.batch_index();
         std::optional<data::Batch> b = batches.next();
@@ -317,8 +332,15 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
         if (c.accum_steps > 1) loss = loss * (1.0 / static_cast<double>(c.accum_steps));
         if (reducer) reducer->set_sync(a + 1 == c.accum_steps);
         (scaler ? scaler->scale(loss) : loss).backward();
-        window_loss = window_loss + loss.detach();
+        step_loss = a == 0 ? loss.detach() : step_loss + loss.detach();
         if (lazy && a + 1 < c.accum_steps) mark_step();
+      }
+      if (scaler) {
+        const Tensor finite = isfinite(step_loss);
+        window_loss = window_loss + where(finite, step_loss, 0.0);
+        window_skipped = window_skipped + where(finite, scalar_like(0, step_loss), 1.0);
+      } else {
+        window_loss = window_loss + step_loss;
       }
       if (reducer) reducer->finish();
       if (c.clip_grad > 0) {

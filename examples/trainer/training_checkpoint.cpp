@@ -71,6 +71,14 @@ TrainProgress resume_training(const std::string& path, const TrainState& state,
           "{}: written with {} {}, resumed with {} {} (the data position depends on it)", path,
           flag, had, flag, want));
   }
+  // The loss scaler's state is part of the run: a checkpoint without one (written before
+  // --loss-scale existed, or with it off) resumes only a run without one, and likewise.
+  const auto scale_it = ckpt.metadata.find("config.loss_scale");
+  const std::string had_scale = scale_it == ckpt.metadata.end() ? "off" : scale_it->second;
+  if (had_scale != loss_scale_mode(config))
+    throw InputError(fmt::format("{}: written with --loss-scale {}, resumed with --loss-scale {} "
+                                 "(the loss scaler's state is part of the run)",
+                                 path, had_scale, loss_scale_mode(config)));
   TrainProgress p;
   p.step = need_int<int64_t>(ckpt, "train.step", path);
   p.epoch = need_int<int64_t>(ckpt, "train.epoch", path);

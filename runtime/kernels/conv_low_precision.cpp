@@ -2,7 +2,6 @@
 // f32 (exactly), the f32 convolution (which accumulates in f32, as a bf16 kernel does), and its
 // result rounded to nearest even. The path of every CPU until oneDNN's bf16 convolutions are
 // wired in for CPUs with bf16 instructions; epilogue blocks still stream, one image at a time.
-#include <cstring>
 #include <vector>
 
 #include "runtime/kernels/conv_paths.h"
@@ -27,6 +26,7 @@ void via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_co
   std::vector<TensorType> types;
   types.reserve(in.size() + 1);
   std::vector<std::vector<float>> wide;
+  wide.reserve(in.size());  // in32 points into these
   std::vector<TensorRef> in32;
   for (const TensorRef& x : in) {
     types.push_back({DType::F32, x.shape()});
@@ -37,11 +37,16 @@ void via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_co
   types.push_back({DType::F32, out[0].shape()});
   const TensorType& y_type = types.back();
   T* y = out[0].as<T>();
-  if (!blocks) {
-    std::vector<float> y32(out[0].numel());
+  const int64_t n = out[0].numel();
+  // No blocks, or one block of the whole output (which the output then holds): the f32 result
+  // whole, rounded into the output, and the epilogue run on all of it.
+  if (!blocks || blocks->block_elems == n) {
+    std::vector<float> y32(n);
     const TensorRef out32[] = {{y32.data(), &y_type}};
     f32_conv(in32, out32, nullptr);
-    return narrow(y32.data(), y, out[0].numel());
+    narrow(y32.data(), y, n);
+    if (blocks) blocks->done(0, n, y);
+    return;
   }
   // Each f32 block, rounded into the output (or into scratch of the block's own when the output
   // is not written whole), goes on to the epilogue.

@@ -28,7 +28,8 @@ void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 using F32Conv = std::function<void(Ins in, Outs out, const OutputBlocks* blocks)>;
 
 /// A pass on bf16 or f16 operands (conv_low_precision.cpp): widened to f32, run by f32_conv, the
-/// result rounded to nearest even into out[0] (of the operands' dtype), blocks streamed.
+/// result rounded to nearest even into out[0] (of the operands' dtype); per-image blocks stream
+/// to the epilogue as the f32 convolution finishes them.
 void conv_low_via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_conv);
 
 }  // namespace lt::rt

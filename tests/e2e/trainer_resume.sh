@@ -4,6 +4,7 @@
 # identical tensors and metadata, read back by the independent reader (read_safetensors.py).
 # Shuffling, warmup, weight decay and clipping are in play, epoch 1 ends between the two saves,
 # and the trainer flags given add dropout or augmentation (a flag given twice: the last wins).
+# Resuming with another --loss-scale is refused.
 #   trainer_resume.sh <python3> <read_safetensors.py> <scratch dir> <trainer> [trainer flags...]
 set -euo pipefail
 py=$1 reader=$2 dir=$3 trainer=$4
@@ -28,6 +29,19 @@ fi
 "$py" "$reader" read "$dir/straight/step-20.safetensors" >"$dir/step20.json"
 if cmp -s "$dir/step20.json" "$dir/straight.json"; then
   echo "step-20 and step-40 checkpoints are identical: nothing was trained"
+  exit 1
+fi
+# Another loss-scale setting than the checkpoint's is refused: the scaler's state is the run's.
+set +e
+"$trainer" "${common[@]}" --max-steps 40 --resume "$dir/straight/step-20.safetensors" \
+  --loss-scale 512 >"$dir/scale.log" 2>&1
+rc=$?
+set -e
+if [ "$rc" != 2 ] ||
+   ! grep -q "resumed with --loss-scale 512 (the loss scaler's state is part of the run)" \
+     "$dir/scale.log"; then
+  echo "resuming with --loss-scale 512: exit status $rc"
+  cat "$dir/scale.log"
   exit 1
 fi
 echo "step-40 checkpoints identical ($(wc -c <"$dir/straight.json") bytes of JSON)"

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -112,12 +113,9 @@ TEST(F16Loops, CompiledCastsGiveTheEagerKernelsBits) {
 }
 
 // Autocast's convolution and matmul on bf16 and f16 operands, their results cast back to f32 in
-// the epilogue (with the bias and relu): the compiled step gives the interpreter's bits. The
-// convolution's epilogue takes image blocks of the narrow output and never writes it whole.
-TEST(LowPrecisionEpilogues, CastBackInTheEpilogueGivesTheInterpretersBits) {
-  for (const char* low : {"bf16", "f16"}) {
-    SCOPED_TRACE(low);
-    std::string text = R"(
+// the epilogue (with the bias and relu). The convolution's epilogue takes image blocks of the
+// narrow output, which is never written whole.
+constexpr const char* kImageBlocks = R"(
 graph @autocast_block(%x: f32[4,3,6,6], %w: f32[8,3,3,3], %b: f32[8], %h: f32[5,16], %v: f32[7,16]) {
   %0 = cast(%x) {to=LOW} : LOW[4,3,6,6]
   %1 = cast(%w) {to=LOW} : LOW[8,3,3,3]
@@ -133,32 +131,57 @@ graph @autocast_block(%x: f32[4,3,6,6], %w: f32[8,3,3,3], %b: f32[8], %h: f32[5,
   %11 = cast(%10) {to=f32} : f32[5,7]
   return %7, %11
 })";
-    for (size_t at; (at = text.find("LOW")) != std::string::npos;) text.replace(at, 3, low);
-    const ir::Graph g = ir::parse(text);
-    std::vector<rt::BufferPtr> params;
-    uint32_t state = 12345;
-    for (const ir::Param& p : g.params()) {
-      std::vector<float> v(p.type.numel());
-      for (float& x : v) {
-        state = state * 1664525u + 1013904223u;
-        x = static_cast<float>(static_cast<int32_t>(state >> 8) % 2001 - 1000) / 700.0f;
-      }
-      params.push_back(buffer_of(p.type, v.data()));
+
+/// Compiles `text` with LOW replaced by `low` and checks its plan has the epilogues `kernels`
+/// and its results are the interpreter's bits.
+void expect_epilogues_match(std::string text, const char* low,
+                            std::initializer_list<const char*> kernels) {
+  SCOPED_TRACE(low);
+  for (size_t at; (at = text.find("LOW")) != std::string::npos;) text.replace(at, 3, low);
+  const ir::Graph g = ir::parse(text);
+  std::vector<rt::BufferPtr> params;
+  uint32_t state = 12345;
+  for (const ir::Param& p : g.params()) {
+    std::vector<float> v(p.type.numel());
+    for (float& x : v) {
+      state = state * 1664525u + 1013904223u;
+      x = static_cast<float>(static_cast<int32_t>(state >> 8) % 2001 - 1000) / 700.0f;
     }
-    const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
-    passes::PassLog log(passes::PassLogOptions{});
-    const passes::LoweredGraph l = passes::lower(g, {}, log);
-    const std::string plan = ir::print_fusion_plan(l.graph, *l.fusion);
-    EXPECT_NE(plan.find(" conv2d+loop "), std::string::npos) << plan;
-    EXPECT_NE(plan.find(" matmul+loop "), std::string::npos) << plan;
-    const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
-    const std::vector<rt::BufferPtr> got = exe->run(params);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t r = 0; r < got.size(); ++r) {
-      ASSERT_EQ(got[r]->bytes(), want[r]->bytes());
-      EXPECT_EQ(std::memcmp(got[r]->data(), want[r]->data(), want[r]->bytes()), 0)
-          << "result " << r;
-    }
+    params.push_back(buffer_of(p.type, v.data()));
+  }
+  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
+  passes::PassLog log(passes::PassLogOptions{});
+  const passes::LoweredGraph l = passes::lower(g, {}, log);
+  const std::string plan = ir::print_fusion_plan(l.graph, *l.fusion);
+  for (const char* k : kernels) EXPECT_NE(plan.find(k), std::string::npos) << plan;
+  const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
+  const std::vector<rt::BufferPtr> got = exe->run(params);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    ASSERT_EQ(got[r]->bytes(), want[r]->bytes());
+    EXPECT_EQ(std::memcmp(got[r]->data(), want[r]->data(), want[r]->bytes()), 0)
+        << "result " << r;
+  }
+}
+
+// A convolution whose epilogue takes the whole output as one block (one pixel per image: the
+// loop cannot split by image).
+constexpr const char* kWholeOutputConv = R"(
+graph @pixel_conv(%x: f32[4,3,3,3], %w: f32[1,3,3,3], %b: f32[1]) {
+  %0 = cast(%x) {to=LOW} : LOW[4,3,3,3]
+  %1 = cast(%w) {to=LOW} : LOW[1,3,3,3]
+  %2 = conv2d(%0, %1) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : LOW[4,1,1,1]
+  %3 = cast(%2) {to=f32} : f32[4,1,1,1]
+  %4 = reshape(%b) {shape=[1,1,1,1]} : f32[1,1,1,1]
+  %5 = expand(%4) {shape=[4,1,1,1]} : f32[4,1,1,1]
+  %6 = add(%3, %5) : f32[4,1,1,1]
+  return %6
+})";
+
+TEST(LowPrecisionEpilogues, CastBackInTheEpilogueGivesTheInterpretersBits) {
+  for (const char* low : {"bf16", "f16"}) {
+    expect_epilogues_match(kImageBlocks, low, {" conv2d+loop ", " matmul+loop "});
+    expect_epilogues_match(kWholeOutputConv, low, {" conv2d+loop "});
   }
 }
 
