@@ -2,10 +2,16 @@
 // paths (conv_paths.h): im2col around rt::gemm, and oneDNN's direct convolutions. Arguments:
 // shape, pass (0 forward, 1 input gradient, 2 weight gradient), path (0 im2col, 1 oneDNN),
 // threads (lt::rt::set_num_threads). The figures and the command are in docs/BENCHMARKS.md.
+//   With --bf16, operands and results are bf16 (autocast's convolutions): path 0 is then the
+//   fallback of CPUs without bf16 kernels (operands widened to f32, the f32 entry point, the
+//   result rounded), path 1 oneDNN's bf16 kernels (skipped where the CPU has no bf16
+//   instructions).
 //   GFLOP/s = 2 N O (C / groups) KH KW OH OW / time. Operands are preallocated and touched; the
 //   output is overwritten. With --epilogue, the forward hands each image to an OutputBlocks
 //   consumer that reads it (as lazy mode's fused epilogues do).
 #include <benchmark/benchmark.h>
+
+#include <bit>
 
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +22,7 @@
 #include "ir/type_rules.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/library_kernels.h"
 #include "runtime/thread_pool.h"
 #include "tools/cli.h"
 
@@ -44,17 +51,40 @@ constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 
 const char* const kPasses[] = {"forward", "input grad", "weight grad"};
 const char* const kPaths[] = {"im2col", "onednn"};
+const char* const kBf16Paths[] = {"bf16 via f32", "onednn bf16"};
 bool g_epilogue = false;
+lt::DType g_dtype = lt::DType::F32;
 
 struct Tensor {
   lt::TensorType type;
-  std::vector<float> data;
-  lt::rt::TensorRef ref() { return {data.data(), &type}; }
+  std::vector<char> bytes;
+  lt::rt::TensorRef ref() { return {bytes.data(), &type}; }
 };
 
+// The values used here (powers of two) are exact in bf16: its bits are f32's upper half.
+uint16_t bf16_bits(float v) { return static_cast<uint16_t>(std::bit_cast<uint32_t>(v) >> 16); }
+float from_bf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+
 Tensor filled(lt::Shape shape, float v) {
-  lt::TensorType t{lt::DType::F32, std::move(shape)};
-  return {t, std::vector<float>(t.numel(), v)};
+  lt::TensorType t{g_dtype, std::move(shape)};
+  Tensor out{t, std::vector<char>(t.numel() * lt::dtype_size(g_dtype))};
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (g_dtype == lt::DType::BF16) reinterpret_cast<uint16_t*>(out.bytes.data())[i] = bf16_bits(v);
+    else reinterpret_cast<float*>(out.bytes.data())[i] = v;
+  return out;
+}
+
+/// A pass on bf16 operands without oneDNN's bf16 kernels: widened to f32 for the f32 entry point.
+void bf16_via_f32(lt::rt::ConvPass pass, const lt::ir::ConvAttrs& a, lt::rt::Ins in,
+                  lt::rt::Outs out, const lt::rt::OutputBlocks* blocks) {
+  using namespace lt::rt;
+  conv_low_via_f32(in, out, blocks, [&](Ins i, Outs o, const OutputBlocks* b) {
+    switch (pass) {
+      case ConvPass::Forward: return conv2d(a, i, o, b);
+      case ConvPass::InputGrad: return conv2d_input_grad(a, i, o);
+      case ConvPass::WeightGrad: return conv2d_weight_grad(a, i, o);
+    }
+  });
 }
 
 void BM_StepConv(benchmark::State& st) {
@@ -69,36 +99,43 @@ void BM_StepConv(benchmark::State& st) {
   const std::vector<lt::TensorType> xw = {x.type, w.type};
   Tensor y = filled(lt::ir::infer_types(lt::ir::Op::Conv2d, xw, a).at(0).shape, 0.125f);
   const lt::rt::ConvGeom g = lt::rt::make_geom(x.type.shape, w.type.shape, y.type.shape, a);
-  if (onednn && !lt::rt::onednn_conv_supported(pass, g)) {
-    st.SkipWithError("oneDNN has no JIT kernel for it");
+  if (onednn && !lt::rt::onednn_conv_supported(pass, g, g_dtype)) {
+    st.SkipWithError(g_dtype == lt::DType::BF16
+                         ? "oneDNN has no bf16 JIT kernel for it (or the CPU no bf16 instructions)"
+                         : "oneDNN has no JIT kernel for it");
     return;
   }
+  const bool bf16 = g_dtype == lt::DType::BF16;
   double sink = 0;
   lt::rt::OutputBlocks blocks;
   blocks.block_elems = g.out_image();
   blocks.done = [&](int64_t begin, int64_t end, const void* data) {
-    const auto* p = static_cast<const float*>(data);
     float s = 0;
-    for (int64_t i = 0; i < end - begin; ++i) s += p[i] > 0 ? p[i] : 0;
+    for (int64_t i = 0; i < end - begin; ++i) {
+      const float v = bf16 ? from_bf16(static_cast<const uint16_t*>(data)[i])
+                           : static_cast<const float*>(data)[i];
+      s += v > 0 ? v : 0;
+    }
     sink += s;  // racy between threads, but only kept alive
   };
   auto run = [&] {
     using namespace lt::rt;
+    const OutputBlocks* b = g_epilogue && pass == ConvPass::Forward ? &blocks : nullptr;
+    const TensorRef fwd_in[] = {x.ref(), w.ref()}, fwd_out[] = {y.ref()};
+    const TensorRef gx_in[] = {y.ref(), w.ref()}, gx_out[] = {x.ref()};
+    const TensorRef gw_in[] = {x.ref(), y.ref()}, gw_out[] = {w.ref()};
+    const bool fwd = pass == ConvPass::Forward, gx = pass == ConvPass::InputGrad;
+    const Ins in = fwd ? Ins(fwd_in) : gx ? Ins(gx_in) : Ins(gw_in);
+    const Outs out = fwd ? Outs(fwd_out) : gx ? Outs(gx_out) : Outs(gw_out);
+    if (bf16 && !onednn) return bf16_via_f32(pass, a, in, out, b);
     switch (pass) {
-      case ConvPass::Forward: {
-        const TensorRef in[] = {x.ref(), w.ref()}, out[] = {y.ref()};
-        const OutputBlocks* b = g_epilogue ? &blocks : nullptr;
+      case ConvPass::Forward:
         return onednn ? conv2d_onednn(a, in, out, b) : conv2d_im2col(a, in, out, b);
-      }
-      case ConvPass::InputGrad: {
-        const TensorRef in[] = {y.ref(), w.ref()}, out[] = {x.ref()};
+      case ConvPass::InputGrad:
         return onednn ? conv2d_input_grad_onednn(a, in, out) : conv2d_input_grad_im2col(a, in, out);
-      }
-      case ConvPass::WeightGrad: {
-        const TensorRef in[] = {x.ref(), y.ref()}, out[] = {w.ref()};
+      case ConvPass::WeightGrad:
         return onednn ? conv2d_weight_grad_onednn(a, in, out)
                       : conv2d_weight_grad_im2col(a, in, out);
-      }
     }
   };
   run();  // creates the oneDNN primitives outside the timing
@@ -107,7 +144,8 @@ void BM_StepConv(benchmark::State& st) {
     benchmark::ClobberMemory();
   }
   benchmark::DoNotOptimize(sink);
-  st.SetLabel(std::string(s.name) + ", " + kPasses[st.range(1)] + ", " + kPaths[st.range(2)]);
+  st.SetLabel(std::string(s.name) + ", " + kPasses[st.range(1)] + ", " +
+              (bf16 ? kBf16Paths : kPaths)[st.range(2)]);
   const double flops = 2.0 * g.n * g.o * g.col_rows() * g.col_cols();
   st.counters["GFLOP/s"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -122,9 +160,11 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--epilogue") g_epilogue = true;
+    else if (std::string(argv[i]) == "--bf16") g_dtype = lt::DType::BF16;
     else return (std::fprintf(stderr, "unknown argument %s\n", argv[i]), lt::cli::kExitBadInput);
-  std::printf("gemm backend: %s; epilogue: %s\n", lt::rt::gemm_backend(),
-              g_epilogue ? "yes" : "no");
+  std::printf("gemm backend: %s; bf16 gemm: %s; operands: %s; epilogue: %s\n",
+              lt::rt::gemm_backend(), lt::rt::gemm_bf16_backend(),
+              g_dtype == lt::DType::BF16 ? "bf16" : "f32", g_epilogue ? "yes" : "no");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

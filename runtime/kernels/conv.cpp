@@ -1,6 +1,7 @@
 // conv2d and its gradients: oneDNN's direct convolutions for f32 where it has a JIT kernel for the
-// geometry and measured faster, im2col around rt::gemm for the rest and for f64, and bf16 or f16
-// operands through the f32 paths (conv_paths.h).
+// geometry and measured faster, and for bf16 wherever it has a bf16 kernel (CPUs with bf16
+// instructions); im2col around rt::gemm for the rest and for f64; f16, and bf16 without such a
+// kernel, through the f32 paths on widened copies (conv_paths.h).
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
@@ -8,13 +9,15 @@
 namespace lt::rt {
 namespace {
 
-/// Where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): every weight gradient, and
-/// the forward and input gradient from 16 input channels per group on. With fewer, im2col's short
-/// GEMMs win: oneDNN's kernels for them are slow on the input gradient, and the forward spends
-/// its time reordering its wide outputs back to NCHW.
+/// f32: where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): every weight gradient,
+/// and the forward and input gradient from 16 input channels per group on. With fewer, im2col's
+/// short GEMMs win: oneDNN's kernels for them are slow on the input gradient, and the forward
+/// spends its time reordering its wide outputs back to NCHW. bf16: every pass oneDNN has a bf16
+/// kernel for, which saves the widened copies and the f32 convolution's twice-as-wide reads.
 bool use_onednn(ConvPass pass, const ConvGeom& g, DType t) {
+  if (t == DType::BF16) return onednn_conv_supported(pass, g, t);
   if (t != DType::F32 || (pass != ConvPass::WeightGrad && g.cg() < 16)) return false;
-  return onednn_conv_supported(pass, g);
+  return onednn_conv_supported(pass, g, t);
 }
 
 bool low_precision(DType t) { return t == DType::BF16 || t == DType::F16; }
@@ -22,35 +25,35 @@ bool low_precision(DType t) { return t == DType::BF16 || t == DType::F16; }
 }  // namespace
 
 void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
+  const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
+  if (use_onednn(ConvPass::Forward, g, out[0].dtype()))
+    return conv2d_onednn(a, in, out, blocks);
   if (low_precision(out[0].dtype()))
     return conv_low_via_f32(in, out, blocks, [&](Ins i, Outs o, const OutputBlocks* b) {
       conv2d(a, i, o, b);
     });
-  const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
-  if (use_onednn(ConvPass::Forward, g, out[0].dtype()))
-    return conv2d_onednn(a, in, out, blocks);
   conv2d_im2col(a, in, out, blocks);
 }
 
 void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
+  if (use_onednn(ConvPass::InputGrad, g, out[0].dtype()))
+    return conv2d_input_grad_onednn(a, in, out);
   if (low_precision(out[0].dtype()))
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_input_grad(a, i, o);
     });
-  const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
-  if (use_onednn(ConvPass::InputGrad, g, out[0].dtype()))
-    return conv2d_input_grad_onednn(a, in, out);
   conv2d_input_grad_im2col(a, in, out);
 }
 
 void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
+  const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
+  if (use_onednn(ConvPass::WeightGrad, g, out[0].dtype()))
+    return conv2d_weight_grad_onednn(a, in, out);
   if (low_precision(out[0].dtype()))
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_weight_grad(a, i, o);
     });
-  const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
-  if (use_onednn(ConvPass::WeightGrad, g, out[0].dtype()))
-    return conv2d_weight_grad_onednn(a, in, out);
   conv2d_weight_grad_im2col(a, in, out);
 }
 

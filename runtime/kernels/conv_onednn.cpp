@@ -1,17 +1,21 @@
-// conv2d and its gradients through oneDNN's direct convolutions (onednn_conv.h): the batch is cut
-// into chunks of images, and each of the pool's threads runs a one-thread primitive per chunk.
-// Weights are put into the primitive's layout once per call, before the chunks run.
+// conv2d and its gradients through oneDNN's direct convolutions (onednn_conv.h), f32 or bf16: the
+// batch is cut into chunks of images, and each of the pool's threads runs a one-thread primitive
+// per chunk. Weights are put into the primitive's layout once per call, before the chunks run.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/image_scratch.h"
 #include "runtime/kernels/onednn_conv.h"
+#include "runtime/kernels/onednn_matmul.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -52,12 +56,13 @@ ConvGeom with_images(ConvGeom g, int64_t n) {
 /// has no JIT kernel for one of them.
 class ChunkPrimitives {
  public:
-  ChunkPrimitives(ConvPass pass, const ConvGeom& g) : chunks_(chunks_of(pass, g)) {
+  ChunkPrimitives(ConvPass pass, const ConvGeom& g, DType dtype) : chunks_(chunks_of(pass, g)) {
     if (chunks_.count == 0) return;
-    first_ = onednn::conv_primitives(pass, with_images(g, chunks_.size(0)));
+    first_ = onednn::conv_primitives(pass, with_images(g, chunks_.size(0)), dtype);
     const int64_t last_size = chunks_.size(chunks_.count - 1);
-    last_ = last_size == chunks_.size(0) ? first_
-                                         : onednn::conv_primitives(pass, with_images(g, last_size));
+    last_ = last_size == chunks_.size(0)
+                ? first_
+                : onednn::conv_primitives(pass, with_images(g, last_size), dtype);
   }
   bool ok() const { return first_ && last_; }
   const Chunks& chunks() const { return chunks_; }
@@ -84,7 +89,7 @@ AlignedBytes aligned_bytes(size_t n) {
 /// The weights in the layout of every chunk's primitive (packed once per layout).
 class PackedWeights {
  public:
-  PackedWeights(const ChunkPrimitives& prims, const float* w)
+  PackedWeights(const ChunkPrimitives& prims, const void* w)
       : first_buf_(aligned_bytes(onednn::packed_weights_bytes(prims.first()))),
         first_(onednn::pack_weights(prims.first(), w, first_buf_.get())),
         last_(first_) {
@@ -92,52 +97,47 @@ class PackedWeights {
     last_buf_ = aligned_bytes(onednn::packed_weights_bytes(prims.last()));
     last_ = onednn::pack_weights(prims.last(), w, last_buf_.get());
   }
-  const float* for_chunk(const ChunkPrimitives& prims, int64_t k) const {
+  const void* for_chunk(const ChunkPrimitives& prims, int64_t k) const {
     return &prims.at(k) == &prims.first() ? first_ : last_;
   }
 
  private:
   AlignedBytes first_buf_, last_buf_;
-  const float* first_;
-  const float* last_;
+  const void* first_;
+  const void* last_;
 };
 
-ChunkPrimitives checked(ConvPass pass, const ConvGeom& g, const char* what) {
-  ChunkPrimitives prims(pass, g);
-  LT_CHECK(prims.ok() || g.n == 0, "{}: oneDNN has no kernel for this geometry", what);
+ChunkPrimitives checked(ConvPass pass, const ConvGeom& g, DType dtype, const char* what) {
+  ChunkPrimitives prims(pass, g, dtype);
+  LT_CHECK(prims.ok() || g.n == 0, "{}: oneDNN has no {} kernel for this geometry", what,
+           dtype_name(dtype));
   return prims;
 }
 
-}  // namespace
-
-bool onednn_conv_supported(ConvPass pass, const ConvGeom& g) {
-  if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
-  return ChunkPrimitives(pass, g).ok();
-}
-
-void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
+template <class T>
+void forward(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
-  const auto* x = in[0].as<const float>();
-  auto* y = out[0].as<float>();
+  const auto* x = in[0].as<const T>();
+  auto* y = out[0].as<T>();
   const int64_t in_img = g.in_image(), out_img = g.out_image();
   const bool per_image = blocks && blocks->block_elems == out_img;
   LT_CHECK(!blocks || per_image || (y && blocks->block_elems == g.n * out_img),
            "conv2d: an epilogue takes images of {} elements or all {}, not blocks of {}{}", out_img,
            g.n * out_img, blocks ? blocks->block_elems : 0, y ? "" : " without an output");
-  const ChunkPrimitives prims = checked(ConvPass::Forward, g, "conv2d");
+  const ChunkPrimitives prims = checked(ConvPass::Forward, g, out[0].dtype(), "conv2d");
   const Chunks& chunks = prims.chunks();
   if (chunks.count > 0) {
-    const PackedWeights w(prims, in[1].as<const float>());
+    const PackedWeights w(prims, in[1].data);
     parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
-      ImageScratch<float> scratch(y ? 0 : out_img);
+      ImageScratch<T> scratch(y ? 0 : out_img);
       for (int64_t k = b; k < e; ++k) {
         const int64_t first = chunks.begin(k);
-        auto image_out = [&](int64_t i) {
+        auto image_out = [&](int64_t i) -> void* {
           return y ? y + (first + i) * out_img : scratch.at((first + i) * out_img);
         };
-        std::function<void(int64_t, float*)> image_done;
+        std::function<void(int64_t, void*)> image_done;
         if (per_image)
-          image_done = [&](int64_t i, float* data) {
+          image_done = [&](int64_t i, void* data) {
             blocks->done((first + i) * out_img, (first + i + 1) * out_img, data);
           };
         onednn::conv_forward(prims.at(k), x + first * in_img, w.for_chunk(prims, k), image_out,
@@ -148,14 +148,16 @@ void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks*
   if (blocks && !per_image) blocks->done(0, g.n * out_img, y);
 }
 
-void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
+template <class T>
+void input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
-  const auto* gy = in[0].as<const float>();
-  auto* gx = out[0].as<float>();
-  const ChunkPrimitives prims = checked(ConvPass::InputGrad, g, "conv2d_input_grad");
+  const auto* gy = in[0].as<const T>();
+  auto* gx = out[0].as<T>();
+  const ChunkPrimitives prims =
+      checked(ConvPass::InputGrad, g, out[0].dtype(), "conv2d_input_grad");
   const Chunks& chunks = prims.chunks();
   if (chunks.count == 0) return;
-  const PackedWeights w(prims, in[1].as<const float>());
+  const PackedWeights w(prims, in[1].data);
   parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       const int64_t first = chunks.begin(k);
@@ -165,29 +167,64 @@ void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
   });
 }
 
-// Each chunk sums its images into a buffer of its own, and the buffers are added in chunk order,
-// so the result does not depend on which thread ran which chunk.
-void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
+// Each chunk sums its images into an f32 buffer of its own, and the buffers are added in chunk
+// order, so the result does not depend on which thread ran which chunk; a bf16 gradient is rounded
+// once, from that f32 sum.
+template <class T>
+void weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
-  const auto* x = in[0].as<const float>();
-  const auto* gy = in[1].as<const float>();
-  auto* gw = out[0].as<float>();
+  const auto* x = in[0].as<const T>();
+  const auto* gy = in[1].as<const T>();
+  T* gw = out[0].as<T>();
   const int64_t wsize = g.weight_size();
-  if (g.n == 0) return std::fill(gw, gw + wsize, 0.0f);
-  const ChunkPrimitives prims = checked(ConvPass::WeightGrad, g, "conv2d_weight_grad");
+  if (g.n == 0) return std::fill(gw, gw + wsize, T(0.0f));
+  const ChunkPrimitives prims =
+      checked(ConvPass::WeightGrad, g, out[0].dtype(), "conv2d_weight_grad");
   const Chunks& chunks = prims.chunks();
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  std::vector<float> first_sum(kF32 ? 0 : wsize);
+  float* sum = kF32 ? reinterpret_cast<float*>(gw) : first_sum.data();
   std::vector<std::vector<float>> partial(chunks.count - 1, std::vector<float>(wsize));
   parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       const int64_t first = chunks.begin(k);
       onednn::conv_weight_grad(prims.at(k), x + first * g.in_image(), gy + first * g.out_image(),
-                               k == 0 ? gw : partial[k - 1].data());
+                               k == 0 ? sum : partial[k - 1].data());
     }
   });
   parallel_for(wsize, 16384, [&](int64_t b, int64_t e) {
     for (const std::vector<float>& p : partial)
-      for (int64_t i = b; i < e; ++i) gw[i] += p[i];
+      for (int64_t i = b; i < e; ++i) sum[i] += p[i];
+    if constexpr (!kF32)
+      for (int64_t i = b; i < e; ++i) gw[i] = static_cast<T>(sum[i]);
   });
+}
+
+bool is_bf16(const TensorRef& t) { return t.dtype() == DType::BF16; }
+
+}  // namespace
+
+bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype) {
+  if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
+  if (dtype != DType::F32 && dtype != DType::BF16) return false;
+  // Without bf16 instructions oneDNN's AVX-512 kernels emulate bf16, slower than the f32 path.
+  if (dtype == DType::BF16 && !onednn::bf16_isa()) return false;
+  return ChunkPrimitives(pass, g, dtype).ok();
+}
+
+void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
+  if (is_bf16(out[0])) return forward<Eigen::bfloat16>(a, in, out, blocks);
+  forward<float>(a, in, out, blocks);
+}
+
+void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
+  if (is_bf16(out[0])) return input_grad<Eigen::bfloat16>(a, in, out);
+  input_grad<float>(a, in, out);
+}
+
+void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
+  if (is_bf16(out[0])) return weight_grad<Eigen::bfloat16>(a, in, out);
+  weight_grad<float>(a, in, out);
 }
 
 }  // namespace lt::rt

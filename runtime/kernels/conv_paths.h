@@ -14,11 +14,13 @@ void conv2d_im2col(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks*
 void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
 
-/// Whether oneDNN runs this f32 pass with one of its JIT kernels (not its reference loops, nor
-/// its own im2col). g is the whole call's geometry.
-bool onednn_conv_supported(ConvPass pass, const ConvGeom& g);
+/// Whether oneDNN runs this pass on `dtype` operands (f32, or bf16 on a CPU with bf16
+/// instructions) with one of its JIT kernels (not its reference loops, nor its own im2col). g is
+/// the whole call's geometry.
+bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype);
 
-// oneDNN's direct convolutions (conv_onednn.cpp): f32, where onednn_conv_supported.
+// oneDNN's direct convolutions (conv_onednn.cpp): f32 or bf16 (f32 accumulation, one rounding of
+// the result), where onednn_conv_supported.
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
@@ -29,7 +31,8 @@ using F32Conv = std::function<void(Ins in, Outs out, const OutputBlocks* blocks)
 
 /// A pass on bf16 or f16 operands (conv_low_precision.cpp): widened to f32, run by f32_conv, the
 /// result rounded to nearest even into out[0] (of the operands' dtype); per-image blocks stream
-/// to the epilogue as the f32 convolution finishes them.
+/// to the epilogue as the f32 convolution finishes them. The path of f16, and of bf16 where
+/// oneDNN has no bf16 kernel.
 void conv_low_via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_conv);
 
 }  // namespace lt::rt

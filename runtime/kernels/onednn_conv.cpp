@@ -1,4 +1,4 @@
-// oneDNN convolution primitives: created once per pass and chunk geometry, kept in a small map,
+// oneDNN convolution primitives: created once per pass, chunk geometry and dtype, kept in a map,
 // and run on the calling thread (threading: onednn_runtime.h). Activations are reordered from
 // NCHW into the primitive's blocked layout (nChw16c for most channel counts) chunk by chunk, into
 // buffers of the calling thread; the forward's output goes back image by image, so that a
@@ -42,6 +42,7 @@ struct Operand {
 struct ConvPrimitives {
   ConvPass pass;
   ConvGeom g;
+  size_t elem_bytes;  // of the activations and weights
   dnnl::primitive conv;
   memory::desc scratchpad;
   // Forward: x, w, y. InputGrad: gy, w, gx. WeightGrad: x, gy, gw.
@@ -55,16 +56,15 @@ struct ConvPrimitives {
 
 namespace {
 
-memory::desc activations(int64_t n, int64_t c, int64_t h, int64_t w, Tag tag) {
-  return memory::desc({n, c, h, w}, memory::data_type::f32, tag);
+using Type = memory::data_type;
+
+memory::desc activations(int64_t n, int64_t c, int64_t h, int64_t w, Type t, Tag tag) {
+  return memory::desc({n, c, h, w}, t, tag);
 }
 
-memory::desc weights(const ConvGeom& g, bool any) {
-  if (g.groups == 1)
-    return memory::desc({g.o, g.cg(), g.kh, g.kw}, memory::data_type::f32,
-                        any ? Tag::any : Tag::oihw);
-  return memory::desc({g.groups, g.og(), g.cg(), g.kh, g.kw}, memory::data_type::f32,
-                      any ? Tag::any : Tag::goihw);
+memory::desc weights(const ConvGeom& g, Type t, bool any) {
+  if (g.groups == 1) return memory::desc({g.o, g.cg(), g.kh, g.kw}, t, any ? Tag::any : Tag::oihw);
+  return memory::desc({g.groups, g.og(), g.cg(), g.kh, g.kw}, t, any ? Tag::any : Tag::goihw);
 }
 
 Reorder make_reorder(const memory::desc& from, const memory::desc& to) {
@@ -103,13 +103,18 @@ bool is_jit(std::string_view impl) {
   return impl.starts_with("jit") || impl.starts_with("brg");
 }
 
-std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) {
+std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, DType dtype) {
+  LT_CHECK(dtype == DType::F32 || dtype == DType::BF16, "oneDNN convolution on {}",
+           dtype_name(dtype));
   use_one_omp_thread();  // the primitive takes the creating thread's OpenMP thread count
-  const memory::desc x_any = activations(g.n, g.c, g.h, g.w, Tag::any);
-  const memory::desc y_any = activations(g.n, g.o, g.oh, g.ow, Tag::any);
-  const memory::desc x_user = activations(g.n, g.c, g.h, g.w, Tag::nchw);
-  const memory::desc y_user = activations(g.n, g.o, g.oh, g.ow, Tag::nchw);
-  const memory::desc w_any = weights(g, true), w_user = weights(g, false);
+  const Type t = dtype == DType::BF16 ? Type::bf16 : Type::f32;
+  const memory::desc x_any = activations(g.n, g.c, g.h, g.w, t, Tag::any);
+  const memory::desc y_any = activations(g.n, g.o, g.oh, g.ow, t, Tag::any);
+  const memory::desc x_user = activations(g.n, g.c, g.h, g.w, t, Tag::nchw);
+  const memory::desc y_user = activations(g.n, g.o, g.oh, g.ow, t, Tag::nchw);
+  const memory::desc w_any = weights(g, t, true), w_user = weights(g, t, false);
+  // The weight gradient sums over images in f32 (bf16 kernels accumulate in f32 and write it so).
+  const memory::desc gw_any = weights(g, Type::f32, true), gw_user = weights(g, Type::f32, false);
   const memory::dims strides{g.sh, g.sw}, dilation{g.dh - 1, g.dw - 1}, padding{g.ph, g.pw};
   // Right padding as the left: oneDNN sizes the output as (in + pl + pr - extent) / stride + 1,
   // rounded down as our output size is.
@@ -119,6 +124,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) 
   auto made = std::make_shared<ConvPrimitives>();
   made->pass = pass;
   made->g = g;
+  made->elem_bytes = dtype == DType::BF16 ? 2 : 4;
   try {
     const dnnl::convolution_forward::primitive_desc fwd(
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, x_any, w_any,
@@ -150,7 +156,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) 
       }
       case ConvPass::WeightGrad: {
         const dnnl::convolution_backward_weights::primitive_desc bwd(
-            dnnl::convolution_backward_weights::desc(algo, x_any, w_any, y_any, strides,
+            dnnl::convolution_backward_weights::desc(algo, x_any, gw_any, y_any, strides,
                                                      dilation, padding, padding),
             attr, cpu_engine(), fwd);
         impl = bwd.impl_info_str();
@@ -158,7 +164,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) 
         made->scratchpad = bwd.scratchpad_desc();
         made->in0 = input(x_user, bwd.src_desc());
         made->in1 = input(y_user, bwd.diff_dst_desc());
-        made->out = output(w_user, bwd.diff_weights_desc());
+        made->out = output(gw_user, bwd.diff_weights_desc());
         break;
       }
     }
@@ -167,7 +173,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) 
       if (!images_are_contiguous(made->out.inner)) return nullptr;
       const memory::dims image{1, g.o, g.oh, g.ow}, origin{0, 0, 0, 0};
       made->out_image_inner = made->out.inner.submemory_desc(image, origin);
-      made->out_image_user = activations(1, g.o, g.oh, g.ow, Tag::nchw);
+      made->out_image_user = activations(1, g.o, g.oh, g.ow, t, Tag::nchw);
       made->out_image = make_reorder(made->out_image_inner, made->out_image_user);
       made->out_image_stride = made->out.inner.data.format_desc.blocking.strides[0];
     }
@@ -180,6 +186,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g) 
 struct Key {
   ConvPass pass;
   ConvGeom g;
+  DType dtype;
   auto operator<=>(const Key&) const = default;
 };
 
@@ -243,47 +250,49 @@ void run(const ConvPrimitives& p, std::unordered_map<int, memory> args) {
 
 }  // namespace
 
-std::shared_ptr<const ConvPrimitives> conv_primitives(ConvPass pass, const ConvGeom& chunk) {
-  return cache().get(Key{pass, chunk},
-                     [](const Key& k) { return prepare(k.pass, k.g); });
+std::shared_ptr<const ConvPrimitives> conv_primitives(ConvPass pass, const ConvGeom& chunk,
+                                                      DType dtype) {
+  return cache().get(Key{pass, chunk, dtype},
+                     [](const Key& k) { return prepare(k.pass, k.g, k.dtype); });
 }
 
 size_t packed_weights_bytes(const ConvPrimitives& p) {
   return p.in1.reorder && p.pass != ConvPass::WeightGrad ? p.in1.inner.get_size() : 0;
 }
 
-const float* pack_weights(const ConvPrimitives& p, const float* w, void* packed) {
+const void* pack_weights(const ConvPrimitives& p, const void* w, void* packed) {
   LT_CHECK(p.pass != ConvPass::WeightGrad, "a weight gradient reads no weights");
   if (!p.in1.reorder) return w;
   use_one_omp_thread();
   run_reorder(*p.in1.reorder, mem(p.in1.user, w), mem(p.in1.inner, packed));
   thread_stream().wait();
-  return static_cast<const float*>(packed);
+  return packed;
 }
 
 bool same_weight_layout(const ConvPrimitives& a, const ConvPrimitives& b) {
   return a.in1.inner == b.in1.inner;
 }
 
-void conv_forward(const ConvPrimitives& p, const float* x, const float* packed_w,
-                  const std::function<float*(int64_t)>& image_out,
-                  const std::function<void(int64_t, float*)>& image_done) {
+void conv_forward(const ConvPrimitives& p, const void* x, const void* packed_w,
+                  const std::function<void*(int64_t)>& image_out,
+                  const std::function<void(int64_t, void*)>& image_done) {
   use_one_omp_thread();
   const memory src = inner_input(p.in0, x, 0);
   const memory dst = mem(p.out.inner, thread_buffer(1, p.out.inner.get_size()));
   run(p, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, mem(p.in1.inner, packed_w)},
           {DNNL_ARG_DST, dst}});
-  const auto* images = static_cast<const float*>(dst.get_data_handle());
+  const auto* images = static_cast<const char*>(dst.get_data_handle());
   for (int64_t i = 0; i < p.g.n; ++i) {
-    float* out = image_out(i);
-    run_reorder(*p.out_image, mem(p.out_image_inner, images + i * p.out_image_stride),
+    void* out = image_out(i);
+    run_reorder(*p.out_image,
+                mem(p.out_image_inner, images + i * p.out_image_stride * p.elem_bytes),
                 mem(p.out_image_user, out));
     thread_stream().wait();
     if (image_done) image_done(i, out);
   }
 }
 
-void conv_input_grad(const ConvPrimitives& p, const float* gy, const float* packed_w, float* gx) {
+void conv_input_grad(const ConvPrimitives& p, const void* gy, const void* packed_w, void* gx) {
   use_one_omp_thread();
   const memory diff_dst = inner_input(p.in0, gy, 0);
   const memory diff_src = inner_output(p.out, gx, 1);
@@ -293,7 +302,7 @@ void conv_input_grad(const ConvPrimitives& p, const float* gy, const float* pack
   thread_stream().wait();
 }
 
-void conv_weight_grad(const ConvPrimitives& p, const float* x, const float* gy, float* gw) {
+void conv_weight_grad(const ConvPrimitives& p, const void* x, const void* gy, float* gw) {
   use_one_omp_thread();
   const memory src = inner_input(p.in0, x, 0);
   const memory diff_dst = inner_input(p.in1, gy, 1);

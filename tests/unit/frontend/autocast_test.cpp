@@ -22,7 +22,9 @@ using amp::AutocastPolicy;
 template <class T>
 bool same_bytes(const Tensor& a, const Tensor& b) {
   const std::vector<T> x = a.to_vector<T>(), y = b.to_vector<T>();
-  return std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;  // NaN bits too
+  // NaN bits too. An empty tensor's vectors may hold null, which memcmp must not be given.
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
 bool same_bits(const Tensor& a, const Tensor& b) {

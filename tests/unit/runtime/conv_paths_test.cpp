@@ -2,10 +2,13 @@
 // direct convolutions) against a float64 reference at the trainers' shapes (fmnist_cnn, and
 // ResNet-20's 3x3 convolutions with stride 1 and 2 and its 1x1 stride-2 projections), odd sizes,
 // groups, dilation, 1 and 2 threads; and the forward's epilogue blocks on the oneDNN path.
-// Whichever path an entry point selects, the other stays correct.
+// Whichever path an entry point selects, the other stays correct. oneDNN's bf16 convolutions (on
+// CPUs with bf16 instructions; skipped elsewhere) against the float64 convolution of the bf16
+// operands, and as the entry points' choice for bf16.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +22,9 @@
 #include "ir/error.h"
 #include "ir/type_rules.h"
 #include "runtime/kernels/conv_paths.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/kernels/library_kernels.h"
 #include "runtime/thread_pool.h"
 #include "tests/unit/runtime/host_tensor.h"
 
@@ -170,7 +175,7 @@ int check(Path path, const Case& c, std::mt19937& rng) {
   const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
   int ran = 0;
   for (ConvPass pass : {ConvPass::Forward, ConvPass::InputGrad, ConvPass::WeightGrad}) {
-    if (path == Path::Onednn && !rt::onednn_conv_supported(pass, g)) {
+    if (path == Path::Onednn && !rt::onednn_conv_supported(pass, g, DType::F32)) {
       EXPECT_FALSE(has_avx512()) << "oneDNN has no kernel for pass " << int(pass);
       continue;
     }
@@ -297,7 +302,7 @@ TEST(ConvPaths, OnednnTakesNoF64) {
   const Case c = kTrainerCases[3];
   const rt::ConvGeom g = geom(c, {c.x[0], c.w[0], c.x[2], c.x[3]});
   if (!has_avx512()) GTEST_SKIP() << "no AVX-512";
-  EXPECT_TRUE(rt::onednn_conv_supported(ConvPass::Forward, g));
+  EXPECT_TRUE(rt::onednn_conv_supported(ConvPass::Forward, g, DType::F32));
   std::mt19937 rng(6);
   auto x = random_tensor<double>(c.x, rng), w = random_tensor<double>(c.w, rng);
   testing::HostTensor<double> y{{DType::F64, {c.x[0], c.w[0], c.x[2], c.x[3]}}, {}};
@@ -308,6 +313,143 @@ TEST(ConvPaths, OnednnTakesNoF64) {
   const rt::TensorRef out2[] = {y2.ref()};
   rt::conv2d_im2col(c.attrs, in, out2, nullptr);
   EXPECT_EQ(y.data, y2.data);
+}
+
+/// bf16 bits by round to nearest even (finite values), and back: the reference's own rounding.
+uint16_t to_bf16(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+float from_bf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+constexpr uint16_t kBf16Nan = 0x7fc0;
+
+/// A tensor of bf16 values, kept as the bf16 operand a kernel reads and as f32 for the reference.
+struct Bf16Tensor {
+  Tensor f32;  // the same values, exactly
+  testing::HostTensor<uint16_t> bf16;
+};
+
+Bf16Tensor bf16_of(const Tensor& t) {
+  Bf16Tensor out{t, {{DType::BF16, t.type.shape}, {}}};
+  for (float& v : out.f32.data) {
+    out.bf16.data.push_back(to_bf16(v));
+    v = from_bf16(out.bf16.data.back());
+  }
+  return out;
+}
+
+/// A bf16 output of `op`, filled with NaN (it must be overwritten).
+testing::HostTensor<uint16_t> bf16_output(ir::Op op, const Shape& p, const Shape& q,
+                                          const ir::ConvAttrs& a) {
+  const std::vector<TensorType> types = {{DType::BF16, p}, {DType::BF16, q}};
+  const TensorType t = ir::infer_types(op, types, a).at(0);
+  return {t, std::vector<uint16_t>(t.numel(), kBf16Nan)};
+}
+
+/// Each element within the rounding of its f32 sum to bf16 (2^-8 relative) and that sum's error.
+void expect_close_bf16(const std::vector<uint16_t>& got, const std::vector<double>& want,
+                       const std::vector<double>& abs_sum, double terms, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  const double rel = 16 * std::sqrt(terms) * std::ldexp(1.0, -24);
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(from_bf16(got[i]), want[i],
+                std::ldexp(std::abs(want[i]), -8) + rel * abs_sum[i] + 1e-6)
+        << what << " at " << i;
+}
+
+bool onednn_has_bf16(const Case& c) {
+  const Shape y = {c.x[0], c.w[0], c.x[2], c.x[3]};
+  return rt::onednn_conv_supported(ConvPass::Forward, geom(c, y), DType::BF16);
+}
+
+// Every pass of every trainer shape on oneDNN's bf16 kernels, at 1 and 2 threads; and each entry
+// point picks that path for bf16 (the same bits).
+TEST(ConvPaths, OnednnBf16MatchesReferenceAtTrainerShapes) {
+  if (!onednn_has_bf16(kTrainerCases[3]))
+    GTEST_SKIP() << "no oneDNN bf16 convolution on this CPU (bf16 GEMM: "
+                 << rt::gemm_bf16_backend() << ")";
+  std::mt19937 rng(8);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    for (const Case& c : kTrainerCases) {
+      SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w)
+                                        << " stride=" << c.attrs.stride[0] << " threads="
+                                        << threads);
+      Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
+      Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
+      const Shape ys = output_of(ir::Op::Conv2d, x.f32, w.f32, c.attrs).type.shape;
+      Bf16Tensor gy = bf16_of(random_tensor<float>(ys, rng));
+      const Reference r = reference(c, x.f32, w.f32, gy.f32);
+      const rt::ConvGeom g = geom(c, ys);
+      for (ConvPass pass : {ConvPass::Forward, ConvPass::InputGrad, ConvPass::WeightGrad})
+        ASSERT_TRUE(rt::onednn_conv_supported(pass, g, DType::BF16)) << "pass " << int(pass);
+      const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
+
+      ir::ConvAttrs a = c.attrs;
+      auto y = bf16_output(ir::Op::Conv2d, c.x, c.w, a), y2 = y;
+      const rt::TensorRef fwd_in[] = {x.bf16.ref(), w.bf16.ref()};
+      const rt::TensorRef fwd_out[] = {y.ref()}, fwd_out2[] = {y2.ref()};
+      rt::conv2d_onednn(a, fwd_in, fwd_out, nullptr);
+      expect_close_bf16(y.data, r.y, r.y_abs, taps, "conv2d");
+      rt::conv2d(a, fwd_in, fwd_out2, nullptr);
+      EXPECT_EQ(std::memcmp(y.data.data(), y2.data.data(), y.data.size() * 2), 0) << "conv2d";
+
+      a.grad_shape = c.x;
+      auto gx = bf16_output(ir::Op::Conv2dInputGrad, ys, c.w, a), gx2 = gx;
+      const rt::TensorRef gx_in[] = {gy.bf16.ref(), w.bf16.ref()};
+      const rt::TensorRef gx_out[] = {gx.ref()}, gx_out2[] = {gx2.ref()};
+      rt::conv2d_input_grad_onednn(a, gx_in, gx_out);
+      expect_close_bf16(gx.data, r.gx, r.gx_abs, double(g.og()) * taps, "input grad");
+      rt::conv2d_input_grad(a, gx_in, gx_out2);
+      EXPECT_EQ(std::memcmp(gx.data.data(), gx2.data.data(), gx.data.size() * 2), 0)
+          << "input grad";
+
+      a.grad_shape = c.w;
+      auto gw = bf16_output(ir::Op::Conv2dWeightGrad, c.x, ys, a), gw2 = gw;
+      const rt::TensorRef gw_in[] = {x.bf16.ref(), gy.bf16.ref()};
+      const rt::TensorRef gw_out[] = {gw.ref()}, gw_out2[] = {gw2.ref()};
+      rt::conv2d_weight_grad_onednn(a, gw_in, gw_out);
+      expect_close_bf16(gw.data, r.gw, r.gw_abs, pixels, "weight grad");
+      rt::conv2d_weight_grad(a, gw_in, gw_out2);
+      EXPECT_EQ(std::memcmp(gw.data.data(), gw2.data.data(), gw.data.size() * 2), 0)
+          << "weight grad";
+    }
+  }
+  rt::set_num_threads(1);
+}
+
+// A bf16 forward hands its epilogue each image once, in bf16, the plain call's bits, also from
+// scratch when there is no output buffer.
+TEST(ConvPaths, OnednnBf16OutputBlocksGiveEachImageOnce) {
+  const Case c = {{7, 16, 8, 8}, {32, 16, 3, 3}, conv(1, 1)};  // chunks of images and a remainder
+  if (!onednn_has_bf16(c)) GTEST_SKIP() << "no oneDNN bf16 convolution on this CPU";
+  std::mt19937 rng(9);
+  Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
+  Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
+  const rt::TensorRef in[] = {x.bf16.ref(), w.bf16.ref()};
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    auto want = bf16_output(ir::Op::Conv2d, c.x, c.w, c.attrs);
+    const rt::TensorRef want_out[] = {want.ref()};
+    rt::conv2d_onednn(c.attrs, in, want_out, nullptr);
+    const int64_t images = c.x[0], image = want.type.numel() / images;
+    std::vector<uint16_t> got(want.data.size(), kBf16Nan);
+    std::vector<int> seen(images, 0);
+    std::mutex m;
+    rt::OutputBlocks blocks;
+    blocks.block_elems = image;
+    blocks.done = [&](int64_t begin, int64_t end, const void* data) {
+      std::lock_guard<std::mutex> lock(m);
+      ASSERT_EQ(end - begin, image);
+      ++seen[begin / image];
+      std::memcpy(got.data() + begin, data, image * sizeof(uint16_t));
+    };
+    const rt::TensorRef none[] = {rt::TensorRef{nullptr, &want.type}};
+    rt::conv2d_onednn(c.attrs, in, none, &blocks);
+    EXPECT_EQ(seen, std::vector<int>(images, 1)) << threads << " threads";
+    EXPECT_EQ(std::memcmp(got.data(), want.data.data(), got.size() * 2), 0) << threads;
+  }
+  rt::set_num_threads(1);
 }
 
 }  // namespace
