@@ -1,6 +1,7 @@
 // conv2d and its gradients through oneDNN's direct convolutions (onednn_conv.h), f32 or bf16: the
 // batch is cut into chunks of images, and each of the pool's threads runs a one-thread primitive
 // per chunk. Weights are put into the primitive's layout once per call, before the chunks run.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -8,8 +9,6 @@
 #include <new>
 #include <type_traits>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
@@ -182,8 +181,9 @@ void weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
       checked(ConvPass::WeightGrad, g, out[0].dtype(), "conv2d_weight_grad");
   const Chunks& chunks = prims.chunks();
   constexpr bool kF32 = std::is_same_v<T, float>;
-  std::vector<float> first_sum(kF32 ? 0 : wsize);
-  float* sum = kF32 ? reinterpret_cast<float*>(gw) : first_sum.data();
+  std::vector<float> first_sum(kF32 ? 0 : wsize);  // chunk 0's sum, when gw is not f32
+  float* sum = first_sum.data();
+  if constexpr (kF32) sum = gw;
   std::vector<std::vector<float>> partial(chunks.count - 1, std::vector<float>(wsize));
   parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
