@@ -71,8 +71,9 @@ void check_ids(const I* ids, int64_t n, int64_t limit, const char* op, const cha
 /// exp(d) for d = x - max <= 0, with every result below the smallest normal number made 0. Eigen's
 /// exp clamps its argument, so a masked logit (-1e9, or -inf) gives 2.9e-39, a subnormal, not 0;
 /// subnormal operands cost Intel cores a microcode assist per instruction in every kernel that
-/// reads them (measured: the GPT's attention probabilities @ V ran 10x slower, its whole f32 step
-/// 3x, on an AMX Xeon). Only values under 1.2e-38 (f32) change, far below a row sum's last bit.
+/// reads them (measured on an AMX Xeon: the GPT's f32 step took 2.5x as long, most of it in the
+/// attention's probabilities @ V). Only values under 1.2e-38 (f32) change, far below a row sum's
+/// last bit.
 template <class Expr>
 auto exp_or_zero(const Expr& d) {
   using T = typename Expr::Scalar;
