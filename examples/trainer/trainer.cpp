@@ -231,8 +231,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   const int64_t compile_ns0 = metrics::total_ns("compile");
   model.train();
 
-  // The window's summed step losses; with a loss scaler, of the finite ones only, the others
-  // (steps the scaler skipped) counted in window_skipped. Both stay on the device between rows.
+  // The window's summed step losses; with a loss scaler, of the finite ones only, the steps with
+  // a non-finite loss (which the scaler skips) counted in window_skipped. A step the scaler skips
+  // for a non-finite gradient under a finite loss still counts. Both stay on the device.
   Tensor window_loss = eager_zero(), window_skipped = eager_zero();
   int64_t window_steps = 0, window_first = p.step + 1, last_eval = -1, last_save = -1;
   double window_ms = 0, last_lr = opt->lr(0);
