@@ -15,7 +15,7 @@ set(LT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/lazytrain)
 
 install(DIRECTORY frontend/lt DESTINATION ${LT_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 # What the public headers include of the layers below (tests/install fails when one is missing).
-install(FILES ir/dtype.h ir/error.h ir/shape.h DESTINATION ${LT_INSTALL_INCLUDEDIR}/ir)
+install(FILES ir/dims.h ir/dtype.h ir/error.h ir/shape.h DESTINATION ${LT_INSTALL_INCLUDEDIR}/ir)
 target_include_directories(lazytrain INTERFACE $<INSTALL_INTERFACE:${LT_INSTALL_INCLUDEDIR}>)
 target_compile_features(lazytrain INTERFACE cxx_std_20)
 if(LT_SANITIZE)

@@ -34,8 +34,8 @@ class LoopPlanner {
   const ir::FusionGroup& grp_;
   bool keep_outer_dim_;
   LoopNest p_;
-  std::vector<std::vector<int64_t>*> strides_;  // every access's strides, for collapsing
-  std::vector<std::vector<int64_t>*> los_, his_;
+  std::vector<Dims*> strides_;  // every access's strides, for collapsing
+  std::vector<Dims*> los_, his_;
 };
 
 Access LoopPlanner::dense_store(int buffer) const {
@@ -92,7 +92,7 @@ void LoopPlanner::collect() {
       Reduction x;
       x.node = red;
       x.op = *ir::as_reduce(g_.node(red).op);
-      const std::vector<int64_t> axes = ir::reduced_axes(g_, red);
+      const ir::Ints axes = ir::reduced_axes(g_, red);
       x.out = dense_store(-1);
       int64_t s = 1;
       for (size_t d = iter.size(); d-- > 0;) {

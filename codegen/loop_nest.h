@@ -30,7 +30,7 @@ struct Access {
   int buffer = -1;
   double fill = 0;
   int64_t offset = 0;
-  std::vector<int64_t> stride, lo, hi;
+  Dims stride, lo, hi;
 };
 
 /// A value read through an index map: the first piece whose bounds hold.
@@ -48,7 +48,7 @@ struct Reduction {
 
 /// The kernel's shape of work.
 struct Nest {
-  std::vector<int64_t> dims;   // collapsed iteration dims
+  Dims dims;   // collapsed iteration dims
   std::vector<char> reduced;   // per dim
   std::vector<int> par;        // dims decomposed from the row index, outer first
   std::vector<int> seq;        // dims looped inside a row, outer first

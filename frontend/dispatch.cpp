@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
@@ -42,6 +43,9 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
     return;
   auto node = std::make_shared<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
+  node->edges.reserve(inputs.size());
+  node->inputs.reserve(inputs.size());
+  node->outputs.reserve(outputs.size());
   bool any = false;
   for (const Tensor& x : inputs) {
     GradEdge e;
@@ -77,11 +81,15 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
                           const Loc& loc) {
   if (autocast_enabled())
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
-  std::vector<TensorType> in_types;
-  in_types.reserve(inputs.size());
-  for (const Tensor& x : inputs) {
-    if (!x.defined()) fail_op(ir::mnemonic(op), "operand is an undefined tensor", inputs, loc);
-    in_types.push_back(x.type());
+  // The operands' types for the type rule, on the stack for the usual few operands.
+  std::array<TensorType, 4> few;
+  std::vector<TensorType> many(inputs.size() > few.size() ? inputs.size() : 0);
+  const std::span<TensorType> in_types =
+      many.empty() ? std::span<TensorType>(few).first(inputs.size()) : std::span<TensorType>(many);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined())
+      fail_op(ir::mnemonic(op), "operand is an undefined tensor", inputs, loc);
+    in_types[i] = inputs[i].type();
   }
   std::vector<TensorType> out_types;
   try {

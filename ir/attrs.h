@@ -14,7 +14,7 @@
 
 namespace lt::ir {
 
-using Ints = std::vector<int64_t>;
+using Ints = Dims;
 
 /// How a collective combines the ranks' tensors. Mean is the sum scaled by 1/world size.
 enum class ReduceKind : uint8_t { Sum, Mean, Max, Min };

@@ -107,7 +107,7 @@ class LoopChecker {
         if (g_.type(n.inputs[0]).shape != grp_.shape)
           fail(fmt::format("{} holds {}, which does not reduce the iteration shape", head_,
                            print_node(g_, id)));
-        const std::vector<int64_t> axes = reduced_axes(g_, id);
+        const Ints axes = reduced_axes(g_, id);
         if (axes_ && *axes_ != axes)
           fail(fmt::format("{} holds {}, which reduces other axes than the kernel's other "
                            "reductions",
@@ -151,7 +151,7 @@ class LoopChecker {
   std::span<const int> kernel_;
   std::string head_;
   std::map<int, LoopRole> role_;
-  std::optional<std::vector<int64_t>> axes_;
+  std::optional<Ints> axes_;
 };
 
 // The library node takes an epilogue and makes the group's shape; the loop after it follows the

@@ -19,10 +19,10 @@ bool is_loop_reduction(const Graph& g, int id) {
   return in.numel() > 0 && n.types[0].numel() > 0 && in.numel() / n.types[0].numel() >= 2;
 }
 
-std::vector<int64_t> reduced_axes(const Graph& g, int id) {
+Ints reduced_axes(const Graph& g, int id) {
   const auto& a = std::get<ReduceAttrs>(g.node(id).attrs);
   if (!a.axes.empty()) return a.axes;
-  std::vector<int64_t> all(g.type(g.node(id).inputs[0]).shape.size());
+  Ints all(g.type(g.node(id).inputs[0]).shape.size());
   for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
   return all;
 }

@@ -34,7 +34,7 @@ bool is_foldable_view(Op op);
 /// dtype other than bool, reducing at least two elements per output, none empty.
 bool is_loop_reduction(const Graph& g, int id);
 /// The reduced axes of a reduction node, sorted ("every axis" spelled out).
-std::vector<int64_t> reduced_axes(const Graph& g, int id);
+Ints reduced_axes(const Graph& g, int id);
 
 /// Roles of `nodes` (topological order), given that exactly these nodes form the kernel.
 std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes);

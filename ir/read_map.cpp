@@ -44,8 +44,8 @@ ReadMap identity_map(Value v, const Shape& s) {
 }
 
 ReadMap permute_map(ReadMap m, const Ints& perm) {
-  auto by_perm = [&](const std::vector<int64_t>& xs) {
-    std::vector<int64_t> out(perm.size());
+  auto by_perm = [&](const Dims& xs) {
+    Dims out(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) out[i] = xs[perm[i]];
     return out;
   };

@@ -18,7 +18,7 @@ struct ReadPiece {
   bool constant = false;
   double fill = 0;
   int64_t offset = 0;
-  std::vector<int64_t> stride, lo, hi;
+  Dims stride, lo, hi;
 };
 
 /// How a loop kernel reads a value from outside it at each point of an index space (`shape`):

@@ -22,8 +22,8 @@ int64_t numel(std::span<const int64_t> shape) {
   return n;
 }
 
-std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
-  std::vector<int64_t> s(shape.size());
+Dims contiguous_strides(std::span<const int64_t> shape) {
+  Dims s(shape.size());
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     s[i] = acc;

@@ -5,11 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "ir/dims.h"
 #include "ir/dtype.h"
 
 namespace lt {
 
-using Shape = std::vector<int64_t>;
+using Shape = Dims;
 
 /// The most elements a shape may describe, counting its non-zero dims only: every partial
 /// product (numel, strides) and every byte size then fits int64, in any dim order, and so do
@@ -20,7 +21,7 @@ bool shape_fits(std::span<const int64_t> shape);
 
 int64_t numel(std::span<const int64_t> shape);
 /// Row-major strides in elements.
-std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
+Dims contiguous_strides(std::span<const int64_t> shape);
 /// "[4,8]"
 std::string shape_str(std::span<const int64_t> shape);
 

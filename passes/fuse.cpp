@@ -186,7 +186,7 @@ bool Fuser::holds(std::span<const int> set, int id, const Shape& iter) {
     return v.is_param() || (v.def != id && !contains(set, find(v.def)));
   };
   const std::vector<ir::LoopRole> roles = ir::loop_roles(g_, nodes);
-  std::optional<std::vector<int64_t>> axes;
+  std::optional<ir::Ints> axes;
   int reductions = 0;
   auto role_of = [&](Value v) -> std::optional<ir::LoopRole> {
     if (outside(v)) return std::nullopt;
@@ -213,7 +213,7 @@ bool Fuser::holds(std::span<const int> set, int id, const Shape& iter) {
       case ir::LoopRole::Reduction: {
         if (g_.type(n.inputs[0]).shape != iter || ++reductions > o_.max_reductions_per_kernel)
           return false;
-        const std::vector<int64_t> a = ir::reduced_axes(g_, nodes[i]);
+        const ir::Ints a = ir::reduced_axes(g_, nodes[i]);
         if (axes && *axes != a) return false;
         axes = a;
         if (!reads(n.inputs[0])) return false;

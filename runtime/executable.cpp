@@ -1,5 +1,6 @@
 #include "runtime/executable.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -83,11 +84,20 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
 
 void Executable::take_donations(std::span<const BufferPtr> params, std::span<const long> owned_refs,
                                 std::vector<BufferPtr>& owned) const {
+  if (donated_slots_.empty()) return;
+  // A buffer passed as two parameters is never written over (sorted once: a step has hundreds
+  // of parameters and of donations).
+  std::vector<const Buffer*> sorted(static_cast<size_t>(num_params_));
+  for (int q = 0; q < num_params_; ++q) sorted[q] = params[q].get();
+  std::sort(sorted.begin(), sorted.end());
+  auto passed_once = [&](const Buffer* b) {
+    auto [lo, hi] = std::equal_range(sorted.begin(), sorted.end(), b);
+    return hi - lo == 1;
+  };
   for (int s : donated_slots_) {
     const int p = slots_[s].donor;
-    bool ok = p < static_cast<int>(owned_refs.size()) && owned_refs[p] > 0 &&
-              params[p].use_count() <= owned_refs[p];
-    for (int q = 0; ok && q < num_params_; ++q) ok = q == p || params[q] != params[p];
+    const bool ok = p < static_cast<int>(owned_refs.size()) && owned_refs[p] > 0 &&
+                    params[p].use_count() <= owned_refs[p] && passed_once(params[p].get());
     if (ok) owned[s] = params[p];
     (ok ? donations_taken_ : donations_refused_).fetch_add(1, std::memory_order_relaxed);
   }

@@ -8,9 +8,11 @@
 namespace lt::lazy {
 
 Cut cut(std::span<TensorImpl* const> targets) {
+  static uint64_t serial = 0;  // tracing is single-threaded, like the live-tensor list
+  const uint64_t this_cut = ++serial;
+  auto numbered = [&](const LazyNode* n) { return n->cut_serial == this_cut; };
   Cut c;
   ir::StructuralHasher h;
-  std::unordered_map<const LazyNode*, int> ids;
   std::unordered_map<const rt::Buffer*, int> param_of;
   auto param = [&](const rt::BufferPtr& b, const TensorType& t) {
     auto [it, fresh] = param_of.try_emplace(b.get(), static_cast<int>(c.params.size()));
@@ -23,34 +25,34 @@ Cut cut(std::span<TensorImpl* const> targets) {
   auto value_of = [&](const LazyInput& in) {
     if (!in.node) return param(in.data, in.type);
     if (materialized(in.node.get(), in.index)) return param(in.node->results[in.index], in.type);
-    return ir::Value::node(ids.at(in.node.get()), in.index);
+    return ir::Value::node(in.node->cut_id, in.index);
   };
   // Iterative post-order DFS: producers get smaller ids than their users.
   std::vector<std::pair<LazyNode*, size_t>> stack;
   for (TensorImpl* t : targets) {
-    if (ids.count(t->lazy.get())) continue;
+    if (numbered(t->lazy.get())) continue;
     stack.push_back({t->lazy.get(), 0});
     while (!stack.empty()) {
       auto& [n, i] = stack.back();
       if (i < n->inputs.size()) {
         const LazyInput& in = n->inputs[i++];
-        if (in.node && !materialized(in.node.get(), in.index) && !ids.count(in.node.get()))
+        if (in.node && !materialized(in.node.get(), in.index) && !numbered(in.node.get()))
           stack.push_back({in.node.get(), 0});
         continue;
       }
-      std::vector<ir::Value> ins;
-      ins.reserve(n->inputs.size());
-      for (const LazyInput& in : n->inputs) ins.push_back(value_of(in));
-      h.node(n->op, n->attrs, ins, n->types);
-      ids[n] = static_cast<int>(c.order.size());
+      const size_t begin = c.inputs.size();
+      for (const LazyInput& in : n->inputs) c.inputs.push_back(value_of(in));
+      c.input_end.push_back(c.inputs.size());
+      h.node(n->op, n->attrs, std::span<const ir::Value>(c.inputs).subspan(begin), n->types);
+      n->cut_serial = this_cut;
+      n->cut_id = static_cast<int>(c.order.size());
       c.order.push_back(n);
-      c.inputs.push_back(std::move(ins));
       stack.pop_back();
     }
   }
   std::unordered_map<uint64_t, int> seen;
   for (TensorImpl* t : targets) {
-    const ir::Value v = ir::Value::node(ids.at(t->lazy.get()), t->lazy_index);
+    const ir::Value v = ir::Value::node(t->lazy->cut_id, t->lazy_index);
     if (seen.try_emplace(ir::value_key(v), static_cast<int>(c.result_values.size())).second) {
       c.result_values.push_back(v);
       c.results.push_back({t->lazy.get(), t->lazy_index});
@@ -62,7 +64,7 @@ Cut cut(std::span<TensorImpl* const> targets) {
     auto old = t->donor.lock();
     if (!old) continue;
     auto p = param_of.find(old.get());
-    const int r = seen.at(ir::value_key(ir::Value::node(ids.at(t->lazy.get()), t->lazy_index)));
+    const int r = seen.at(ir::value_key(ir::Value::node(t->lazy->cut_id, t->lazy_index)));
     if (p == param_of.end() || donated[p->second] || filled[r]) continue;
     if (c.params[p->second]->bytes() != t->type.bytes()) continue;
     donated[p->second] = filled[r] = true;
@@ -80,7 +82,8 @@ ir::Graph build_graph(const Cut& c) {
   for (const TensorType* t : c.param_types) g.add_param(*t);
   for (size_t i = 0; i < c.order.size(); ++i) {
     const LazyNode* n = c.order[i];
-    g.add_typed(n->op, c.inputs[i], n->attrs, n->types, location_str(n->loc));
+    const std::span<const ir::Value> ins = c.inputs_of(i);
+    g.add_typed(n->op, {ins.begin(), ins.end()}, n->attrs, n->types, location_str(n->loc));
   }
   g.set_results(c.result_values);
   for (const ir::Donation& d : c.donations) g.add_donation(d);

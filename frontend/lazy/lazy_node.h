@@ -30,6 +30,10 @@ struct LazyNode {
   std::vector<TensorType> types;
   std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
   std::source_location loc;  // formatted only when a graph is built
+  // cut()'s numbering: the node's id in the cut with this serial (a map from node to id cost
+  // one heap allocation per node and cut).
+  uint64_t cut_serial = 0;
+  int cut_id = -1;
 };
 
 }  // namespace lt

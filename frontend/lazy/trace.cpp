@@ -20,12 +20,12 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
     if (xi->pending()) node->inputs.push_back({xi->lazy, xi->lazy_index, nullptr, xi->type});
     else node->inputs.push_back({nullptr, 0, xi->buffer, xi->type});
   }
-  node->types = types;
+  node->types = std::move(types);
   std::vector<Tensor> outs;
-  outs.reserve(types.size());
-  for (size_t i = 0; i < types.size(); ++i) {
+  outs.reserve(node->types.size());
+  for (size_t i = 0; i < node->types.size(); ++i) {
     auto impl = std::make_shared<TensorImpl>();
-    impl->type = std::move(types[i]);
+    impl->type = node->types[i];
     impl->lazy = node;
     impl->lazy_index = static_cast<int>(i);
     track(impl);

@@ -12,7 +12,7 @@
 
 namespace lt {
 
-using Axes = std::vector<int64_t>;
+using Axes = Dims;
 
 // --- elementwise (NumPy broadcasting; binary ops need equal dtypes) ---
 Tensor neg(const Tensor& x, Loc loc = Loc::current());

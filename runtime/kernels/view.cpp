@@ -38,7 +38,7 @@ void dispatch_size(size_t bytes, F&& f) {
 /// A gather into a contiguous output of shape `size`: out element i (multi-index idx) reads
 /// in[base + sum(idx[d] * stride[d])]. Coalescing keeps every loop below short and dense.
 struct Gather {
-  std::vector<int64_t> size, stride;
+  Dims size, stride;
   int64_t base = 0;
 
   int64_t numel() const {
@@ -200,7 +200,7 @@ void gather_transposed(const Gather& g, size_t j, const E* in, E* out) {
       outer.size.push_back(g.size[d]);
       outer.stride.push_back(g.stride[d]);
     }
-  const std::vector<int64_t> out_stride = contiguous_strides(g.size);
+  const Dims out_stride = contiguous_strides(g.size);
   const int64_t out_ld = out_stride[j];
   std::vector<int64_t> outer_out_stride;
   for (size_t d = 0; d < last; ++d)
@@ -245,7 +245,7 @@ void run_gather(Gather g, size_t esize, const void* in, void* out) {
 }
 
 Gather permute_gather(const Shape& in, const ir::PermuteAttrs& a) {
-  const std::vector<int64_t> st = contiguous_strides(in);
+  const Dims st = contiguous_strides(in);
   Gather g;
   for (int64_t p : a.perm) {
     g.size.push_back(in[p]);
@@ -255,7 +255,7 @@ Gather permute_gather(const Shape& in, const ir::PermuteAttrs& a) {
 }
 
 Gather expand_gather(const Shape& in, const Shape& out) {
-  const std::vector<int64_t> st = contiguous_strides(in);
+  const Dims st = contiguous_strides(in);
   const size_t lead = out.size() - in.size();
   Gather g;
   g.size = out;
@@ -265,7 +265,7 @@ Gather expand_gather(const Shape& in, const Shape& out) {
 }
 
 Gather slice_gather(const Shape& in, const Shape& out, const ir::SliceAttrs& a) {
-  const std::vector<int64_t> st = contiguous_strides(in);
+  const Dims st = contiguous_strides(in);
   Gather g;
   g.size = out;
   for (size_t d = 0; d < in.size(); ++d) {
@@ -335,7 +335,7 @@ void pad_rows(const ir::PadAttrs& a, const TensorRef& x, const TensorRef& out, E
     return;
   }
   const int64_t inner = os[r - 1], xinner = xs[r - 1], lo = a.lo[r - 1];
-  const std::vector<int64_t> xst = contiguous_strides(xs);
+  const Dims xst = contiguous_strides(xs);
   const int64_t rows = out.numel() / std::max<int64_t>(1, inner);
   parallel_for(rows, grain_for(inner * sizeof(E)), [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
