@@ -37,7 +37,7 @@ void fail_op(std::string_view op, std::string_view reason, std::span<const Tenso
 namespace {
 
 void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                 std::vector<Tensor>& outputs, const Loc& loc) {
+                 std::span<Tensor> outputs, const Loc& loc) {
   // Most ops (no parameter upstream, eval, optimizer math) record nothing: decide that first.
   if (std::none_of(inputs.begin(), inputs.end(),
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
@@ -75,12 +75,24 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
 }  // namespace
 
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-               std::vector<TensorType> out_types, std::vector<Tensor>& outputs, const Loc& loc);
+               std::vector<TensorType> out_types, std::span<Tensor> outputs, const Loc& loc);
 
-std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
-                          const Loc& loc) {
-  if (autocast_enabled())
-    if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
+namespace {
+
+/// An op's results: most ops have one, which needs no vector on the heap.
+struct Results {
+  Tensor one;
+  std::vector<Tensor> many;
+  std::span<Tensor> bind(size_t n) {
+    if (n == 1) return {&one, 1};
+    many.resize(n);
+    return many;
+  }
+};
+
+/// Type-checks the op, traces it or runs its eager kernel, and records its autograd history.
+std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                           const Loc& loc, Results& results) {
   // The operands' types for the type rule, on the stack for the usual few operands.
   std::array<TensorType, 4> few;
   std::vector<TensorType> many(inputs.size() > few.size() ? inputs.size() : 0);
@@ -97,9 +109,9 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
   } catch (const TypeError& e) {
     fail_op(ir::mnemonic(op), e.what(), inputs, loc);
   }
-  std::vector<Tensor> outputs;
+  const std::span<Tensor> outputs = results.bind(out_types.size());
   if (lazy::tracing()) {
-    outputs = lazy::trace(op, inputs, attrs, std::move(out_types), loc);
+    lazy::trace_into(op, inputs, attrs, std::move(out_types), loc, outputs);
   } else {
     run_eager(op, inputs, attrs, std::move(out_types), outputs, loc);
   }
@@ -107,8 +119,26 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
   return outputs;
 }
 
+}  // namespace
+
+std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                          const Loc& loc) {
+  if (autocast_enabled())
+    if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
+  Results r;
+  const std::span<Tensor> out = dispatch(op, inputs, attrs, loc, r);
+  return r.many.empty() ? std::vector<Tensor>(out.begin(), out.end()) : std::move(r.many);
+}
+
+Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc) {
+  if (autocast_enabled())
+    if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return (*out)[0];
+  Results r;
+  return dispatch(op, inputs, attrs, loc, r)[0];
+}
+
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-               std::vector<TensorType> out_types, std::vector<Tensor>& outputs, const Loc& loc) {
+               std::vector<TensorType> out_types, std::span<Tensor> outputs, const Loc& loc) {
   for (const Tensor& x : inputs)
     if (x.impl()->pending())
       fail_op(ir::mnemonic(op),
@@ -118,9 +148,9 @@ void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs
   std::vector<rt::TensorRef> in_refs, out_refs;
   for (size_t i = 0; i < inputs.size(); ++i)
     in_refs.push_back({inputs[i].impl()->data(), &inputs[i].type()});
-  for (TensorType& t : out_types) {
-    outputs.emplace_back(make_impl(std::move(t)));
-    out_refs.push_back({outputs.back().impl()->data(), &outputs.back().type()});
+  for (size_t i = 0; i < out_types.size(); ++i) {
+    outputs[i] = Tensor(make_impl(std::move(out_types[i])));
+    out_refs.push_back({outputs[i].impl()->data(), &outputs[i].type()});
   }
   try {
     rt::run_kernel(op, attrs, in_refs, out_refs);

@@ -12,9 +12,8 @@ namespace lt {
 
 std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
                           const Loc& loc);
-inline Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc) {
-  return apply(op, inputs, std::move(attrs), loc)[0];
-}
+/// apply for an op with one result.
+Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc);
 
 /// The error text every op failure uses: "<op>: <reason> (operands: f32[2,3], i64[2]) at f.cpp:12".
 [[noreturn]] void fail_op(std::string_view op, std::string_view reason,

@@ -8,8 +8,8 @@
 
 namespace lt::lazy {
 
-std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                          std::vector<TensorType> types, const Loc& loc) {
+void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs) {
   auto node = std::make_shared<LazyNode>();
   node->op = op;
   node->attrs = attrs;
@@ -21,17 +21,21 @@ std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::A
     else node->inputs.push_back({nullptr, 0, xi->buffer, xi->type});
   }
   node->types = std::move(types);
-  std::vector<Tensor> outs;
-  outs.reserve(node->types.size());
   for (size_t i = 0; i < node->types.size(); ++i) {
     auto impl = std::make_shared<TensorImpl>();
     impl->type = node->types[i];
     impl->lazy = node;
     impl->lazy_index = static_cast<int>(i);
     track(impl);
-    outs.emplace_back(std::move(impl));
+    outs[i] = Tensor(std::move(impl));
   }
   count_traced(op, loc);
+}
+
+std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                          std::vector<TensorType> types, const Loc& loc) {
+  std::vector<Tensor> outs(types.size());
+  trace_into(op, inputs, attrs, std::move(types), loc, outs);
   return outs;
 }
 

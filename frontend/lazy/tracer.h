@@ -15,6 +15,9 @@ bool tracing();
 /// Records a node; returns pending tensors of the given (already inferred) types.
 std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
                           std::vector<TensorType> types, const Loc& loc);
+/// trace into `outs`, one per type.
+void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
+                std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs);
 /// Registers a tensor that holds a pending value (so mark_step finds it while it lives).
 void track(const std::shared_ptr<TensorImpl>& impl);
 /// Runs the pending subgraph of one tensor (a value read); counted with reason and location.
