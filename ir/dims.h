@@ -58,7 +58,7 @@ class Dims {
   }
   ~Dims() { release(); }
 
-  std::vector<int64_t> vec() const { return {begin(), end()}; }
+  explicit operator std::vector<int64_t>() const { return {begin(), end()}; }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

@@ -102,7 +102,7 @@ TEST(Dims, ConstructionAndComparisonFollowStdVector) {
   EXPECT_EQ(as_vector(Dims{2, 5}), (std::vector<int64_t>{2, 5}));
   const std::vector<int64_t> eight{1, 2, 3, 4, 5, 6, 7, 8};
   const Dims from_vector = eight;
-  EXPECT_EQ(from_vector.vec(), eight);
+  EXPECT_EQ(static_cast<std::vector<int64_t>>(from_vector), eight);
   EXPECT_EQ((Dims{1, 2}), (Dims{1, 2}));
   EXPECT_NE((Dims{1, 2}), (Dims{1, 2, 0}));
   EXPECT_LT((Dims{1, 2}), (Dims{1, 3}));
