@@ -1,7 +1,7 @@
 // The dims of a shape: a vector of int64 that keeps up to six dims inline. Every traced op, every
 // eager result and every graph node copies shapes; with std::vector each copy was a heap
 // allocation, and a ResNet-20 step traced about 14 of them per op. Ranks above six spill to the
-// heap. The interface is the subset of std::vector's the code base uses.
+// heap. The interface is std::vector's, as far as shapes need it.
 #pragma once
 #include <algorithm>
 #include <compare>

@@ -42,7 +42,6 @@ Cut cut(std::span<TensorImpl* const> targets) {
       }
       const size_t begin = c.inputs.size();
       for (const LazyInput& in : n->inputs) c.inputs.push_back(value_of(in));
-      c.input_end.push_back(c.inputs.size());
       h.node(n->op, n->attrs, std::span<const ir::Value>(c.inputs).subspan(begin), n->types);
       n->cut_serial = this_cut;
       n->cut_id = static_cast<int>(c.order.size());
@@ -80,10 +79,11 @@ Cut cut(std::span<TensorImpl* const> targets) {
 ir::Graph build_graph(const Cut& c) {
   ir::Graph g("step");
   for (const TensorType* t : c.param_types) g.add_param(*t);
-  for (size_t i = 0; i < c.order.size(); ++i) {
-    const LazyNode* n = c.order[i];
-    const std::span<const ir::Value> ins = c.inputs_of(i);
-    g.add_typed(n->op, {ins.begin(), ins.end()}, n->attrs, n->types, location_str(n->loc));
+  auto ins = c.inputs.begin();
+  for (const LazyNode* n : c.order) {
+    const auto end = ins + static_cast<std::ptrdiff_t>(n->inputs.size());
+    g.add_typed(n->op, {ins, end}, n->attrs, n->types, location_str(n->loc));
+    ins = end;
   }
   g.set_results(c.result_values);
   for (const ir::Donation& d : c.donations) g.add_donation(d);

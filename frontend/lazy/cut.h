@@ -19,12 +19,7 @@ struct Cut {
   std::vector<rt::BufferPtr> params;
   std::vector<const TensorType*> param_types;
   std::vector<LazyNode*> order;                    // nodes in post-order (graph node ids)
-  std::vector<ir::Value> inputs;                   // every node's inputs, in order
-  std::vector<size_t> input_end;                   // per node: the end of its inputs there
-  std::span<const ir::Value> inputs_of(size_t i) const {
-    const size_t begin = i ? input_end[i - 1] : 0;
-    return {inputs.data() + begin, input_end[i] - begin};
-  }
+  std::vector<ir::Value> inputs;                   // every node's inputs, node after node
   std::vector<ir::Value> result_values;
   std::vector<std::pair<LazyNode*, int>> results;  // (node, output) per graph result
   std::vector<ir::Donation> donations;
