@@ -33,6 +33,7 @@
 #include "runtime/buffer.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/kernels/pool_rows.h"
 #include "runtime/thread_pool.h"
 #include "tools/cli.h"
 
@@ -214,8 +215,10 @@ BENCHMARK(BM_Conv2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMi
 
 // --- the small CNN's pooling and convolution kernels -------------------------------------------
 //
-// The shapes of the CNN step (batch 64, 28x28): 2x2/stride-2 max pooling of the first conv's
-// output [64,32,28,28] (GB/s counts reading x and writing y, or reading x and gy and writing gx),
+// The shapes of the CNN step (batch 64, 28x28): 2x2/stride-2 max pooling of the two convs'
+// outputs, [64,32,28,28] (shape 0) and [64,64,14,14] (shape 1), with each f32 row variant the CPU
+// has (rows 0 portable, 1 AVX2, 2 AVX-512: pool_rows.h; GB/s counts reading x and writing y, or
+// reading x and gy and writing gx),
 // and the second conv (x [64,32,14,14], w [64,32,3,3], padding 1) and its two gradients, which
 // run im2col/col2im around the GEMM. The kernels run on preallocated, already-touched buffers.
 
@@ -252,28 +255,52 @@ void run_kernel_loop(benchmark::State& st, lt::ir::Op op, const lt::ir::Attrs& a
 
 constexpr int64_t kCnnBatch = 64;
 
+/// The CNN's two max pools: [64,32,28,28] (rows of 14 windows) for arg 0, [64,64,14,14] (7) for 1.
+lt::Shape pool_input(int64_t which) {
+  return which == 0 ? lt::Shape{kCnnBatch, 32, 28, 28} : lt::Shape{kCnnBatch, 64, 14, 14};
+}
+
+/// Makes the pools use row variant `index` of max_pool_rows_variants(); false (and the benchmark
+/// skipped) where this CPU has no such variant.
+bool use_rows(benchmark::State& st, int64_t index) {
+  const auto variants = lt::rt::max_pool_rows_variants();
+  if (index >= static_cast<int64_t>(variants.size())) {
+    st.SkipWithError("this CPU has no such max pool row variant");
+    return false;
+  }
+  lt::rt::use_max_pool_rows(variants[index].isa);
+  st.SetLabel(variants[index].isa);
+  return true;
+}
+
 void BM_MaxPool2d(benchmark::State& st) {
-  set_threads(st, 0);
+  set_threads(st, 2);
+  if (!use_rows(st, st.range(1))) return;
+  const lt::Shape x = pool_input(st.range(0));
   KernelArgs args;
-  args.add({kCnnBatch, 32, 28, 28});
-  args.add({kCnnBatch, 32, 14, 14});
+  args.add(x);
+  args.add({x[0], x[1], x[2] / 2, x[3] / 2});
   run_kernel_loop(st, lt::ir::Op::MaxPool2d, lt::ir::PoolAttrs{}, args, 1);
   st.counters["GB/s"] = rate((args.bytes(0) + args.bytes(1)) / kGB);
+  lt::rt::use_max_pool_rows(lt::rt::max_pool_rows_variants().back().isa);
 }
-BENCHMARK(BM_MaxPool2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)
-    ->UseRealTime();
+BENCHMARK(BM_MaxPool2d)->ArgNames({"shape", "rows", "threads"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_MaxPool2dGrad(benchmark::State& st) {
-  set_threads(st, 0);
+  set_threads(st, 2);
+  if (!use_rows(st, st.range(1))) return;
+  const lt::Shape x = pool_input(st.range(0));
   KernelArgs args;
-  args.add({kCnnBatch, 32, 28, 28});  // x
-  args.add({kCnnBatch, 32, 14, 14});  // gy
-  args.add({kCnnBatch, 32, 28, 28});  // gx
+  args.add(x);                                 // x
+  args.add({x[0], x[1], x[2] / 2, x[3] / 2});  // gy
+  args.add(x);                                 // gx
   run_kernel_loop(st, lt::ir::Op::MaxPool2dGrad, lt::ir::PoolAttrs{}, args, 2);
   st.counters["GB/s"] = rate((args.bytes(0) + args.bytes(1) + args.bytes(2)) / kGB);
+  lt::rt::use_max_pool_rows(lt::rt::max_pool_rows_variants().back().isa);
 }
-BENCHMARK(BM_MaxPool2dGrad)->ArgNames({"threads"})->Arg(1)->Arg(2)
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MaxPool2dGrad)->ArgNames({"shape", "rows", "threads"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 lt::ir::ConvAttrs cnn_conv_attrs(lt::Shape grad_shape) {
   lt::ir::ConvAttrs a;

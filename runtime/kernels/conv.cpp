@@ -5,18 +5,23 @@
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
+#include "runtime/kernels/onednn_matmul.h"
 
 namespace lt::rt {
 namespace {
 
-/// f32: where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): every weight gradient,
-/// and the forward and input gradient from 16 input channels per group on. With fewer, im2col's
-/// short GEMMs win: oneDNN's kernels for them are slow on the input gradient, and the forward
-/// spends its time reordering its wide outputs back to NCHW. bf16: every pass oneDNN has a bf16
-/// kernel for, which saves the widened copies and the f32 convolution's twice-as-wide reads.
+/// f32: where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): the forward and input
+/// gradient from 16 input channels per group on, and the weight gradient from 16 on, or of every
+/// convolution where oneDNN has AVX-512 kernels. With fewer channels im2col's short GEMMs win:
+/// oneDNN's kernels for them are slow on the input gradient, the forward spends its time
+/// reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a 1-channel input
+/// takes 3-4x im2col's time. bf16: every pass oneDNN has a bf16 kernel for, which saves the widened
+/// copies and the f32 convolution's twice-as-wide reads.
 bool use_onednn(ConvPass pass, const ConvGeom& g, DType t) {
   if (t == DType::BF16) return onednn_conv_supported(pass, g, t);
-  if (t != DType::F32 || (pass != ConvPass::WeightGrad && g.cg() < 16)) return false;
+  if (t != DType::F32) return false;
+  const bool all_channel_counts = pass == ConvPass::WeightGrad && onednn::has_avx512();
+  if (g.cg() < 16 && !all_channel_counts) return false;
   return onednn_conv_supported(pass, g, t);
 }
 

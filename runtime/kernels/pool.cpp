@@ -4,13 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "runtime/kernels/library_kernels.h"
+#include "runtime/kernels/pool_rows.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -124,131 +122,19 @@ void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
   });
 }
 
-// --- The 2x2 / stride 2 / no padding fast path ---------------------------------------------------
-//
-// These windows tile the plane, so forward and backward are one pass over pairs of input rows:
-// no -inf fill, no scatter, and the backward writes each input gradient exactly once (0 or the
-// window's gy), so the gradient needs no memset. Window rows hold taps (a0 a1 / b0 b1) in row-major
-// order. "First maximum wins, the first NaN wins over numbers" picks the leftmost element of the
-// order NaN > numbers (equal numbers, +0 and -0 included, tie), and a leftmost-winner reduction can
-// be bracketed any way that keeps the operands in order: max(max(a0, a1), max(b0, b1)) gives the
-// same element (value and index) as the general path's scan a0, a1, b0, b1.
+// The 2x2 / stride 2 / no padding fast path: pool_rows.h. f32 takes the CPU's best variant.
 
 bool is_2x2_tiling(const PoolGeom& g) {
   return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
          2 * g.oh <= g.h && 2 * g.ow <= g.w;  // ceil_mode's overhanging windows do not tile
 }
 
-/// Whether a later tap v takes the window from the current maximum m: v > m, or v is the first
-/// NaN. Returned as 0/1 for index arithmetic: the scalar rows below select taps by index, never
-/// with a branch, because random data would mispredict half of the branches.
-template <class T>
-int64_t beats(T m, T v) {
-  return !(v <= m) & (m == m);
-}
-
-/// Offset from top[2q] of the maximum of window q, whose bottom row starts `stride` after top.
-template <class T>
-int64_t argmax_2x2(const T* top, int64_t stride, int64_t q) {
-  const T* bottom = top + stride;
-  const int64_t top_k = beats(top[2 * q], top[2 * q + 1]);
-  const int64_t bottom_k = beats(bottom[2 * q], bottom[2 * q + 1]);
-  const int64_t in_bottom = beats(top[2 * q + top_k], bottom[2 * q + bottom_k]);
-  return top_k + in_bottom * (stride + bottom_k - top_k);
-}
-
-/// y[q] = max of the window over top[2q, 2q+1] and top[stride + 2q, stride + 2q + 1], q < ow.
-template <class T>
-void max_row_2x2(const T* top, int64_t stride, int64_t ow, T* y) {
-  for (int64_t q = 0; q < ow; ++q) y[q] = top[2 * q + argmax_2x2(top, stride, q)];
-}
-
-/// Writes the gradients of the 2*ow inputs of the row pair at top (gx rows at gtop, the same
-/// stride apart): gy[q] at window q's maximum, 0 at its other three taps.
-template <class T>
-void max_grad_row_2x2(const T* top, int64_t stride, const T* gy, int64_t ow, T* gtop) {
-  for (int64_t q = 0; q < ow; ++q) {
-    T* gwin = gtop + 2 * q;
-    gwin[0] = gwin[1] = gwin[stride] = gwin[stride + 1] = T(0);
-    gwin[argmax_2x2(top, stride, q)] = gy[q];
-  }
-}
-
-#if defined(__AVX512F__)
-// f32 rows with AVX-512: 16 windows per step, and masked loads/stores for the last (usually
-// partial: rows are 7 or 14 windows in the CNN) step, where the compiler's own vectorization
-// would fall back to a scalar epilogue for most of a short row. Masked-off lanes are never
-// touched (AVX-512 suppresses their faults). These overloads win over the templates for float.
-
-/// The first n lanes (none for n <= 0, all 16 for n >= 16).
-__mmask16 first_lanes(int64_t n) {
-  if (n <= 0) return 0;
-  return n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-}
-
-/// Taps 2q (left) and 2q+1 (right) of the n <= 16 windows starting at row[0], lane q.
-struct TapPairs {
-  __m512 left, right;
-};
-
-TapPairs load_tap_pairs(const float* row, int64_t n) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  const __m512 lo = _mm512_maskz_loadu_ps(first_lanes(2 * n), row);
-  const __m512 hi = _mm512_maskz_loadu_ps(first_lanes(2 * n - 16), row + 16);
-  return {_mm512_permutex2var_ps(lo, even, hi), _mm512_permutex2var_ps(lo, odd, hi)};
-}
-
-/// beats() per lane: !(v <= m) where m is not NaN.
-__mmask16 beats16(__m512 m, __m512 v) {
-  return _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, m, _CMP_ORD_Q), v, m, _CMP_NLE_UQ);
-}
-
-/// Stores lanes 2q = left[q], 2q+1 = right[q] for the first 2n values.
-void store_tap_pairs(float* row, int64_t n, __m512 left, __m512 right) {
-  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i hi =
-      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  _mm512_mask_storeu_ps(row, first_lanes(2 * n), _mm512_permutex2var_ps(left, lo, right));
-  _mm512_mask_storeu_ps(row + 16, first_lanes(2 * n - 16), _mm512_permutex2var_ps(left, hi, right));
-}
-
-void max_row_2x2(const float* top, int64_t stride, int64_t ow, float* y) {
-  for (int64_t q = 0; q < ow; q += 16) {
-    const int64_t n = std::min<int64_t>(16, ow - q);
-    const TapPairs t = load_tap_pairs(top + 2 * q, n), b = load_tap_pairs(top + stride + 2 * q, n);
-    const __m512 upper = _mm512_mask_blend_ps(beats16(t.left, t.right), t.left, t.right);
-    const __m512 lower = _mm512_mask_blend_ps(beats16(b.left, b.right), b.left, b.right);
-    _mm512_mask_storeu_ps(y + q, first_lanes(n),
-                          _mm512_mask_blend_ps(beats16(upper, lower), upper, lower));
-  }
-}
-
-void max_grad_row_2x2(const float* top, int64_t stride, const float* gy, int64_t ow,
-                      float* gtop) {
-  for (int64_t q = 0; q < ow; q += 16) {
-    const int64_t n = std::min<int64_t>(16, ow - q);
-    const TapPairs t = load_tap_pairs(top + 2 * q, n), b = load_tap_pairs(top + stride + 2 * q, n);
-    const __mmask16 top_right = beats16(t.left, t.right);
-    const __mmask16 bottom_right = beats16(b.left, b.right);
-    const __m512 upper = _mm512_mask_blend_ps(top_right, t.left, t.right);
-    const __m512 lower = _mm512_mask_blend_ps(bottom_right, b.left, b.right);
-    const __mmask16 in_bottom = beats16(upper, lower);
-    const __m512 gq = _mm512_maskz_loadu_ps(first_lanes(n), gy + q);
-    store_tap_pairs(gtop + 2 * q, n, _mm512_maskz_mov_ps(~in_bottom & ~top_right, gq),
-                    _mm512_maskz_mov_ps(~in_bottom & top_right, gq));
-    store_tap_pairs(gtop + stride + 2 * q, n, _mm512_maskz_mov_ps(in_bottom & ~bottom_right, gq),
-                    _mm512_maskz_mov_ps(in_bottom & bottom_right, gq));
-  }
-}
-#endif
-
 template <class T>
 void max_forward_2x2(const PoolGeom& g, const T* x, T* y) {
+  auto plane = max_plane_2x2<T>;
+  if constexpr (std::is_same_v<T, float>) plane = max_pool_rows().forward;
   over_planes(g, [&](int64_t p) {
-    const T* xp = x + p * g.h * g.w;
-    T* yp = y + p * g.oh * g.ow;
-    for (int64_t i = 0; i < g.oh; ++i) max_row_2x2(xp + 2 * i * g.w, g.w, g.ow, yp + i * g.ow);
+    plane(x + p * g.h * g.w, g.w, g.oh, g.ow, y + p * g.oh * g.ow);
   });
 }
 
@@ -256,15 +142,13 @@ void max_forward_2x2(const PoolGeom& g, const T* x, T* y) {
 // part of the plane that the rows do not write.
 template <class T>
 void max_backward_2x2(const PoolGeom& g, const T* x, const T* gy, T* gx) {
+  auto plane = max_plane_grad_2x2<T>;
+  if constexpr (std::is_same_v<T, float>) plane = max_pool_rows().backward;
   over_planes(g, [&](int64_t p) {
-    const T* xp = x + p * g.h * g.w;
-    const T* gyp = gy + p * g.oh * g.ow;
     T* gxp = gx + p * g.h * g.w;
-    for (int64_t i = 0; i < g.oh; ++i) {
-      T* gtop = gxp + 2 * i * g.w;
-      max_grad_row_2x2(xp + 2 * i * g.w, g.w, gyp + i * g.ow, g.ow, gtop);
-      if (g.w % 2 != 0) gtop[g.w - 1] = gtop[2 * g.w - 1] = T(0);
-    }
+    plane(x + p * g.h * g.w, gy + p * g.oh * g.ow, g.w, g.oh, g.ow, gxp);
+    if (g.w % 2 != 0)
+      for (int64_t r = 0; r < 2 * g.oh; ++r) gxp[r * g.w + g.w - 1] = T(0);
     if (g.h % 2 != 0) std::fill(gxp + (g.h - 1) * g.w, gxp + g.h * g.w, T(0));
   });
 }

@@ -1,9 +1,10 @@
 // Pooling kernels against direct window loops: padding as -inf (max) or zeros (avg,
 // count_include_pad), overlapping windows, non-square windows and strides. Inputs drawn from a
 // few small integers make ties common, so "the first maximum in row-major window order" is tested.
-// The 2x2/stride-2 max pool has a fast path of its own (vectorized for f32); it is checked bit for
-// bit against the window loops on inputs full of ties, signed zeros, infinities and NaNs with
-// different payloads, on shapes with odd sizes and rows shorter and longer than one vector.
+// The 2x2/stride-2 max pool has a fast path of its own (vectorized for f32, one variant per
+// instruction set); each variant this CPU runs is checked bit for bit against the window loops on
+// inputs full of ties, signed zeros, infinities and NaNs with different payloads, on shapes with
+// odd sizes and rows shorter and longer than one vector.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -14,7 +15,9 @@
 #include <vector>
 
 #include "ir/type_rules.h"
+#include "ir/error.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/kernels/pool_rows.h"
 #include "tests/unit/runtime/host_tensor.h"
 #include "runtime/thread_pool.h"
 
@@ -207,15 +210,20 @@ void check_max_special(const Shape& xs, const ir::PoolAttrs& a, std::mt19937& rn
   }
 }
 
-// 2x2/stride 2 on odd heights and widths (a trailing row or column in no window), rows of 1, 7,
-// 8, 16, 17 and 33 windows (one vector is 16 f32 windows), an empty batch, and enough planes to
-// split over threads; the last cases take the general path.
+// 2x2/stride 2 on odd heights and widths (a trailing row or column in no window), rows of 1 to 8,
+// 13, 14, 16, 17 and 33 windows (one vector is 8 or 16 f32 windows, so every partial last step),
+// an empty batch, and enough planes to split over threads; the last cases take the general path.
 const std::vector<std::pair<Shape, ir::PoolAttrs>> kSpecialCases = {
     {{2, 3, 8, 8}, pool({2, 2}, {2, 2}, {0, 0})},
     {{2, 3, 7, 9}, pool({2, 2}, {2, 2}, {0, 0})},
     {{3, 1, 5, 2}, pool({2, 2}, {2, 2}, {0, 0})},
     {{1, 2, 2, 3}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{2, 2, 4, 5}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 3, 6, 6}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 5, 10}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 2, 4, 13}, pool({2, 2}, {2, 2}, {0, 0})},
     {{2, 2, 6, 14}, pool({2, 2}, {2, 2}, {0, 0})},
+    {{1, 1, 4, 26}, pool({2, 2}, {2, 2}, {0, 0})},
     {{1, 2, 4, 17}, pool({2, 2}, {2, 2}, {0, 0})},
     {{1, 1, 6, 32}, pool({2, 2}, {2, 2}, {0, 0})},
     {{1, 2, 3, 35}, pool({2, 2}, {2, 2}, {0, 0})},
@@ -226,36 +234,72 @@ const std::vector<std::pair<Shape, ir::PoolAttrs>> kSpecialCases = {
     {{2, 3, 8, 8}, pool({2, 2}, {2, 2}, {1, 1})},   // padded 2x2: general path
     {{2, 3, 9, 9}, pool({3, 3}, {2, 2}, {1, 1})}};
 
-TEST(PoolKernel, MaxPoolTieAndNaNRulesOnFastAndGeneralPaths) {
-  std::mt19937 rng(3);
-  for (int threads : {1, 2}) {
-    rt::set_num_threads(threads);
-    for (const auto& [xs, a] : kSpecialCases) {
-      check_max_special<float>(xs, a, rng);
-      check_max_special<double>(xs, a, rng);
-    }
+/// Runs f once with each f32 row variant of the 2x2 max pool this CPU has, then restores the best.
+template <class F>
+void for_each_row_variant(F&& f) {
+  const std::string best = rt::max_pool_rows().isa;
+  for (const rt::MaxPoolRows& r : rt::max_pool_rows_variants()) {
+    SCOPED_TRACE(r.isa);
+    rt::use_max_pool_rows(r.isa);
+    ASSERT_STREQ(rt::max_pool_rows().isa, r.isa);
+    f();
   }
-  rt::set_num_threads(1);
+  rt::use_max_pool_rows(best);
+}
+
+TEST(PoolKernel, MaxPoolTieAndNaNRulesOnFastAndGeneralPaths) {
+  for_each_row_variant([] {
+    std::mt19937 rng(3);
+    for (int threads : {1, 2}) {
+      rt::set_num_threads(threads);
+      for (const auto& [xs, a] : kSpecialCases) {
+        check_max_special<float>(xs, a, rng);
+        check_max_special<double>(xs, a, rng);
+      }
+    }
+    rt::set_num_threads(1);
+  });
+}
+
+TEST(PoolKernel, RowVariantsAreTheCpusAndTheBestIsTheDefault) {
+  const auto variants = rt::max_pool_rows_variants();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_STREQ(variants.front().isa, "portable");
+  EXPECT_STREQ(rt::max_pool_rows().isa, variants.back().isa);
+  EXPECT_EQ(variants.size() > 1, __builtin_cpu_supports("avx2") != 0);
+  std::string have;
+  for (const rt::MaxPoolRows& r : variants) have += (have.empty() ? "" : ", ") + std::string(r.isa);
+  try {
+    rt::use_max_pool_rows("sse9");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "max pool rows: this CPU does not run 'sse9' (it runs " + have + ")");
+  }
+  EXPECT_STREQ(rt::max_pool_rows().isa, variants.back().isa);
 }
 
 TEST(PoolKernel, MaxPool2x2TiesGoToTheFirstTapAndTheFirstNaNWins) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  // Five windows in one row pair: a 4-way tie, a tie of -0 and +0 (-0 comes first), a NaN after a
-  // larger number, -NaN before +NaN, and all -inf.
-  Tensor<float> x{{DType::F32, {1, 1, 2, 10}},
-                  {3, 3, -0.0f, 0.0f, 5, 1, -nan, 9, -inf, -inf,
-                   3, 3, 0.0f, -0.0f, nan, 2, nan, 1, -inf, -inf}};
-  Tensor<float> y = run<float>(ir::Op::MaxPool2d, pool({2, 2}, {2, 2}, {0, 0}), {&x});
-  ASSERT_EQ(y.data.size(), 5u);
-  EXPECT_EQ(y.data[0], 3);
-  EXPECT_TRUE(std::signbit(y.data[1]) && y.data[1] == 0);
-  EXPECT_TRUE(std::isnan(y.data[2]) && !std::signbit(y.data[2]));
-  EXPECT_TRUE(std::isnan(y.data[3]) && std::signbit(y.data[3]));
-  EXPECT_EQ(y.data[4], -inf);
-  Tensor<float> g{{DType::F32, {1, 1, 1, 5}}, {1, 2, 3, 4, 5}};
-  Tensor<float> gx = run<float>(ir::Op::MaxPool2dGrad, pool({2, 2}, {2, 2}, {0, 0}), {&x, &g});
-  EXPECT_EQ(gx.data, (std::vector<float>{1, 0, 2, 0, 0, 0, 4, 0, 5, 0,  //
-                                         0, 0, 0, 0, 3, 0, 0, 0, 0, 0}));
+  for_each_row_variant([] {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    // Five windows in one row pair: a 4-way tie, a tie of -0 and +0 (-0 comes first), a NaN after
+    // a larger number, -NaN before +NaN, and all -inf.
+    Tensor<float> x{{DType::F32, {1, 1, 2, 10}},
+                    {3, 3, -0.0f, 0.0f, 5, 1, -nan, 9, -inf, -inf,
+                     3, 3, 0.0f, -0.0f, nan, 2, nan, 1, -inf, -inf}};
+    Tensor<float> y = run<float>(ir::Op::MaxPool2d, pool({2, 2}, {2, 2}, {0, 0}), {&x});
+    ASSERT_EQ(y.data.size(), 5u);
+    EXPECT_EQ(y.data[0], 3);
+    EXPECT_TRUE(std::signbit(y.data[1]) && y.data[1] == 0);
+    EXPECT_TRUE(std::isnan(y.data[2]) && !std::signbit(y.data[2]));
+    EXPECT_TRUE(std::isnan(y.data[3]) && std::signbit(y.data[3]));
+    EXPECT_EQ(y.data[4], -inf);
+    Tensor<float> g{{DType::F32, {1, 1, 1, 5}}, {1, 2, 3, 4, 5}};
+    Tensor<float> gx = run<float>(ir::Op::MaxPool2dGrad, pool({2, 2}, {2, 2}, {0, 0}), {&x, &g});
+    EXPECT_EQ(gx.data, (std::vector<float>{1, 0, 2, 0, 0, 0, 4, 0, 5, 0,  //
+                                           0, 0, 0, 0, 3, 0, 0, 0, 0, 0}));
+  });
 }
 
 TEST(PoolKernel, AvgPoolCountsPaddingAsZeros) {
