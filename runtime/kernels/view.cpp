@@ -2,9 +2,7 @@
 // dtype. Permute, expand and slice are one strided gather into a contiguous output; concat and
 // pad write rows of their inputs into the output.
 #include <Eigen/Core>
-#ifdef __AVX__
 #include <immintrin.h>
-#endif
 
 #include <algorithm>
 #include <cstring>
@@ -117,12 +115,14 @@ void gather_rows(const Gather& g, const E* in, E* out) {
 // A transpose: output dim j is contiguous in the input (stride 1) while the output's last dim
 // is not. Walking 2-D tiles of (j, last) keeps both the reads and the writes in cache, and
 // register transposes (8x8 of 4 bytes, 4x4 of 8 bytes) move whole vectors; measured 2-3x over
-// scalar tiles on this machine.
+// scalar tiles on this machine. The register transposes are AVX code whatever the build targets,
+// run where the CPU has AVX.
 constexpr int64_t kTile = 64;
 
-#ifdef __AVX__
+#define LT_AVX __attribute__((target("avx")))
+
 // d[r * ld + c] = s[r + c * ls] for an 8x8 block of 4-byte elements (shuffles keep any bits).
-inline void transpose_8x8(const void* src, int64_t ls, void* dst, int64_t ld) {
+LT_AVX void transpose_8x8(const void* src, int64_t ls, void* dst, int64_t ld) {
   const float* s = static_cast<const float*>(src);
   float* d = static_cast<float*>(dst);
   __m256 r[8], t[8];
@@ -144,7 +144,7 @@ inline void transpose_8x8(const void* src, int64_t ls, void* dst, int64_t ld) {
 }
 
 // The same for a 4x4 block of 8-byte elements.
-inline void transpose_4x4(const void* src, int64_t ls, void* dst, int64_t ld) {
+LT_AVX void transpose_4x4(const void* src, int64_t ls, void* dst, int64_t ld) {
   const double* s = static_cast<const double*>(src);
   double* d = static_cast<double*>(dst);
   const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + ls);
@@ -156,29 +156,27 @@ inline void transpose_4x4(const void* src, int64_t ls, void* dst, int64_t ld) {
   _mm256_storeu_pd(d + 2 * ld, _mm256_permute2f128_pd(t0, t2, 0x31));
   _mm256_storeu_pd(d + 3 * ld, _mm256_permute2f128_pd(t1, t3, 0x31));
 }
-#endif
 
-// Side of the register block for element type E; 1 = scalar only.
+// Side of the register block for element type E on this CPU; 1 = scalar only.
 template <class E>
-constexpr int64_t micro_size() {
-#ifdef __AVX__
+int64_t micro_size() {
+  static const bool avx = __builtin_cpu_supports("avx");
+  if (!avx) return 1;
   if constexpr (sizeof(E) == 4) return 8;
   if constexpr (sizeof(E) == 8) return 4;
-#endif
   return 1;
 }
 
 // out[r * out_ld + c] = in[r + c * in_ld] for r < nr, c < nc.
 template <class E>
 void transpose_tile(const E* in, int64_t in_ld, E* out, int64_t out_ld, int64_t nr, int64_t nc) {
-  constexpr int64_t kM = micro_size<E>();
+  const int64_t kM = micro_size<E>();
   int64_t r = 0;
-  if constexpr (kM > 1) {
+  if (kM > 1) {
     for (; r + kM <= nr; r += kM) {
       int64_t c = 0;
       for (; c + kM <= nc; c += kM) {
-        if constexpr (kM == 8)
-          transpose_8x8(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
+        if (kM == 8) transpose_8x8(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
         else transpose_4x4(in + r + c * in_ld, in_ld, out + r * out_ld + c, out_ld);
       }
       for (int64_t rr = r; rr < r + kM; ++rr)
