@@ -40,30 +40,48 @@ void parallel_for_packets(int64_t n, F&& f) {
   });
 }
 
-/// log over [0, n) in blocks, each first looked over for positive subnormals (the block is then
-/// in L1 for Eigen's vectorized log). Eigen takes those for the smallest normal number (its
-/// log(1e-40f) is -87.34, not -92.10): a block holding one gets libm's log there, as compiled
-/// kernels and fold compute it. Blocks are whole packets from a 64-element boundary, so the
-/// other elements get the bits of one Eigen call over [0, n). x may be y (in place).
-template <class T>
-void log_with_subnormals(const T* x, T* y, int64_t n) {
+/// y = math(x) over [0, n) with Eigen's packets, but libm's function (as compiled kernels and fold
+/// compute it) at the elements where edge(x) holds, which Eigen gets wrong:
+/// - log of a positive subnormal: Eigen takes it for the smallest normal number (its log(1e-40f)
+///   is -87.34, not -92.10);
+/// - exp below log(smallest normal), where the result is subnormal or 0: Eigen clamps the
+///   argument (at -88.72 for f32), so its exp(-1000) is 2.9e-39, not 0.
+/// Blocks are first looked over for such elements (the block is then in L1 for Eigen's pass); a
+/// block holding one gets libm's values there. Blocks are whole packets from a 64-element
+/// boundary, so the other elements get the bits of one Eigen call over [0, n). x may be y.
+template <class T, class Edge, class EigenMath, class Libm>
+void with_libm_edges(const T* x, T* y, int64_t n, Edge edge, EigenMath math, Libm libm) {
   constexpr int64_t kBlock = 2048;  // elements: a multiple of 64, 8-16 KiB
-  constexpr T kMinNormal = std::numeric_limits<T>::min();
-  auto is_tiny = [](T v) { return (v > T(0)) & (v < kMinNormal); };
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = std::min(kBlock, n - s);
-    int tiny = 0;  // an int, not a bool: GCC vectorizes this loop then (16x faster)
-    for (int64_t i = s; i < s + m; ++i) tiny |= is_tiny(x[i]);
-    if (tiny == 0) {
-      ArrMap<T>(y + s, m) = ConstArrMap<T>(x + s, m).log();
+    int any = 0;  // an int, not a bool: GCC vectorizes this loop then (16x faster)
+    for (int64_t i = s; i < s + m; ++i) any |= edge(x[i]);
+    if (any == 0) {
+      ArrMap<T>(y + s, m) = math(ConstArrMap<T>(x + s, m));
       continue;
     }
     alignas(64) std::array<T, kBlock> in;
     std::copy(x + s, x + s + m, in.begin());
-    ArrMap<T>(y + s, m) = ConstArrMap<T>(in.data(), m).log();
+    ArrMap<T>(y + s, m) = math(ConstArrMap<T>(in.data(), m));
     for (int64_t i = 0; i < m; ++i)
-      if (is_tiny(in[i])) y[s + i] = ir::scalar::log(in[i]);
+      if (edge(in[i])) y[s + i] = libm(in[i]);
   }
+}
+
+template <class T>
+void log_with_subnormals(const T* x, T* y, int64_t n) {
+  constexpr T kMinNormal = std::numeric_limits<T>::min();
+  with_libm_edges(
+      x, y, n, [](T v) { return (v > T(0)) & (v < kMinNormal); },
+      [](const auto& a) { return a.log(); }, [](T v) { return ir::scalar::log(v); });
+}
+
+template <class T>
+void exp_with_underflow(const T* x, T* y, int64_t n) {
+  static const T log_min = std::log(std::numeric_limits<T>::min());
+  with_libm_edges(
+      x, y, n, [](T v) { return v < log_min; }, [](const auto& a) { return a.exp(); },
+      [](T v) { return ir::scalar::exp(v); });
 }
 
 template <class T>
@@ -72,7 +90,7 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
     ConstArrMap<T> a(x + b, e - b);
     ArrMap<T> o(y + b, e - b);
     switch (op) {
-      case Exp: o = a.exp(); break;
+      case Exp: exp_with_underflow(x + b, y + b, e - b); break;
       case Log: log_with_subnormals(x + b, y + b, e - b); break;
       case Sqrt: o = a.sqrt(); break;
       case Rsqrt: o = a.rsqrt(); break;
