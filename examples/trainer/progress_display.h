@@ -16,6 +16,10 @@ struct ProgressInfo {
   double mean_loss = 0;
   double samples_per_s = 0;
   double eta_s = 0;  ///< to the end of the epoch
+  // With a loss scaler (--amp fp16, --loss-scale): the scale after the last step, and how many
+  // steps since the previous line it skipped for a non-finite gradient; negative without one.
+  double loss_scale = -1;
+  int64_t skipped = -1;
 };
 
 class ProgressDisplay {

@@ -232,9 +232,12 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   model.train();
 
   // The window's summed step losses; with a loss scaler, of the finite ones only, the steps with
-  // a non-finite loss (which the scaler skips) counted in window_skipped. A step the scaler skips
-  // for a non-finite gradient under a finite loss still counts. Both stay on the device.
-  Tensor window_loss = eager_zero(), window_skipped = eager_zero();
+  // a non-finite loss (which the scaler skips) counted in window_nonfinite. A step the scaler
+  // skips for a non-finite gradient under a finite loss still counts in the loss; every step it
+  // skips counts in window_scaler_skips. All stay on the device.
+  Tensor window_loss = eager_zero(), window_nonfinite = eager_zero();
+  Tensor window_scaler_skips = eager_zero();
+  int64_t run_scaler_skips = 0;
   int64_t window_steps = 0, window_first = p.step + 1, last_eval = -1, last_save = -1;
   double window_ms = 0, last_lr = opt->lr(0);
   std::vector<double> step_ms;
@@ -254,11 +257,16 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       return reduced ? dist::reduce_value(t).item<double>() : t.item<double>();
     };
     const double loss = read(window_loss);
-    const double counted = double(window_steps) - (scaler ? read(window_skipped) : 0.0);
+    const double counted = double(window_steps) - (scaler ? read(window_nonfinite) : 0.0);
     i.mean_loss = window_steps == 0 ? 0 : counted > 0 ? loss / counted : NAN;
     const double ms = window_steps > 0 ? window_ms / double(window_steps) : 0;
     i.samples_per_s = ms > 0 ? examples_per_step * 1e3 / ms : 0;
     i.eta_s = ms * double(steps_per_epoch - i.step_in_epoch) / 1e3;
+    if (scaler) {
+      // Every rank skips the same steps (found_inf is all-reduced), and holds the same scale.
+      i.loss_scale = scaler->get_scale().item<double>();
+      i.skipped = std::llround(window_scaler_skips.item<double>());
+    }
     return i;
   };
   auto log_row = [&] {
@@ -279,7 +287,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     display.bar(i);
     display.line(i, last_lr);
     window_loss = eager_zero();
-    window_skipped = eager_zero();
+    window_nonfinite = eager_zero();
+    if (scaler) run_scaler_skips += i.skipped;
+    window_scaler_skips = eager_zero();
     window_steps = 0;
     window_ms = 0;
     window_first = p.step + 1;
@@ -339,7 +349,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       if (scaler) {
         const Tensor finite = isfinite(step_loss);
         window_loss = window_loss + where(finite, step_loss, 0.0);
-        window_skipped = window_skipped + where(finite, scalar_like(0, step_loss), 1.0);
+        window_nonfinite = window_nonfinite + where(finite, scalar_like(0, step_loss), 1.0);
       } else {
         window_loss = window_loss + step_loss;
       }
@@ -351,6 +361,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       last_lr = opt->lr(0);
       if (scaler) {
         scaler->step(*opt);  // skipped in the graph where a gradient is not finite
+        window_scaler_skips = window_scaler_skips + scaler->found_inf(*opt);
         scaler->update();
       } else {
         opt->step();
@@ -398,6 +409,9 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       "peak memory {:.1f} MB, test accuracy {:.2f}%\n",
       summary.steps, summary.total_s, summary.compile_s, summary.steady_ms, summary.samples_per_s,
       summary.peak_mb, 100 * summary.final_eval.accuracy);
+  if (scaler)
+    fmt::print("loss scaler: scale {:g} at the end, {} of {} steps skipped\n",
+               scaler->get_scale().item<double>(), run_scaler_skips, summary.steps);
   if (lazy)
     fmt::print(
         "lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",

@@ -107,6 +107,17 @@ void GradScaler::step(optim::Optimizer& optimizer, Loc loc) {
   s.stage = Stage::Stepped;
 }
 
+Tensor GradScaler::found_inf(const optim::Optimizer& optimizer, Loc loc) const {
+  if (!options_.enabled) return zeros({}, DType::F32, loc);
+  const auto it = per_optimizer_.find(&optimizer);
+  if (it == per_optimizer_.end() || !it->second.found_inf.defined())
+    throw Error(fmt::format(
+        "GradScaler.found_inf: this optimizer was not unscaled or stepped since the last "
+        "update() at {}",
+        location_str(loc)));
+  return it->second.found_inf;
+}
+
 void GradScaler::update(Loc loc) {
   if (!options_.enabled) return;
   Tensor found;

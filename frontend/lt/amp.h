@@ -65,6 +65,11 @@ class GradScaler {
   /// stays. An lt::Error when no optimizer was unscaled or stepped since the last update().
   void update(Loc loc = Loc::current());
 
+  /// 1 (a 0-d f32 tensor) where unscale_() found a gradient of `optimizer` that is not finite
+  /// (on any rank), so that its step() skips, else 0; always 0 when disabled. From unscale_()
+  /// (or step()) until update(), as PyTorch's scaler keeps its found_inf per optimizer; an
+  /// lt::Error naming the call site otherwise. A trainer sums it to count its skipped steps.
+  Tensor found_inf(const optim::Optimizer& optimizer, Loc loc = Loc::current()) const;
   /// The scale, a 0-d f32 tensor that update() changes in place (read it after mark_step() to
   /// read it for free); a 1 when disabled.
   Tensor get_scale() const;

@@ -50,14 +50,14 @@ inline void inject(const TinyModel& m, Grad kind) {
 }
 
 /// One step on batch k with loss scaling; `kind` spoils the gradients after backward. In lazy
-/// mode the caller marks the step.
+/// mode the caller marks the step; with update false, the caller also calls scaler.update().
 inline void scaled_step(TinyModel& m, optim::Optimizer& opt, amp::GradScaler& scaler, int k,
-                        Grad kind) {
+                        Grad kind, bool update = true) {
   opt.zero_grad();
   scaler.scale(m.loss(scaled_batch(k))).backward();
   inject(m, kind);
   scaler.step(opt);
-  scaler.update();
+  if (update) scaler.update();
 }
 
 /// Every parameter and optimizer state tensor's values, by name (floats compare bit for bit

@@ -185,6 +185,29 @@ TEST_P(Scaler, ClippingAfterUnscaleMatchesAnUnscaledRun) {
   EXPECT_TRUE(testing::AllClose(a.b, b.b, 1e-6, 1e-5));
 }
 
+// found_inf is the skip decision of each step: summed over a run it counts the skipped steps,
+// with no sync in lazy mode.
+TEST_P(Scaler, FoundInfCountsTheSkippedSteps) {
+  TinyModel m;
+  auto opt = GetParam().make(m.params());
+  GradScaler scaler = GradScaler::constant(1024);
+  ModeGuard guard(mode());
+  const std::vector<Grad> kinds = {Grad::Finite, Grad::Inf, Grad::Finite, Grad::NaN,
+                                   Grad::Inf,    Grad::Finite};
+  Tensor skipped = zeros({});
+  metrics::reset();
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    testing::scaled_step(m, *opt, scaler, static_cast<int>(k), kinds[k], /*update=*/false);
+    const Tensor found = scaler.found_inf(*opt);
+    skipped = skipped + found;
+    scaler.update();
+    if (mode() == Mode::Lazy) mark_step();
+    EXPECT_EQ(found.item<float>(), kinds[k] == Grad::Finite ? 0.0f : 1.0f) << "step " << k;
+  }
+  EXPECT_EQ(metrics::counter("sync"), 0);
+  EXPECT_EQ(skipped.item<float>(), 3.0f);
+}
+
 TEST_P(Scaler, DisabledIsAPlainStep) {
   TinyModel a, b;
   auto opt_a = GetParam().make(a.params());
@@ -201,6 +224,7 @@ TEST_P(Scaler, DisabledIsAPlainStep) {
   }
   EXPECT_EQ(testing::values(a, *opt_a), testing::values(b, *opt_b));
   EXPECT_EQ(scaler.get_scale().item<float>(), 1.0f);
+  EXPECT_EQ(scaler.found_inf(*opt_a).item<float>(), 0.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, Scaler,
@@ -218,6 +242,9 @@ TEST(ScalerMisuse, OrderErrorsSayWhatWasAlreadyCalled) {
   EXPECT_THAT(error_of([&] { scaler.update(); }),
               ::testing::StartsWith("GradScaler.update: no optimizer was unscaled or stepped "
                                     "since the last update() at grad_scaler_test.cpp:"));
+  EXPECT_THAT(error_of([&] { (void)scaler.found_inf(opt); }),
+              ::testing::StartsWith("GradScaler.found_inf: this optimizer was not unscaled or "
+                                    "stepped since the last update() at grad_scaler_test.cpp:"));
   EXPECT_THAT(error_of([&] { scaler.step(opt); }),
               ::testing::StartsWith("GradScaler.unscale_: no parameter of the optimizer has a "
                                     "gradient (call backward() on the scaled loss first) at "));
