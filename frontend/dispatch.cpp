@@ -8,6 +8,7 @@
 #include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
 #include "ir/type_rules.h"
 #include "lt/autocast.h"
@@ -19,7 +20,7 @@ namespace lt {
 
 std::shared_ptr<TensorImpl> make_impl(TensorType type) {
   init();  // every eager tensor's data is made here: the settings are read before any kernel runs
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = make_recycled<TensorImpl>();
   impl->buffer = rt::Buffer::allocate(type.bytes());
   impl->type = std::move(type);
   return impl;
@@ -42,7 +43,7 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
   if (std::none_of(inputs.begin(), inputs.end(),
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
     return;
-  auto node = std::make_shared<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
+  auto node = make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
   node->edges.reserve(inputs.size());
   node->inputs.reserve(inputs.size());
   node->outputs.reserve(outputs.size());

@@ -9,6 +9,7 @@
 #include "frontend/dispatch.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
@@ -51,7 +52,7 @@ void Tensor::set_grad(const Tensor& g) {
 }
 
 Tensor Tensor::detach() const {
-  auto d = std::make_shared<TensorImpl>();
+  auto d = make_recycled<TensorImpl>();
   d->type = impl_->type;
   d->buffer = impl_->buffer;
   d->lazy = impl_->lazy;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "frontend/recycling_allocator.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "lt/tensor.h"
@@ -23,9 +24,9 @@ struct GradEdge {
 struct GradNode {
   ir::Op op;
   ir::Attrs attrs;
-  std::vector<Tensor> inputs;   // detached
-  std::vector<Tensor> outputs;  // detached
-  std::vector<GradEdge> edges;  // one per input
+  RecycledVector<Tensor> inputs;   // detached
+  RecycledVector<Tensor> outputs;  // detached
+  RecycledVector<GradEdge> edges;  // one per input
   Loc loc;                      // where the forward op was called
   bool released = false;        // backward() ran through it and freed its snapshots
 };

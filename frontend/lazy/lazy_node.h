@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/recycling_allocator.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "ir/shape.h"
@@ -26,7 +27,7 @@ struct LazyInput {
 struct LazyNode {
   ir::Op op;
   ir::Attrs attrs;
-  std::vector<LazyInput> inputs;
+  RecycledVector<LazyInput> inputs;
   std::vector<TensorType> types;
   std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
   std::source_location loc;  // formatted only when a graph is built

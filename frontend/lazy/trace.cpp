@@ -4,13 +4,14 @@
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/live_tensors.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
 
 namespace lt::lazy {
 
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
                 std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs) {
-  auto node = std::make_shared<LazyNode>();
+  auto node = make_recycled<LazyNode>();
   node->op = op;
   node->attrs = attrs;
   node->loc = loc;
@@ -22,7 +23,7 @@ void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attr
   }
   node->types = std::move(types);
   for (size_t i = 0; i < node->types.size(); ++i) {
-    auto impl = std::make_shared<TensorImpl>();
+    auto impl = make_recycled<TensorImpl>();
     impl->type = node->types[i];
     impl->lazy = node;
     impl->lazy_index = static_cast<int>(i);
