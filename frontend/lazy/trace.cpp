@@ -33,11 +33,4 @@ void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attr
   count_traced(op, loc);
 }
 
-std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                          std::vector<TensorType> types, const Loc& loc) {
-  std::vector<Tensor> outs(types.size());
-  trace_into(op, inputs, attrs, std::move(types), loc, outs);
-  return outs;
-}
-
 }  // namespace lt::lazy

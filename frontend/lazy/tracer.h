@@ -12,10 +12,8 @@ namespace lt::lazy {
 
 /// Whether an op on these inputs is traced: lazy mode is on. (Eager mode refuses pending inputs.)
 bool tracing();
-/// Records a node; returns pending tensors of the given (already inferred) types.
-std::vector<Tensor> trace(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                          std::vector<TensorType> types, const Loc& loc);
-/// trace into `outs`, one per type.
+/// Records a node; fills `outs` (one per type) with pending tensors of the given (already
+/// inferred) types.
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
                 std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs);
 /// Registers a tensor that holds a pending value (so mark_step finds it while it lives).

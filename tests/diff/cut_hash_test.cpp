@@ -63,7 +63,8 @@ TEST(CutHash, EqualsStructuralHashForRandomGraphsWithDonations) {
       const ir::Node& n = g.node(static_cast<int>(id));
       std::vector<Tensor> ins;
       for (ir::Value v : n.inputs) ins.push_back(value(v));
-      values[id] = lazy::trace(n.op, ins, n.attrs, n.types, Loc::current());
+      values[id].resize(n.types.size());
+      lazy::trace_into(n.op, ins, n.attrs, n.types, Loc::current(), values[id]);
     }
     std::vector<Tensor> outs;
     for (ir::Value v : g.results()) outs.push_back(value(v));
