@@ -8,8 +8,8 @@
 #include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
-#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
+#include "ir/recycling_allocator.h"
 #include "ir/type_rules.h"
 #include "lt/autocast.h"
 #include "lt/autograd.h"
@@ -76,7 +76,7 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
 }  // namespace
 
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-               std::vector<TensorType> out_types, std::span<Tensor> outputs, const Loc& loc);
+               TypeList out_types, std::span<Tensor> outputs, const Loc& loc);
 
 namespace {
 
@@ -96,7 +96,7 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
                            const Loc& loc, Results& results) {
   // The operands' types for the type rule, on the stack for the usual few operands.
   std::array<TensorType, 4> few;
-  std::vector<TensorType> many(inputs.size() > few.size() ? inputs.size() : 0);
+  TypeList many(inputs.size() > few.size() ? inputs.size() : 0);
   const std::span<TensorType> in_types =
       many.empty() ? std::span<TensorType>(few).first(inputs.size()) : std::span<TensorType>(many);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -104,7 +104,7 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
       fail_op(ir::mnemonic(op), "operand is an undefined tensor", inputs, loc);
     in_types[i] = inputs[i].type();
   }
-  std::vector<TensorType> out_types;
+  TypeList out_types;
   try {
     out_types = ir::infer_types(op, in_types, attrs);
   } catch (const TypeError& e) {
@@ -139,7 +139,7 @@ Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const 
 }
 
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-               std::vector<TensorType> out_types, std::span<Tensor> outputs, const Loc& loc) {
+               TypeList out_types, std::span<Tensor> outputs, const Loc& loc) {
   for (const Tensor& x : inputs)
     if (x.impl()->pending())
       fail_op(ir::mnemonic(op),

@@ -9,8 +9,8 @@
 #include "frontend/dispatch.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/tracer.h"
-#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
+#include "ir/recycling_allocator.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
@@ -206,9 +206,15 @@ Tensor full(Shape shape, double value, DType dtype, Loc loc) {
   // Any other value enters the graph as a 0-d parameter (device data made now), so a value that
   // changes every step (a learning rate) never changes the graph, and so never recompiles.
   Tensor s;
-  {
+  if (holds_value(dtype, value)) {
+    // A traced step makes hundreds of these (the norms' and the optimizer's coefficients): the
+    // kernel fills it directly, without the type rule and dispatch of an op.
+    s = Tensor(make_impl(TensorType{dtype, {}}));
+    const rt::TensorRef out{s.impl()->data(), &s.type()};
+    rt::run_creation(ir::CreationOp::Full, ir::FullAttrs{{}, dtype, value}, {}, {&out, 1});
+  } else {
     ModeGuard eager(Mode::Eager);
-    s = apply1(ir::Op::Full, {}, ir::FullAttrs{{}, dtype, value}, loc);
+    s = apply1(ir::Op::Full, {}, ir::FullAttrs{{}, dtype, value}, loc);  // throws the type error
   }
   return shape.empty() ? s : expand(s, std::move(shape), loc);
 }

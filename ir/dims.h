@@ -39,10 +39,10 @@ class Dims {
   }
   Dims(const std::vector<int64_t>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit
   explicit Dims(std::span<const int64_t> s) { assign(s.begin(), s.end()); }
-  Dims(const Dims& o) { assign(o.begin(), o.end()); }
+  Dims(const Dims& o) { copy_from(o); }
   Dims(Dims&& o) noexcept { take(o); }
   Dims& operator=(const Dims& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this != &o) copy_from(o);
     return *this;
   }
   Dims& operator=(Dims&& o) noexcept {
@@ -163,6 +163,12 @@ class Dims {
     data_ = inline_;
     cap_ = kInline;
     size_ = 0;
+  }
+  // A traced op copies several shapes: one block copy, not a push_back per dim.
+  void copy_from(const Dims& o) {
+    reserve(o.size_);
+    std::copy_n(o.data_, o.size_, data_);
+    size_ = o.size_;
   }
   // Steals o's heap block or copies its inline dims; o is left empty.
   void take(Dims& o) {

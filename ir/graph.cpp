@@ -32,14 +32,14 @@ Value Graph::add_param(TensorType type, std::string name) {
 }
 
 Value Graph::add(Op op, std::vector<Value> inputs, Attrs attrs, std::string loc) {
-  std::vector<TensorType> in;
+  TypeList in;
   in.reserve(inputs.size());
   for (Value v : inputs) in.push_back(type(v));
-  std::vector<TensorType> out = infer_types(op, in, attrs);
+  TypeList out = infer_types(op, in, attrs);
   return add_typed(op, std::move(inputs), std::move(attrs), std::move(out), std::move(loc));
 }
 
-Value Graph::add_typed(Op op, std::vector<Value> inputs, Attrs attrs, std::vector<TensorType> types,
+Value Graph::add_typed(Op op, std::vector<Value> inputs, Attrs attrs, TypeList types,
                        std::string loc) {
   nodes_.push_back({op, std::move(attrs), std::move(inputs), std::move(types), std::move(loc)});
   return Value::node(static_cast<int>(nodes_.size()) - 1);
@@ -79,12 +79,12 @@ void verify(const Graph& g) {
   };
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
     const Node& n = g.node(id);
-    std::vector<TensorType> in;
+    TypeList in;
     for (Value v : n.inputs) {
       check_value(v, id, fmt::format("node %{}", id));
       in.push_back(g.type(v));
     }
-    std::vector<TensorType> want;
+    TypeList want;
     try {
       want = infer_types(n.op, in, n.attrs);
     } catch (const TypeError& e) {

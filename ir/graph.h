@@ -11,6 +11,7 @@
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "ir/shape.h"
+#include "ir/type_list.h"
 
 namespace lt::ir {
 
@@ -29,7 +30,7 @@ struct Node {
   Op op;
   Attrs attrs;
   std::vector<Value> inputs;
-  std::vector<TensorType> types;  // one per output
+  TypeList types;  // one per output
   std::string loc;                // "file:line" of the user call that traced it; not hashed
 };
 
@@ -67,7 +68,7 @@ class Graph {
   /// Adds a node, inferring its output types with the op's rule (throws lt::TypeError).
   Value add(Op op, std::vector<Value> inputs, Attrs attrs, std::string loc = "");
   /// Adds a node with given output types (the parser; checked later by verify()).
-  Value add_typed(Op op, std::vector<Value> inputs, Attrs attrs, std::vector<TensorType> types,
+  Value add_typed(Op op, std::vector<Value> inputs, Attrs attrs, TypeList types,
                   std::string loc = "");
   void set_results(std::vector<Value> results) { results_ = std::move(results); }
   std::span<const Donation> donations() const { return donations_; }

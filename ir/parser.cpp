@@ -387,7 +387,7 @@ class Parser {
     expect(')', "expected ',' or ')' after an operand");
     Attrs attrs = parse_attrs(*op);
     expect(':', "expected ':' before the result type");
-    std::vector<TensorType> types;
+    TypeList types;
     if (count < 0) {
       types.push_back(parse_type());
     } else {

@@ -24,7 +24,7 @@ int64_t saturating_mul(int64_t a, int64_t b) {
 
 namespace {
 
-std::vector<TensorType> infer_family(Op op, std::span<const TensorType> in, const Attrs& attrs) {
+TypeList infer_family(Op op, std::span<const TensorType> in, const Attrs& attrs) {
   const OpInfo& oi = info(op);
   if (oi.arity == kVariadic) {
     if (in.empty()) type_fail("expects at least one operand");
@@ -47,8 +47,8 @@ std::vector<TensorType> infer_family(Op op, std::span<const TensorType> in, cons
 
 }  // namespace
 
-std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs) {
-  std::vector<TensorType> out = infer_family(op, in, attrs);
+TypeList infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs) {
+  TypeList out = infer_family(op, in, attrs);
   for (const TensorType& t : out)
     if (!shape_fits(t.shape))
       type_fail(fmt::format("result shape {} is negative or past {} elements", shape_str(t.shape),

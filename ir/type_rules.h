@@ -6,26 +6,27 @@
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "ir/shape.h"
+#include "ir/type_list.h"
 
 namespace lt::ir {
 
 /// Output types of `op` applied to inputs of types `in`. Throws lt::TypeError with a one-line
 /// reason (no op name or location: the caller adds them) when the inputs or attributes are invalid.
-std::vector<TensorType> infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs);
+TypeList infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs);
 
 // Per-family rules, called by infer_types after the arity and attribute-kind checks.
-std::vector<TensorType> infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
+TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
                                           const Attrs& attrs);
-std::vector<TensorType> infer_reduce(ReduceOp op, std::span<const TensorType> in,
+TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in,
                                      const ReduceAttrs& attrs);
-std::vector<TensorType> infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& attrs);
-std::vector<TensorType> infer_library(LibraryOp op, std::span<const TensorType> in,
+TypeList infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& attrs);
+TypeList infer_library(LibraryOp op, std::span<const TensorType> in,
                                       const Attrs& attrs);
-std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& attrs);
-std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType> in,
+TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& attrs);
+TypeList infer_creation(CreationOp op, std::span<const TensorType> in,
                                        const Attrs& attrs);
 
-std::vector<TensorType> infer_collective(CollectiveOp op, std::span<const TensorType> in,
+TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in,
                                          const Attrs& attrs);
 
 /// Shorthand for rules: throws TypeError(fmt::format(...)).

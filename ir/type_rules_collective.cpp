@@ -6,7 +6,7 @@
 
 namespace lt::ir {
 
-std::vector<TensorType> infer_collective(CollectiveOp op, std::span<const TensorType> in,
+TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in,
                                          const Attrs& a) {
   switch (op) {
     case CollectiveOp::AllReduce: {

@@ -5,7 +5,7 @@
 
 namespace lt::ir {
 
-std::vector<TensorType> infer_creation(CreationOp op, std::span<const TensorType> in,
+TypeList infer_creation(CreationOp op, std::span<const TensorType> in,
                                        const Attrs& a) {
   auto check_shape = [](const Shape& s) {
     for (int64_t d : s)

@@ -24,7 +24,7 @@ Shape broadcast_all(std::span<const TensorType> in) {
 }  // namespace
 
 // The row's operands and result columns (ir/ops/elementwise.def) decide the dtypes.
-std::vector<TensorType> infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
+TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
                                           const Attrs& attrs) {
   const OpInfo& row = info(to_op(op));
   Shape shape = broadcast_all(in);

@@ -19,7 +19,7 @@ void need_type(const TensorType& got, const TensorType& want, const char* what) 
     type_fail(fmt::format("{} must be {}, got {}", what, type_str(want), type_str(got)));
 }
 
-std::vector<TensorType> norm_rule(NnOp op, std::span<const TensorType> in) {
+TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
   const TensorType& x = in[0];
   need_float(x, "input");
   if (op == NnOp::BatchNorm) {
@@ -41,7 +41,7 @@ std::vector<TensorType> norm_rule(NnOp op, std::span<const TensorType> in) {
 
 }  // namespace
 
-std::vector<TensorType> infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
+TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
   switch (op) {
     case NnOp::BatchNorm:
     case NnOp::LayerNorm:

@@ -8,7 +8,7 @@
 
 namespace lt::ir {
 
-std::vector<TensorType> infer_reduce(ReduceOp op, std::span<const TensorType> in,
+TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in,
                                      const ReduceAttrs& a) {
   const TensorType& x = in[0];
   for (size_t i = 0; i < a.axes.size(); ++i) {
@@ -123,7 +123,7 @@ TensorType pad_rule(const TensorType& x, const PadAttrs& a) {
 
 }  // namespace
 
-std::vector<TensorType> infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& a) {
+TypeList infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& a) {
   switch (op) {
     case ViewOp::Reshape: return {reshape_rule(in[0], std::get<ReshapeAttrs>(a))};
     case ViewOp::Permute: return {permute_rule(in[0], std::get<PermuteAttrs>(a))};

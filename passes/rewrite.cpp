@@ -105,10 +105,10 @@ bool sweep(const ir::Graph& g, const RuleIndex& rules, ir::Graph& out) {
 }  // namespace
 
 ir::Value RewriteBuilder::add(ir::Op op, std::vector<ir::Value> inputs, ir::Attrs attrs) {
-  std::vector<TensorType> in;
+  TypeList in;
   in.reserve(inputs.size());
   for (ir::Value v : inputs) in.push_back(type(v));
-  std::vector<TensorType> types;
+  TypeList types;
   try {
     types = ir::infer_types(op, in, attrs);
   } catch (const TypeError& e) {

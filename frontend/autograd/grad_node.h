@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "frontend/recycling_allocator.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
+#include "ir/recycling_allocator.h"
 #include "lt/tensor.h"
 
 namespace lt {

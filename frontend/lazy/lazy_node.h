@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "frontend/recycling_allocator.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
+#include "ir/recycling_allocator.h"
 #include "ir/shape.h"
+#include "ir/type_list.h"
 #include "runtime/buffer.h"
 
 namespace lt {
@@ -28,7 +29,7 @@ struct LazyNode {
   ir::Op op;
   ir::Attrs attrs;
   RecycledVector<LazyInput> inputs;
-  std::vector<TensorType> types;
+  TypeList types;
   std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
   std::source_location loc;  // formatted only when a graph is built
   // cut()'s numbering: the node's id in the cut with this serial (a map from node to id cost

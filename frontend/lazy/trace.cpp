@@ -4,13 +4,13 @@
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/live_tensors.h"
 #include "frontend/lazy/tracer.h"
-#include "frontend/recycling_allocator.h"
 #include "frontend/tensor_impl.h"
+#include "ir/recycling_allocator.h"
 
 namespace lt::lazy {
 
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs) {
+                TypeList types, const Loc& loc, std::span<Tensor> outs) {
   auto node = make_recycled<LazyNode>();
   node->op = op;
   node->attrs = attrs;

@@ -6,6 +6,7 @@
 
 #include "ir/attrs.h"
 #include "ir/op.h"
+#include "ir/type_list.h"
 #include "lt/tensor.h"
 
 namespace lt::lazy {
@@ -15,7 +16,7 @@ bool tracing();
 /// Records a node; fills `outs` (one per type) with pending tensors of the given (already
 /// inferred) types.
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
-                std::vector<TensorType> types, const Loc& loc, std::span<Tensor> outs);
+                TypeList types, const Loc& loc, std::span<Tensor> outs);
 /// Registers a tensor that holds a pending value (so mark_step finds it while it lives).
 void track(const std::shared_ptr<TensorImpl>& impl);
 /// Runs the pending subgraph of one tensor (a value read); counted with reason and location.

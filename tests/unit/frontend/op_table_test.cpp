@@ -28,7 +28,7 @@ DType narrowed(DType t) { return t == DType::F64 ? DType::F32 : t; }
 void expect_types_inferred(const OpSample& s) {
   std::vector<TensorType> in;
   for (const Tensor& t : s.inputs) in.push_back(t.type());
-  const std::vector<TensorType> want = ir::infer_types(s.op, in, s.attrs);
+  const TypeList want = ir::infer_types(s.op, in, s.attrs);
   const std::vector<Tensor> outs = testing::run_sample(s);
   ASSERT_EQ(outs.size(), want.size());
   for (size_t k = 0; k < outs.size(); ++k)

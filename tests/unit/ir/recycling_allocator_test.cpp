@@ -1,6 +1,6 @@
 // RecyclingAllocator: a freed block (or array of up to 4) is the next one of its type and length
 // that its thread gets; longer arrays, and blocks freed on another thread, stay correct.
-#include "frontend/recycling_allocator.h"
+#include "ir/recycling_allocator.h"
 
 #include <gtest/gtest.h>
 
