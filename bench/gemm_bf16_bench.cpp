@@ -24,7 +24,8 @@ struct StepShape {
 };
 
 // MLP 784-128-10 at batch 128, fmnist_cnn's convolutions per image as im2col GEMMs, char_gpt's
-// projections at batch 64 x context 64 = 4096 rows; "dW" rows are weight gradients.
+// projections at batch 64 x context 64 = 4096 rows and at lt_bench_step's 1024; "dW" rows are
+// weight gradients.
 const StepShape kShapes[] = {
     {"mlp fc1 128x784 . 784x128", false, false, 128, 128, 784},
     {"mlp fc2 128x128 . 128x10", false, false, 128, 10, 128},
@@ -36,6 +37,11 @@ const StepShape kShapes[] = {
     {"gpt down 4096x512 . 512x128", false, false, 4096, 128, 512},
     {"gpt vocab 4096x128 . 128x256", false, false, 4096, 256, 128},
     {"gpt up dW 4096x128^T . 4096x512", true, false, 128, 512, 4096},
+    // lt_bench_step's GPT (batch 16 x context 64 = 1024 rows), weights stored [out, in]
+    {"gpt step up 1024x128 . (512x128)^T", false, true, 1024, 512, 128},
+    {"gpt step up dW (1024x512)^T . 1024x128", true, false, 512, 128, 1024},
+    {"gpt step down dW (1024x128)^T . 1024x512", true, false, 128, 512, 1024},
+    {"gpt step up dX 1024x512 . 512x128", false, false, 1024, 128, 512},
 };
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 

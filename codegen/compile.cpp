@@ -55,12 +55,12 @@ int64_t row_grain(const LoopShape& shape) {
 template <class SlotOf, class PlannedSlotOf>
 rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
                            const ir::FusionGroup& loop, llvm::Module& module,
-                           const std::string& name, bool in_place, SlotOf&& slot,
-                           PlannedSlotOf&& planned_slot) {
+                           const std::string& name, std::span<const int> written_over,
+                           SlotOf&& slot, PlannedSlotOf&& planned_slot) {
   const ir::Node& lib = g.node(grp.nodes.front());
   const ir::Value out = ir::Value::node(grp.nodes.front());
   const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
-  const LoopShape shape = emit_loop_kernel(module, g, loop, name, !in_place, by_image);
+  const LoopShape shape = emit_loop_kernel(module, g, loop, name, written_over, by_image);
   const int64_t elems = numel(grp.shape);
   const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
   const bool whole = ir::epilogue_materializes(g, grp) || !blocks;
@@ -78,6 +78,7 @@ rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
     ep.in_slots.push_back(loop.inputs[i] == out ? out_slot : planned_slot(loop.inputs[i]));
   }
   for (ir::Value v : loop.outputs) ep.out_slots.push_back(planned_slot(v));
+  ep.written_over.assign(written_over.begin(), written_over.end());
   ep.library_out = g.type(out);
   ep.block_elems = blocks ? elems / grp.shape[0] : elems;
   ep.block_rows = blocks ? shape.rows_per_outer : shape.rows;
@@ -187,12 +188,22 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
 
   std::vector<rt::Launch> launches;
   std::vector<std::pair<size_t, std::string>> loop_launches;  // launch index, function name
-  // A kernel that writes a result over a donated input it reads must not promise LLVM that its
-  // pointers never alias: LLVM may then reorder a load and a store of one element.
-  auto writes_in_place = [&](const ir::FusionGroup& grp) {
-    bool in_place = false;
-    for (ir::Value v : grp.outputs) in_place |= buffers.slots[planned_slot(v)].in_place;
-    return in_place;
+  // Per output of a loop group, the input whose buffer it is written over (its donor, which the
+  // group reads element by element), or -1: the kernel stores it through that input's pointer.
+  // Two noalias pointers to one buffer would let LLVM reorder an element's load and store; no
+  // noalias at all makes the vectorizer check the buffers for overlap at run time, which an
+  // exact overlap fails, leaving the optimizer's update loops scalar.
+  auto written_over = [&](const ir::FusionGroup& grp) {
+    std::vector<int> over(grp.outputs.size(), -1);
+    for (size_t k = 0; k < grp.outputs.size(); ++k) {
+      const ir::BufferSlot& s = buffers.slots[planned_slot(grp.outputs[k])];
+      if (!s.in_place) continue;
+      const auto it = std::find(grp.inputs.begin(), grp.inputs.end(), ir::Value::param(s.donor));
+      LT_CHECK(it != grp.inputs.end(), "output {} of a loop kernel is written over parameter {}, "
+               "which the kernel does not read", k, s.donor);
+      over[k] = static_cast<int>(it - grp.inputs.begin());
+    }
+    return over;
   };
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("lt_step", *ctx);
@@ -202,7 +213,7 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     if (grp.kind == ir::KernelKind::Epilogue) {
       const ir::FusionGroup loop = ir::epilogue_loop(g, grp);
       if (can_emit_loop(g, loop)) {
-        launches.push_back(epilogue_launch(g, grp, loop, *module, name, writes_in_place(loop), slot,
+        launches.push_back(epilogue_launch(g, grp, loop, *module, name, written_over(loop), slot,
                                            planned_slot));
         launches.back().group = static_cast<int>(gi);
         loop_launches.push_back({launches.size() - 1, name});
@@ -210,10 +221,12 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       }
     }
     if (grp.kind == ir::KernelKind::Loop && can_emit_loop(g, grp)) {
+      const std::vector<int> over = written_over(grp);
       const LoopShape shape =
-          emit_loop_kernel(*module, g, grp, name, /*noalias=*/!writes_in_place(grp));
+          emit_loop_kernel(*module, g, grp, name, over);
       rt::Launch l;
       l.kind = rt::Launch::Kind::Loop;
+      l.written_over = over;
       l.rows = shape.rows;
       l.row_grain = row_grain(shape);
       for (ir::Value v : grp.inputs) l.in_slots.push_back(planned_slot(v));

@@ -21,9 +21,10 @@ using ir::Value;
 
 class Emitter {
  public:
-  Emitter(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp, bool noalias,
-          bool keep_outer_dim)
-      : m_(m), c_(m.getContext()), b_(c_), g_(g), grp_(grp), noalias_(noalias),
+  Emitter(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp,
+          std::span<const int> written_over, bool keep_outer_dim)
+      : m_(m), c_(m.getContext()), b_(c_), g_(g), grp_(grp),
+        written_over_(written_over.begin(), written_over.end()),
         p_(plan_loop_nest(g, grp, keep_outer_dim)) {}
 
   LoopShape emit(const std::string& name);
@@ -45,6 +46,7 @@ class Emitter {
     return reduction_identity(b_, r.op, g_.type(g_.node(r.node).inputs[0]).dtype);
   }
   llvm::Value* mean_scale(const Reduction& r);
+  llvm::Value* base(int buffer);
   llvm::Value* pointer(int buffer, DType t, llvm::Value* offset);
   void store(int buffer, DType t, llvm::Value* offset, llvm::Value* x);
   void emit_entry(const std::string& name, llvm::Function* body);
@@ -54,7 +56,7 @@ class Emitter {
   Builder b_;
   const ir::Graph& g_;
   const ir::FusionGroup& grp_;
-  bool noalias_;
+  std::vector<int> written_over_;
   LoopNest p_;
   struct Segment {
     int dim = -1;  // the innermost loop's dim while it runs over [lo, hi); -1: none
@@ -117,9 +119,18 @@ llvm::Value* Emitter::in_bounds(const Access& a) {
   return ok;
 }
 
+// An output written over an input goes through the input's pointer: a load and a store of one
+// element then share their address, which LLVM orders and vectorizes without a runtime check.
+llvm::Value* Emitter::base(int buffer) {
+  const auto out = static_cast<size_t>(buffer) - grp_.inputs.size();
+  if (static_cast<size_t>(buffer) >= grp_.inputs.size() && out < written_over_.size() &&
+      written_over_[out] >= 0)
+    buffer = written_over_[out];
+  return body_->getArg(static_cast<unsigned>(buffer));
+}
+
 llvm::Value* Emitter::pointer(int buffer, DType t, llvm::Value* offset) {
-  llvm::Value* base = body_->getArg(static_cast<unsigned>(buffer));
-  return b_.CreateInBoundsGEP(storage_type(b_, t), base, offset);
+  return b_.CreateInBoundsGEP(storage_type(b_, t), base(buffer), offset);
 }
 
 void Emitter::store(int buffer, DType t, llvm::Value* offset, llvm::Value* x) {
@@ -150,9 +161,9 @@ llvm::Value* Emitter::load(const Read& r) {
 
 llvm::Value* Emitter::load_at(DType t, int buffer, llvm::Value* offset, bool inbounds) {
   llvm::Type* st = storage_type(b_, t);
-  llvm::Value* base = body_->getArg(static_cast<unsigned>(buffer));
+  llvm::Value* from = base(buffer);
   llvm::Value* p =
-      inbounds ? b_.CreateInBoundsGEP(st, base, offset) : b_.CreateGEP(st, base, offset);
+      inbounds ? b_.CreateInBoundsGEP(st, from, offset) : b_.CreateGEP(st, from, offset);
   llvm::Value* y = b_.CreateLoad(st, p);
   return t == DType::Bool ? b_.CreateICmpNE(y, b_.getInt8(0)) : y;
 }
@@ -340,8 +351,9 @@ void Emitter::emit_row(llvm::Value* row) {
   }
 }
 
-// The body takes one noalias pointer per buffer so the vectorizer needs no runtime checks; the
-// exported wrapper unpacks the buffer table and is what the runtime calls.
+// The body takes one noalias pointer per buffer so the vectorizer needs no runtime checks (an
+// output written over an input leaves its own pointer unused: base()); the exported wrapper
+// unpacks the buffer table and is what the runtime calls.
 llvm::Function* Emitter::declare_body(const std::string& name) {
   const size_t nbuf = grp_.inputs.size() + grp_.outputs.size();
   std::vector<llvm::Type*> params(nbuf, b_.getPtrTy());
@@ -351,7 +363,7 @@ llvm::Function* Emitter::declare_body(const std::string& name) {
   auto* f = llvm::Function::Create(ty, llvm::Function::InternalLinkage, name + ".body", m_);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
   for (size_t i = 0; i < nbuf; ++i) {
-    if (noalias_) f->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    f->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
     f->addParamAttr(static_cast<unsigned>(i),
                     llvm::Attribute::getWithAlignment(c_, llvm::Align(64)));
   }
@@ -416,8 +428,9 @@ bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
 }
 
 LoopShape emit_loop_kernel(llvm::Module& m, const ir::Graph& g, const ir::FusionGroup& grp,
-                           const std::string& name, bool noalias, bool keep_outer_dim) {
-  return Emitter(m, g, grp, noalias, keep_outer_dim).emit(name);
+                           const std::string& name, std::span<const int> written_over,
+                           bool keep_outer_dim) {
+  return Emitter(m, g, grp, written_over, keep_outer_dim).emit(name);
 }
 
 }  // namespace lt::codegen

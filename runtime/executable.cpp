@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -67,7 +68,9 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
     for (const std::vector<int>* v : {&l.in_slots, &l.out_slots})
       for (int s : *v)
         if (slots_[s].kind == Slot::Kind::Arena) arena_done_after_ = i;
+    check_written_over(i, l.written_over, l.in_slots, l.out_slots);
     if (!l.epilogue) continue;
+    check_written_over(i, l.epilogue->written_over, l.epilogue->in_slots, l.epilogue->out_slots);
     LT_CHECK(l.kind == Launch::Kind::Library && l.epilogue->fn &&
                  l.epilogue->source < static_cast<int>(l.epilogue->in_slots.size()) &&
                  l.out_slots.size() == (l.epilogue->in_slots[l.epilogue->source] >= 0 ? 1u : 0u),
@@ -81,6 +84,41 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
     if (slots_[s].kind == Slot::Kind::Owned && !is_result[s] && last[s] >= 0)
       free_after_[last[s]].push_back(static_cast<int>(s));
 }
+
+// An output is written over an input only where the plan gave it that input (a parameter) as
+// donor: then the two share a buffer, or run() makes the output a copy of it.
+void Executable::check_written_over(size_t launch, std::span<const int> over,
+                                    std::span<const int> in_slots,
+                                    std::span<const int> out_slots) const {
+  LT_CHECK(over.empty() || over.size() == out_slots.size(),
+           "launch {}: {} written-over entries for {} outputs", launch, over.size(),
+           out_slots.size());
+  for (size_t k = 0; k < over.size(); ++k)
+    LT_CHECK(over[k] < 0 || (over[k] < static_cast<int>(in_slots.size()) && out_slots[k] >= 0 &&
+                             slots_[out_slots[k]].donor == in_slots[over[k]]),
+             "launch {}: output {} written over input {}, which is not its donor", launch, k,
+             over[k]);
+}
+
+namespace {
+
+// A kernel stores an output it writes over an input through the input's pointer (`ptrs` holds
+// the inputs' pointers, then the outputs'). Where the donation was refused the output has a
+// buffer of its own: it gets the input's values, and the kernel reads and writes it there.
+void redirect_refused(std::span<const int> over, std::span<const int> in_slots,
+                      std::span<const int> out_slots, std::span<void* const> data,
+                      const std::vector<Slot>& slots, std::vector<void*>& ptrs) {
+  for (size_t k = 0; k < over.size(); ++k) {
+    if (over[k] < 0) continue;
+    void* out = data[out_slots[k]];
+    const void* in = data[in_slots[over[k]]];
+    if (out == in) continue;
+    std::memcpy(out, in, slots[out_slots[k]].type.bytes());
+    ptrs[over[k]] = out;
+  }
+}
+
+}  // namespace
 
 void Executable::take_donations(std::span<const BufferPtr> params, std::span<const long> owned_refs,
                                 std::vector<BufferPtr>& owned) const {
@@ -159,6 +197,7 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
       ptrs.clear();
       for (int s : l.in_slots) ptrs.push_back(data[s]);
       for (int s : l.out_slots) ptrs.push_back(data[s]);
+      redirect_refused(l.written_over, l.in_slots, l.out_slots, data, slots_, ptrs);
       void* const* p = ptrs.data();
       LoopKernelFn fn = l.fn;
       parallel_for(l.rows, l.row_grain, [&](int64_t b, int64_t e) { fn(p, b, e); });
@@ -195,6 +234,7 @@ void Executable::run_with_epilogue(const Launch& l, std::span<void* const> data,
   std::vector<void*> buffers;
   for (int s : ep.in_slots) buffers.push_back(s >= 0 ? data[s] : nullptr);
   for (int s : ep.out_slots) buffers.push_back(data[s]);
+  redirect_refused(ep.written_over, ep.in_slots, ep.out_slots, data, slots_, buffers);
   const int source_slot = ep.in_slots[ep.source];
   const TensorRef out{source_slot >= 0 ? data[source_slot] : nullptr, &ep.library_out};
   const auto esize = static_cast<int64_t>(dtype_size(ep.library_out.dtype));

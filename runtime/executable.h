@@ -32,6 +32,7 @@ using LoopKernelFn = void (*)(void* const* buffers, int64_t row_begin, int64_t r
 struct EpilogueLaunch {
   LoopKernelFn fn = nullptr;
   std::vector<int> in_slots, out_slots;  // the loop's buffers, inputs then outputs
+  std::vector<int> written_over;         // as Launch::written_over, for the loop
   int source = 0;  // in_slots[source] is the library output: its slot, or -1 for per-block
                    // scratch (the launch then has no out_slots)
   TensorType library_out;
@@ -47,6 +48,11 @@ struct Launch {
   enum class Kind : uint8_t { Loop, Library, Start, Done } kind = Kind::Library;
   // Loop: a compiled kernel split across the thread pool by rows.
   LoopKernelFn fn = nullptr;
+  /// Per output, the input (an index into in_slots) it is written over, element by element, or
+  /// -1 (empty: none). The kernel stores such an output through that input's pointer, so it
+  /// runs on whatever buffer the input's pointer gives: where run() refused the output's
+  /// donation, that is the output's fresh buffer, holding a copy of the input (see run()).
+  std::vector<int> written_over;
   int64_t rows = 0;       // iteration-space rows
   int64_t row_grain = 1;  // rows per chunk at least
   // Library: an eager kernel call, with a compiled epilogue or without.
@@ -129,6 +135,8 @@ class Executable {
   RunStats run_stats() const;
 
  private:
+  void check_written_over(size_t launch, std::span<const int> over,
+                          std::span<const int> in_slots, std::span<const int> out_slots) const;
   void run_with_epilogue(const Launch& l, std::span<void* const> data,
                          std::span<const TensorRef> ins) const;
   void take_donations(std::span<const BufferPtr> params, std::span<const long> owned_refs,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -39,11 +40,12 @@ struct Compiled {
   std::string optimized_ir;
 };
 
-Compiled compile_group(const ir::Graph& g, const ir::FusionGroup& grp) {
+Compiled compile_group(const ir::Graph& g, const ir::FusionGroup& grp,
+                       std::span<const int> written_over = {}) {
   Compiled c;
   c.jit = Jit::create();
   TestModule tm(*c.jit);
-  c.shape = emit_loop_kernel(*tm.m, g, grp, "kernel");
+  c.shape = emit_loop_kernel(*tm.m, g, grp, "kernel", written_over);
   const auto dir = std::filesystem::temp_directory_path() /
                    ("lt_loop_emitter_" + std::to_string(::getpid()));
   JitOptions o;
@@ -101,6 +103,40 @@ TEST(LoopEmitter, LongElementwiseRunIsCutIntoBlocks) {
   float s = 0.5f;
   run_rows(c, {x.data(), &s, y.data(), out.data()}, 2);  // inputs in first-use order
   for (int i = 0; i < 100000; ++i) ASSERT_EQ(out[i], y[i] - x[i] * s) << i;
+}
+
+// An optimizer update writes its results over the buffers it reads (donated parameters). Stored
+// through the inputs' pointers, the loop vectorizes with no run-time overlap check: such a check
+// fails on an exact overlap and runs the scalar loop instead. Run in place, it computes the
+// update.
+TEST(LoopEmitter, OutputsWrittenOverInputsVectorizeWithoutOverlapChecks) {
+  const ir::Graph g = ir::parse(R"(graph @f(%m: f32[3,1000], %b: f32[], %g: f32[3,1000],
+                                           %lr: f32[], %w: f32[3,1000]) {
+      %0 = mul(%m, %b) : f32[3,1000]
+      %1 = add(%0, %g) : f32[3,1000]
+      %2 = mul(%1, %lr) : f32[3,1000]
+      %3 = sub(%w, %2) : f32[3,1000]
+      return %1, %3
+    })");
+  const ir::FusionGroup grp = whole_graph(g, {3, 1000});
+  ASSERT_EQ(grp.inputs.size(), 5u);  // m, b, g, lr, w: first-use order
+  const int written_over[] = {0, 4};  // %1 over m, %3 over w
+  const Compiled c = compile_group(g, grp, written_over);
+  EXPECT_NE(c.optimized_ir.find("vector.body"), std::string::npos) << "not vectorized";
+  EXPECT_EQ(c.optimized_ir.find("found.conflict"), std::string::npos) << "overlap check emitted";
+  std::vector<float> m = iota_data(3000, 0.01f), gr = iota_data(3000, 0.07f),
+                     w = iota_data(3000, 0.13f);
+  float b = 0.9f, lr = 0.05f;
+  std::vector<float> want_m(3000), want_w(3000);
+  for (int i = 0; i < 3000; ++i) {
+    want_m[i] = m[i] * b + gr[i];
+    want_w[i] = w[i] - want_m[i] * lr;
+  }
+  run_rows(c, {m.data(), &b, gr.data(), &lr, w.data(), m.data(), w.data()}, 1);
+  for (int i = 0; i < 3000; ++i) {  // within rounding: either side may contract to an fma
+    ASSERT_NEAR(m[i], want_m[i], 1e-6f * (1 + std::abs(want_m[i]))) << i;
+    ASSERT_NEAR(w[i], want_w[i], 1e-6f * (1 + std::abs(want_w[i]))) << i;
+  }
 }
 
 // Sums along the innermost dim: one row per kept index, vector partial sums along it.

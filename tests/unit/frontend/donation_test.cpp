@@ -61,6 +61,35 @@ TEST_F(Donation, AnAliasOfTheOldValueKeepsIt) {
   EXPECT_EQ(metrics::counter("donations_refused"), 1);
 }
 
+// The update fused into the matmul's epilogue writes over w, storing through w's pointer: taken,
+// it runs in w's buffer; refused (an alias holds the old w), in a fresh copy of it.
+TEST_F(Donation, AnEpilogueUpdateInPlaceTakenAndRefused) {
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {0.5f, -1, 2, 0.25f, 3, -2};
+  const std::vector<float> w0 = {10, 20, 30, 40};
+  std::vector<float> want(4);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      float d = 0;
+      for (int k = 0; k < 3; ++k) d += a[i * 3 + k] * b[k * 2 + j];
+      want[i * 2 + j] = w0[i * 2 + j] - 0.25f * d;
+    }
+  for (const bool alias : {false, true}) {
+    metrics::reset();
+    Tensor w = from_vector<float>(w0, {2, 2});
+    const Tensor ta = from_vector<float>(a, {2, 3}), tb = from_vector<float>(b, {3, 2});
+    ModeGuard lazy(Mode::Lazy);
+    const Tensor old = alias ? w.detach() : Tensor();
+    w.sub_(matmul(ta, tb) * 0.25);
+    mark_step();
+    const std::vector<float> got = w.to_vector<float>();
+    for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(got[i], want[i]) << "alias " << alias;
+    EXPECT_EQ(metrics::counter("donations_refused"), alias ? 1 : 0);
+    if (alias) {
+      EXPECT_EQ(old.to_vector<float>(), w0);
+    }
+  }
+}
+
 TEST_F(Donation, APendingReaderOfTheOldValueStillSeesIt) {
   Tensor w = from_vector<float>({1, 2, 3}, {3});
   ModeGuard lazy(Mode::Lazy);
