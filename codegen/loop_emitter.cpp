@@ -122,9 +122,8 @@ llvm::Value* Emitter::in_bounds(const Access& a) {
 // An output written over an input goes through the input's pointer: a load and a store of one
 // element then share their address, which LLVM orders and vectorizes without a runtime check.
 llvm::Value* Emitter::base(int buffer) {
-  const auto out = static_cast<size_t>(buffer) - grp_.inputs.size();
-  if (static_cast<size_t>(buffer) >= grp_.inputs.size() && out < written_over_.size() &&
-      written_over_[out] >= 0)
+  const int out = buffer - static_cast<int>(grp_.inputs.size());
+  if (out >= 0 && out < static_cast<int>(written_over_.size()) && written_over_[out] >= 0)
     buffer = written_over_[out];
   return body_->getArg(static_cast<unsigned>(buffer));
 }

@@ -96,7 +96,7 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
                            const Loc& loc, Results& results) {
   // The operands' types for the type rule, on the stack for the usual few operands.
   std::array<TensorType, 4> few;
-  TypeList many(inputs.size() > few.size() ? inputs.size() : 0);
+  std::vector<TensorType> many(inputs.size() > few.size() ? inputs.size() : 0);
   const std::span<TensorType> in_types =
       many.empty() ? std::span<TensorType>(few).first(inputs.size()) : std::span<TensorType>(many);
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -32,7 +32,7 @@ Value Graph::add_param(TensorType type, std::string name) {
 }
 
 Value Graph::add(Op op, std::vector<Value> inputs, Attrs attrs, std::string loc) {
-  TypeList in;
+  std::vector<TensorType> in;
   in.reserve(inputs.size());
   for (Value v : inputs) in.push_back(type(v));
   TypeList out = infer_types(op, in, attrs);
@@ -79,7 +79,7 @@ void verify(const Graph& g) {
   };
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
     const Node& n = g.node(id);
-    TypeList in;
+    std::vector<TensorType> in;
     for (Value v : n.inputs) {
       check_value(v, id, fmt::format("node %{}", id));
       in.push_back(g.type(v));

@@ -30,8 +30,8 @@ struct Node {
   Op op;
   Attrs attrs;
   std::vector<Value> inputs;
-  TypeList types;  // one per output
-  std::string loc;                // "file:line" of the user call that traced it; not hashed
+  TypeList types;   // one per output
+  std::string loc;   // "file:line" of the user call that traced it; not hashed
 };
 
 /// Whether running `n` checks its data and may throw (an id or label out of range, an integer

@@ -15,19 +15,14 @@ namespace lt::ir {
 TypeList infer_types(Op op, std::span<const TensorType> in, const Attrs& attrs);
 
 // Per-family rules, called by infer_types after the arity and attribute-kind checks.
-TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
-                                          const Attrs& attrs);
-TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in,
-                                     const ReduceAttrs& attrs);
+TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, const Attrs& attrs);
+TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in, const ReduceAttrs& attrs);
 TypeList infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& attrs);
-TypeList infer_library(LibraryOp op, std::span<const TensorType> in,
-                                      const Attrs& attrs);
+TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& attrs);
 TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& attrs);
-TypeList infer_creation(CreationOp op, std::span<const TensorType> in,
-                                       const Attrs& attrs);
+TypeList infer_creation(CreationOp op, std::span<const TensorType> in, const Attrs& attrs);
 
-TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in,
-                                         const Attrs& attrs);
+TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in, const Attrs& attrs);
 
 /// Shorthand for rules: throws TypeError(fmt::format(...)).
 [[noreturn]] void type_fail(std::string msg);

@@ -6,8 +6,7 @@
 
 namespace lt::ir {
 
-TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in,
-                                         const Attrs& a) {
+TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in, const Attrs& a) {
   switch (op) {
     case CollectiveOp::AllReduce: {
       const TensorType& x = in[0];

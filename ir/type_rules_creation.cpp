@@ -5,8 +5,7 @@
 
 namespace lt::ir {
 
-TypeList infer_creation(CreationOp op, std::span<const TensorType> in,
-                                       const Attrs& a) {
+TypeList infer_creation(CreationOp op, std::span<const TensorType> in, const Attrs& a) {
   auto check_shape = [](const Shape& s) {
     for (int64_t d : s)
       if (d < 0) type_fail(fmt::format("negative size in shape {}", shape_str(s)));

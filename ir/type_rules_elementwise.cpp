@@ -24,8 +24,7 @@ Shape broadcast_all(std::span<const TensorType> in) {
 }  // namespace
 
 // The row's operands and result columns (ir/ops/elementwise.def) decide the dtypes.
-TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in,
-                                          const Attrs& attrs) {
+TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, const Attrs& attrs) {
   const OpInfo& row = info(to_op(op));
   Shape shape = broadcast_all(in);
   if (row.result == ResultKind::Attr) {  // cast: from any dtype (Stored) to the attribute's

@@ -111,8 +111,7 @@ void need_same(const TensorType& got, const Shape& want, const char* what) {
 
 }  // namespace
 
-TypeList infer_library(LibraryOp op, std::span<const TensorType> in,
-                                      const Attrs& a) {
+TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& a) {
   const bool gemm_like = op == LibraryOp::MatMul || op == LibraryOp::Conv2d ||
                          op == LibraryOp::Conv2dInputGrad || op == LibraryOp::Conv2dWeightGrad;
   if (op != LibraryOp::MatMul)  // matmul_rule checks its operands' ranks first

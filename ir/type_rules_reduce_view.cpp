@@ -8,8 +8,7 @@
 
 namespace lt::ir {
 
-TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in,
-                                     const ReduceAttrs& a) {
+TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in, const ReduceAttrs& a) {
   const TensorType& x = in[0];
   for (size_t i = 0; i < a.axes.size(); ++i) {
     if (a.axes[i] < 0 || a.axes[i] >= x.rank())

@@ -105,7 +105,7 @@ bool sweep(const ir::Graph& g, const RuleIndex& rules, ir::Graph& out) {
 }  // namespace
 
 ir::Value RewriteBuilder::add(ir::Op op, std::vector<ir::Value> inputs, ir::Attrs attrs) {
-  TypeList in;
+  std::vector<TensorType> in;
   in.reserve(inputs.size());
   for (ir::Value v : inputs) in.push_back(type(v));
   TypeList types;
