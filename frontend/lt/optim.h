@@ -56,9 +56,9 @@ class StepScalars;
 
 /// What every optimizer does. Parameters are handles: updates reach the caller's tensors.
 ///
-/// The state (zeros of each parameter's shape, and a 0-d f32 `step`: the updates a parameter has
-/// had) is created at construction, so the graph of the first step reads the same parameters as
-/// every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
+/// The state (zeros of each parameter's shape, and a 0-d f32 `step`: the updates a parameter
+/// has had, one tensor for the parameters whose counts are equal) is created at construction, so
+/// the graph of the first step reads the same parameters as every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
 class Optimizer {
  public:
   virtual ~Optimizer();
@@ -120,10 +120,26 @@ class Optimizer {
   /// target = value, or where(skip, target, value) when skip is defined: in place either way.
   static void assign(Tensor& target, const Tensor& value, const Tensor& skip);
 
+  /// Parameters of a group that hold one `step` tensor and have a gradient now.
+  struct Cohort {
+    Tensor step;                 ///< the shared count: assign() to it updates every member's
+    std::vector<size_t> params;  ///< indices into params(group), in order
+  };
+  /// The group's parameters that have a gradient, split by the `step` tensor (state slot
+  /// `step_slot`) they share. Parameters whose updates have always come together hold one
+  /// count (a group starts that way), so its increment and what is computed from it (SGD's
+  /// first-step coefficients, Adam's bias corrections) are traced once per cohort instead of
+  /// once per parameter. A parameter without a gradient gets its own handle to the current
+  /// count first, which keeps its value while the cohort's advances.
+  std::vector<Cohort> cohorts(size_t group, size_t step_slot);
+
  private:
   void check_group(size_t group, const std::string& where, const Loc& loc) const;
-  /// Zeros for every slot of every parameter.
-  void init_state();
+  /// Zeros for every slot of every parameter; a group's parameters share one `step` tensor
+  /// unless `share_steps` is false (loading gives each its own value).
+  void init_state(bool share_steps = true);
+  /// After a load: parameters of a group whose loaded counts are equal share one again.
+  void share_equal_steps();
   /// Brings a group's slots in line with slot_names(group), keeping the values of those that stay.
   void refresh_slots(size_t group);
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "frontend/optim/option_text.h"
@@ -70,40 +71,49 @@ void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
   const auto s = [&](const char* name, double value, DType dtype) {
     return this->scalar(group, name, value, dtype);
   };
-  for (size_t i = 0; i < this->params(group).size(); ++i) {
-    Tensor& p = this->param(group, i);
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    const DType dt = p.dtype();
-    Tensor& exp_avg = this->state(group, i, 0);
-    Tensor& exp_avg_sq = this->state(group, i, 1);
-    Tensor& step = this->state(group, i, o.amsgrad ? 3 : 2);
-    Tensor decayed = p;
-    if (o.weight_decay != 0) {
-      if constexpr (kDecoupled<Options>)
-        decayed = p * s("1-lr*weight_decay", 1 - o.lr * o.weight_decay, dt);
-      else
-        g = g + p * s("weight_decay", o.weight_decay, dt);
-    }
-    const Tensor t = step + 1.0;
-    const Tensor m = exp_avg * s("beta1", beta1, dt) + g * s("1-beta1", 1 - beta1, dt);
-    const Tensor v = exp_avg_sq * s("beta2", beta2, dt) + g * g * s("1-beta2", 1 - beta2, dt);
+  const size_t step_slot = o.amsgrad ? 3 : 2;
+  for (typename Optimizer::Cohort& c : this->cohorts(group, step_slot)) {
+    const Tensor t = c.step + 1.0;
     const Tensor t64 = cast(t, DType::F64);
     const Tensor bias1 = 1.0 - pow(s("beta1", beta1, DType::F64), t64);
     const Tensor bias2 = 1.0 - pow(s("beta2", beta2, DType::F64), t64);
-    const Tensor step_size = cast(s("lr", o.lr, DType::F64) / bias1, dt);
-    const Tensor bias2_sqrt = cast(sqrt(bias2), dt);
-    Tensor v_used = v;
-    if (o.amsgrad) {
-      Tensor& max_exp_avg_sq = this->state(group, i, 2);
-      v_used = maximum(max_exp_avg_sq, v);
-      this->assign(max_exp_avg_sq, v_used, skip);
+    struct Corrections {
+      Tensor step_size, bias2_sqrt;
+    };
+    std::optional<Corrections> of_dtype[2];  // f32, f64: the parameters' dtypes
+    const auto corrections = [&](DType dt) -> const Corrections& {
+      std::optional<Corrections>& k = of_dtype[dt == DType::F64];
+      if (!k) k = Corrections{cast(s("lr", o.lr, DType::F64) / bias1, dt), cast(sqrt(bias2), dt)};
+      return *k;
+    };
+    for (size_t i : c.params) {
+      Tensor& p = this->param(group, i);
+      Tensor g = p.grad();
+      const DType dt = p.dtype();
+      Tensor& exp_avg = this->state(group, i, 0);
+      Tensor& exp_avg_sq = this->state(group, i, 1);
+      Tensor decayed = p;
+      if (o.weight_decay != 0) {
+        if constexpr (kDecoupled<Options>)
+          decayed = p * s("1-lr*weight_decay", 1 - o.lr * o.weight_decay, dt);
+        else
+          g = g + p * s("weight_decay", o.weight_decay, dt);
+      }
+      const Tensor m = exp_avg * s("beta1", beta1, dt) + g * s("1-beta1", 1 - beta1, dt);
+      const Tensor v = exp_avg_sq * s("beta2", beta2, dt) + g * g * s("1-beta2", 1 - beta2, dt);
+      const Corrections& k = corrections(dt);
+      Tensor v_used = v;
+      if (o.amsgrad) {
+        Tensor& max_exp_avg_sq = this->state(group, i, 2);
+        v_used = maximum(max_exp_avg_sq, v);
+        this->assign(max_exp_avg_sq, v_used, skip);
+      }
+      const Tensor denom = sqrt(v_used) / k.bias2_sqrt + s("eps", o.eps, dt);
+      this->assign(p, decayed - k.step_size * (m / denom), skip);
+      this->assign(exp_avg, m, skip);
+      this->assign(exp_avg_sq, v, skip);
     }
-    const Tensor denom = sqrt(v_used) / bias2_sqrt + s("eps", o.eps, dt);
-    this->assign(p, decayed - step_size * (m / denom), skip);
-    this->assign(exp_avg, m, skip);
-    this->assign(exp_avg_sq, v, skip);
-    this->assign(step, t, skip);
+    this->assign(c.step, t, skip);
   }
 }
 

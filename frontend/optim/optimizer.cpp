@@ -10,6 +10,7 @@
 
 #include "frontend/optim/option_text.h"
 #include "frontend/optim/step_scalars.h"
+#include "frontend/tensor_impl.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
@@ -96,20 +97,55 @@ void Optimizer::init(const Loc& loc) {
 }
 
 namespace {
+
+constexpr const char* kStepSlot = "step";
+
 Tensor zero_slot(const std::string& name, const Tensor& p) {
   ModeGuard eager(Mode::Eager);  // device data: the first step's graph reads it like later ones
-  return name == "step" ? zeros({}, DType::F32) : zeros(p.shape(), p.dtype());
+  return name == kStepSlot ? zeros({}, DType::F32) : zeros(p.shape(), p.dtype());
 }
+
+/// A new slot of a group's parameter: zeros, the step count shared by the whole group.
+Tensor new_slot(const std::string& name, const Tensor& p, Tensor& group_step) {
+  if (name != kStepSlot) return zero_slot(name, p);
+  if (!group_step.defined()) group_step = zero_slot(name, p);
+  return group_step;
+}
+
 }  // namespace
 
-void Optimizer::init_state() {
+void Optimizer::init_state(bool share_steps) {
   slot_names_.clear();
   state_.assign(params_.size(), {});
   for (size_t g = 0; g < params_.size(); ++g) {
     slot_names_.push_back(slot_names(g));
+    Tensor group_step;
     for (const Tensor& p : params_[g]) {
       std::vector<Tensor>& slots = state_[g].emplace_back();
-      for (const std::string& name : slot_names_[g]) slots.push_back(zero_slot(name, p));
+      for (const std::string& name : slot_names_[g]) {
+        if (!share_steps) group_step = Tensor();
+        slots.push_back(new_slot(name, p, group_step));
+      }
+    }
+  }
+}
+
+void Optimizer::share_equal_steps() {
+  for (size_t g = 0; g < params_.size(); ++g) {
+    const std::vector<std::string>& names = slot_names_[g];
+    const auto at = std::find(names.begin(), names.end(), kStepSlot);
+    if (at == names.end()) continue;
+    const size_t slot = at - names.begin();
+    // Few distinct counts (most often one): a linear search over them.
+    std::vector<std::pair<uint32_t, Tensor>> seen;
+    for (std::vector<Tensor>& slots : state_[g]) {
+      Tensor& step = slots[slot];
+      if (step.impl()->pending()) continue;  // a value only a sync would tell: kept apart
+      const uint32_t bits = std::bit_cast<uint32_t>(step.item<float>());
+      const auto same = std::find_if(seen.begin(), seen.end(),
+                                     [&](const auto& s) { return s.first == bits; });
+      if (same == seen.end()) seen.emplace_back(bits, step);
+      else step = same->second;
     }
   }
 }
@@ -118,16 +154,45 @@ void Optimizer::refresh_slots(size_t group) {
   std::vector<std::string> names = slot_names(group);
   const std::vector<std::string>& old = slot_names_[group];
   if (names == old) return;
+  Tensor group_step;
   for (size_t i = 0; i < params_[group].size(); ++i) {
     std::vector<Tensor> slots;
     for (const std::string& name : names) {
       const auto at = std::find(old.begin(), old.end(), name);
       slots.push_back(at != old.end() ? state_[group][i][at - old.begin()]
-                                      : zero_slot(name, params_[group][i]));
+                                      : new_slot(name, params_[group][i], group_step));
     }
     state_[group][i] = std::move(slots);
   }
   slot_names_[group] = std::move(names);
+}
+
+std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group, size_t step_slot) {
+  std::vector<Cohort> out;
+  const std::vector<Tensor>& params = params_[group];
+  std::vector<std::vector<Tensor>>& state = state_[group];
+  const auto cohort_of = [&](const Tensor& step) {
+    return std::find_if(out.begin(), out.end(),
+                        [&](const Cohort& c) { return c.step.impl() == step.impl(); });
+  };
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].grad().defined()) continue;
+    const Tensor& step = state[i][step_slot];
+    if (auto c = cohort_of(step); c != out.end()) c->params.push_back(i);
+    else out.push_back({step, {i}});
+  }
+  // Members without a gradient keep the current count, in a handle of their own (shared among
+  // them) that the cohort's update does not rebind.
+  std::vector<std::pair<const TensorImpl*, Tensor>> kept;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor& step = state[i][step_slot];
+    if (params[i].grad().defined() || cohort_of(step) == out.end()) continue;
+    auto k = std::find_if(kept.begin(), kept.end(),
+                          [&](const auto& e) { return e.first == step.impl(); });
+    if (k == kept.end()) k = kept.insert(kept.end(), {step.impl(), step.detach()});
+    step = k->second;
+  }
+  return out;
 }
 
 void Optimizer::assign(Tensor& target, const Tensor& value, const Tensor& skip) {
@@ -217,7 +282,7 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
   }
   // The new options may change the slots (amsgrad): fresh zeros, then the state's values.
   const std::vector<std::vector<std::vector<Tensor>>> old = std::move(state_);
-  init_state();
+  init_state(/*share_steps=*/false);
   TensorDict source;
   for (auto it = state.tensors.lower_bound(prefix + ".");
        it != state.tensors.end() && it->first.starts_with(prefix + "."); ++it)
@@ -225,6 +290,7 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
   try {
     copy_state(state_dict(prefix).tensors, source, /*strict=*/true, type_ + ".load_state_dict",
                loc);
+    share_equal_steps();
   } catch (const Error&) {
     state_ = old;
     restore_options();

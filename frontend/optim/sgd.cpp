@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "frontend/optim/option_text.h"
 #include "lt/ops.h"
@@ -59,33 +60,52 @@ void SGD::update(size_t group, const Tensor& skip) {
   const auto s = [&](const char* name, double value, DType dtype) {
     return scalar(group, name, value, dtype);
   };
-  for (size_t i = 0; i < params(group).size(); ++i) {
+  // d = grad + weight_decay * p, the buffer's update from it, and p -= lr * d.
+  const auto descend = [&](size_t i, const auto& momentum_step) {
     Tensor& p = param(group, i);
-    const Tensor grad = p.grad();
-    if (!grad.defined()) continue;
     const DType dt = p.dtype();
-    Tensor d = grad;
+    Tensor d = p.grad();
     if (o.weight_decay != 0) d = d + p * s("weight_decay", o.weight_decay, dt);
-    if (o.momentum != 0) {
-      Tensor& buf = state(group, i, kBuffer);
-      Tensor& step = state(group, i, kStep);
-      const Tensor momentum = s("momentum", o.momentum, dt);
-      // The first step's choice is made on 0-d coefficients, which costs nothing per element
-      // where a where() over the whole buffer would cost eager mode a pass over memory. The
-      // buffer holds +0 then, and +0 * -0 = -0 is the one addend that leaves every d as it is
-      // (-0 + d == d, the sign of a zero included), so the first buffer is g bit for bit.
-      const Tensor first = eq(step, scalar_like(0, step));
-      const Tensor m = where(first, s("-0", -0.0, dt), momentum);
-      Tensor b = buf * m;
-      if (o.dampening != 0)
-        b = b + d * where(first, s("1", 1, dt), s("1-dampening", 1 - o.dampening, dt));
-      else
-        b = b + d;
-      d = o.nesterov ? d + b * momentum : b;
-      assign(buf, b, skip);
-      assign(step, step + 1.0, skip);
-    }
+    d = momentum_step(i, d);
     assign(p, p - d * s("lr", o.lr, dt), skip);
+  };
+  if (o.momentum == 0) {
+    for (size_t i = 0; i < params(group).size(); ++i)
+      if (param(group, i).grad().defined()) descend(i, [](size_t, const Tensor& d) { return d; });
+    return;
+  }
+  for (Cohort& c : cohorts(group, kStep)) {
+    // The first step's choice is made on 0-d coefficients, which costs nothing per element
+    // where a where() over the whole buffer would cost eager mode a pass over memory. The
+    // buffer holds +0 then, and +0 * -0 = -0 is the one addend that leaves every d as it is
+    // (-0 + d == d, the sign of a zero included), so the first buffer is g bit for bit.
+    const Tensor first = eq(c.step, scalar_like(0, c.step));
+    struct Coefficients {
+      Tensor momentum, m, c;
+    };
+    std::optional<Coefficients> of_dtype[2];  // f32, f64: the parameters' dtypes
+    const auto coefficients = [&](DType dt) -> const Coefficients& {
+      std::optional<Coefficients>& k = of_dtype[dt == DType::F64];
+      if (!k) {
+        k.emplace();
+        k->momentum = s("momentum", o.momentum, dt);
+        k->m = where(first, s("-0", -0.0, dt), k->momentum);
+        if (o.dampening != 0)
+          k->c = where(first, s("1", 1, dt), s("1-dampening", 1 - o.dampening, dt));
+      }
+      return *k;
+    };
+    for (size_t i : c.params) {
+      descend(i, [&](size_t i, const Tensor& d) {
+        const Coefficients& k = coefficients(d.dtype());
+        Tensor& buf = state(group, i, kBuffer);
+        Tensor b = buf * k.m;
+        b = o.dampening != 0 ? b + d * k.c : b + d;
+        assign(buf, b, skip);
+        return o.nesterov ? d + b * k.momentum : b;
+      });
+    }
+    assign(c.step, c.step + 1.0, skip);
   }
 }
 
