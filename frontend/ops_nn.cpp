@@ -102,17 +102,16 @@ Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, Tens
     Tensor shift = sub(b, mul(running_mean, scale, loc), loc);
     return add(mul(x, reshape(scale, bshape, loc), loc), reshape(shift, bshape, loc), loc);
   }
-  const Tensor in[] = {x, g, b};
-  std::vector<Tensor> r = apply(Op::BatchNorm, in, ir::NormAttrs{eps}, loc);
-  if (running_mean.defined() && running_var.defined()) {
+  // The op moves the running statistics too (one traced node, not ten); without them it gets
+  // zeros and ones of its own and their moved values are dropped.
+  const bool track = running_mean.defined() && running_var.defined();
+  const Tensor in[] = {x, g, b, track ? running_mean : zeros({c}, x.dtype(), loc),
+                       track ? running_var : ones({c}, x.dtype(), loc)};
+  std::vector<Tensor> r = apply(Op::BatchNorm, in, ir::BatchNormAttrs{eps, momentum}, loc);
+  if (track) {
     NoGradGuard no_grad;
-    const double n = static_cast<double>(x.numel() / c);
-    // Unbiased running variance, as PyTorch keeps it: var_b = 1/invstd^2 - eps, times n/(n-1).
-    Tensor var = sub(reciprocal(mul(r[2], r[2], loc), loc), scalar_like(eps, x, loc), loc);
-    if (n > 1) var = mul(var, scalar_like(n / (n - 1), x, loc), loc);
-    const Tensor m = scalar_like(momentum, x, loc), keep = scalar_like(1 - momentum, x, loc);
-    running_mean.copy_(add(mul(running_mean, keep, loc), mul(r[1], m, loc), loc), loc);
-    running_var.copy_(add(mul(running_var, keep, loc), mul(var, m, loc), loc), loc);
+    running_mean.copy_(r[3], loc);
+    running_var.copy_(r[4], loc);
   }
   return r[0];
 }

@@ -112,6 +112,13 @@ struct NormAttrs {
   LT_ATTR_FIELDS(eps)
   bool operator==(const NormAttrs&) const = default;
 };
+struct BatchNormAttrs {
+  double eps = 1e-5;
+  double momentum = 0.1;  // running = (1 - momentum) * running + momentum * batch statistic
+  static constexpr std::array kNames{"eps", "momentum"};
+  LT_ATTR_FIELDS(eps, momentum)
+  bool operator==(const BatchNormAttrs&) const = default;
+};
 struct AxisAttrs {
   int64_t axis = -1;  // normalized to non-negative by the frontend
   static constexpr std::array kNames{"axis"};
@@ -188,7 +195,7 @@ using Attrs =
     std::variant<NoAttrs, CastAttrs, ReduceAttrs, ReshapeAttrs, PermuteAttrs, ExpandAttrs,
                  SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
                  AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
-                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs>;
+                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs, BatchNormAttrs>;
 
 /// Index of an attribute struct in the Attrs variant.
 template <class T, class V = Attrs>

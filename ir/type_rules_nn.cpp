@@ -27,7 +27,9 @@ TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
     TensorType c{x.dtype, {x.shape[1]}};
     need_type(in[1], c, "gamma");
     need_type(in[2], c, "beta");
-    return {x, c, c};
+    need_type(in[3], c, "running_mean");
+    need_type(in[4], c, "running_var");
+    return {x, c, c, c, c};
   }
   const TensorType& g = in[1];
   if (g.rank() < 1 || g.rank() > x.rank() ||
@@ -43,7 +45,13 @@ TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
 
 TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
   switch (op) {
-    case NnOp::BatchNorm:
+    case NnOp::BatchNorm: {
+      const auto& bn = std::get<BatchNormAttrs>(a);
+      if (bn.eps < 0) type_fail("eps must be >= 0");
+      if (!(bn.momentum >= 0 && bn.momentum <= 1))
+        type_fail(fmt::format("momentum {} outside [0, 1]", bn.momentum));
+      return norm_rule(op, in);
+    }
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");
       return norm_rule(op, in);

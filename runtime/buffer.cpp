@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/recycling_allocator.h"
+
 namespace lt::rt {
 namespace {
 std::atomic<int64_t> g_live{0};
@@ -69,7 +71,7 @@ size_t rounded_size(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlig
 }  // namespace
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t bytes) {
-  const size_t rounded = rounded_size(bytes);
+  const size_t rounded = bytes > kInlineBytes ? rounded_size(bytes) : 0;
   void* p = rounded ? block_cache().take(rounded) : nullptr;
   if (rounded && !p) p = std::aligned_alloc(kAlign, rounded);
   if (rounded && !p) throw std::bad_alloc();
@@ -77,13 +79,13 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t bytes) {
   int64_t peak = g_peak.load();
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
   }
-  return std::shared_ptr<Buffer>(new Buffer(p, bytes));
+  return std::allocate_shared<Buffer>(RecyclingAllocator<Buffer>(), Made{}, p, bytes);
 }
 
 Buffer::~Buffer() {
   g_live -= static_cast<int64_t>(bytes_);
-  const size_t rounded = rounded_size(bytes_);
-  if (data_ && !block_cache().give(data_, rounded)) std::free(data_);
+  if (data_ == inline_) return;
+  if (!block_cache().give(data_, rounded_size(bytes_))) std::free(data_);
 }
 
 void Buffer::set_cache_limit(size_t bytes) { block_cache().set_cap(bytes); }

@@ -7,8 +7,15 @@
 namespace lt::rt {
 
 class Buffer {
+  struct Made {};  // allocate() is the only way in (std::allocate_shared needs a public ctor)
+
  public:
+  /// Data of at most this many bytes (0-d values, a traced step makes hundreds) lives inside
+  /// the Buffer object, so such a buffer is one recycled block, not three mallocs.
+  static constexpr size_t kInlineBytes = 64;
+
   static std::shared_ptr<Buffer> allocate(size_t bytes);
+  Buffer(Made, void* data, size_t bytes) : data_(data ? data : inline_), bytes_(bytes) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -31,9 +38,9 @@ class Buffer {
   static void reset_peak();
 
  private:
-  Buffer(void* data, size_t bytes) : data_(data), bytes_(bytes) {}
   void* data_;
   size_t bytes_;
+  alignas(64) unsigned char inline_[kInlineBytes];
 };
 
 }  // namespace lt::rt

@@ -55,7 +55,8 @@ Axes all_but(int64_t rank, int64_t keep) {
 }
 
 std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
-  // Only the gradient through y; mean and invstd feed running statistics under no_grad.
+  // Only the gradient through y; mean and invstd feed nothing differentiable, the running
+  // statistics are buffers.
   const Tensor &x = a.in[0], &gamma = a.in[1], &gy = a.gout[0];
   Shape bs(x.rank(), 1);
   bs[1] = x.shape()[1];
@@ -66,7 +67,7 @@ std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
   const Tensor dbeta = sum(gy, axes), dgamma = sum(gy * xhat, axes);
   const Tensor k = reshape(gamma, bs) * invstd * (1.0 / m);
   const Tensor dx = k * (gy * m - reshape(dbeta, bs) - xhat * reshape(dgamma, bs));
-  return {dx, dgamma, dbeta};
+  return {dx, dgamma, dbeta, Tensor(), Tensor()};
 }
 
 std::vector<Tensor> layer_norm_vjp(const VjpArgs& a) {

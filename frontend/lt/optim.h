@@ -58,7 +58,8 @@ class StepScalars;
 ///
 /// The state (zeros of each parameter's shape, and a 0-d f32 `step`: the updates a parameter
 /// has had, one tensor for the parameters whose counts are equal) is created at construction, so
-/// the graph of the first step reads the same parameters as every later one. A parameter with no gradient at step() is left alone, as in PyTorch.
+/// the graph of the first step reads the same parameters as every later one. A parameter with
+/// no gradient at step() is left alone, as in PyTorch.
 class Optimizer {
  public:
   virtual ~Optimizer();

@@ -115,14 +115,22 @@ void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale
 }
 
 template <class T>
-void batch_norm_t(double eps, Ins in, Outs out) {
+void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
   const Shape& s = in[0].shape();
   const BnDims d{s[0], s[1], numel(std::span(s).subspan(2))};
   const T* x = in[0].as<T>();
   const T* gamma = in[1].as<T>();
   const T* beta = in[2].as<T>();
+  const T* running_mean = in[3].as<T>();
+  const T* running_var = in[4].as<T>();
   T* mean_out = out[1].as<T>();
   T* invstd_out = out[2].as<T>();
+  T* running_mean_out = out[3].as<T>();
+  T* running_var_out = out[4].as<T>();
+  const double eps = attrs.eps, momentum = attrs.momentum;
+  // PyTorch keeps the unbiased variance; one value per channel has none, and keeps the biased.
+  const double count = static_cast<double>(d.n * d.plane);
+  const double unbiased = count > 1 ? count / (count - 1) : 1.0;
   // Channels are independent, so splitting over them needs no cross-thread reduction and the
   // result does not depend on the thread count.
   parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
@@ -140,6 +148,12 @@ void batch_norm_t(double eps, Ins in, Outs out) {
       shift[j] = static_cast<T>(beta[c0 + j] - mean[j] * sc);
       mean_out[c0 + j] = static_cast<T>(mean[j]);
       invstd_out[c0 + j] = static_cast<T>(invstd);
+      // In f64 from the f64 statistics, rounded once.
+      const int64_t k = c0 + j;
+      running_mean_out[k] = static_cast<T>((1 - momentum) * static_cast<double>(running_mean[k]) +
+                                           momentum * mean[j]);
+      running_var_out[k] = static_cast<T>((1 - momentum) * static_cast<double>(running_var[k]) +
+                                          momentum * var[j] * unbiased);
     }
     bn_apply(x, out[0].as<T>(), d, c0, c1, scale.data(), shift.data());
   });
@@ -170,8 +184,8 @@ void layer_norm_t(double eps, Ins in, Outs out) {
 
 }  // namespace
 
-void batch_norm(double eps, Ins in, Outs out) {
-  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_t<decltype(t)>(eps, in, out); });
+void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_t<decltype(t)>(attrs, in, out); });
 }
 
 void layer_norm(double eps, Ins in, Outs out) {

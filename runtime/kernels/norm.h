@@ -5,8 +5,10 @@
 
 namespace lt::rt {
 
-/// (x[N,C,...], gamma[C], beta[C]) -> (y, mean[C], invstd[C]) with batch statistics (biased var).
-void batch_norm(double eps, Ins in, Outs out);
+/// (x[N,C,...], gamma[C], beta[C], running_mean[C], running_var[C]) -> (y, mean[C], invstd[C],
+/// running_mean', running_var') with batch statistics (biased var for y, unbiased for the
+/// running variance).
+void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out);
 /// (x, gamma, beta) normalized over the trailing gamma.rank() dims -> (y, mean, rstd).
 void layer_norm(double eps, Ins in, Outs out);
 

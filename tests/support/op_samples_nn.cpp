@@ -5,12 +5,19 @@
 namespace lt::testing::samples {
 namespace {
 
-/// Batch or layer norm (x, gamma, beta). Only output 0 carries a gradient (mean and invstd feed
-/// running statistics under no_grad), so gradcheck seeds output 0 alone.
+/// Layer norm (x, gamma, beta), or batch norm (x, gamma, beta, running_mean, running_var). Only
+/// output 0 carries a gradient (the statistics feed running statistics under no_grad), so
+/// gradcheck seeds output 0 alone.
 OpSample norm(ir::Op op, Rng& r, std::string name, Shape x, Shape g, double eps = 1e-5) {
-  OpSample s = make(op, std::move(name),
-                    {uniform(r, std::move(x)), uniform(r, g, 0.5, 1.5), uniform(r, g, -1, 1)},
-                    ir::NormAttrs{eps});
+  std::vector<Tensor> in = {uniform(r, std::move(x)), uniform(r, g, 0.5, 1.5),
+                            uniform(r, g, -1, 1)};
+  ir::Attrs attrs = ir::NormAttrs{eps};
+  if (op == ir::Op::BatchNorm) {
+    in.push_back(uniform(r, g, -1, 1));
+    in.push_back(uniform(r, g, 0.5, 1.5));
+    attrs = ir::BatchNormAttrs{eps, 0.25};
+  }
+  OpSample s = make(op, std::move(name), std::move(in), std::move(attrs));
   s.grad_outputs = 1;
   return s;
 }

@@ -30,9 +30,9 @@ std::string parse_error(std::string_view text) {
 }
 
 TEST(Parser, RoundTripsMultiOutputAndIndexedUses) {
-  const std::string text = R"(graph @step(%w: f32[512,784], %x: f32[128,784], %g: f32[512], %b: f32[512]) {
+  const std::string text = R"(graph @step(%w: f32[512,784], %x: f32[128,784], %g: f32[512], %b: f32[512], %rm: f32[512], %rv: f32[512]) {
   %0 = matmul(%x, %w) {transpose_a=false, transpose_b=true} : f32[128,512]
-  %1:3 = batch_norm(%0, %g, %b) {eps=1e-05} : (f32[128,512], f32[512], f32[512])
+  %1:5 = batch_norm(%0, %g, %b, %rm, %rv) {eps=1e-05, momentum=0.1} : (f32[128,512], f32[512], f32[512], f32[512], f32[512])
   %2 = add(%1#0, %0) : f32[128,512]
   return %2, %1#1
 }
@@ -42,7 +42,7 @@ TEST(Parser, RoundTripsMultiOutputAndIndexedUses) {
   ASSERT_EQ(g.nodes().size(), 3u);
   EXPECT_EQ(g.name(), "step");
   EXPECT_EQ(g.params()[1].name, "x");
-  EXPECT_EQ(g.node(1).types.size(), 3u);
+  EXPECT_EQ(g.node(1).types.size(), 5u);
   EXPECT_EQ(g.node(2).inputs[0], Value::node(1, 0));
   EXPECT_EQ(g.node(2).inputs[1], Value::node(0));
   EXPECT_EQ(g.results()[1], Value::node(1, 1));

@@ -190,12 +190,26 @@ void check_batch_norm(DType dt, const Shape& s, const Vals& x0, double y_tol, do
   const int64_t c = s[1];
   const Vals x = rounded(dt, x0), g = rounded(dt, randu(c, 0.5, 2, 2)),
              b = rounded(dt, randu(c, -1, 1, 3));
-  const ir::NormAttrs attrs{1e-5};
-  auto out = run(Op::BatchNorm, {make(dt, s, x), make(dt, {c}, g), make(dt, {c}, b)}, attrs);
+  const Vals rm = rounded(dt, randu(c, -1, 1, 8)), rv = rounded(dt, randu(c, 0.5, 2, 9));
+  const ir::BatchNormAttrs attrs{1e-5, 0.25};
+  auto out = run(Op::BatchNorm,
+                 {make(dt, s, x), make(dt, {c}, g), make(dt, {c}, b), make(dt, {c}, rm),
+                  make(dt, {c}, rv)},
+                 attrs);
   const NormRef r = batch_norm_ref(x, s, g, b, attrs.eps);
   expect_close(values(out[0]), r.y, y_tol, "y");
   expect_close(values(out[1]), r.mean, stat_tol, "mean");
   expect_close(values(out[2]), r.inv, stat_tol, "invstd");
+  // Running statistics: PyTorch's update, the unbiased variance from the reference's biased one.
+  const double count = static_cast<double>(numel(s) / c);
+  Vals want_rm(c), want_rv(c);
+  for (int64_t k = 0; k < c; ++k) {
+    const double var = 1 / (r.inv[k] * r.inv[k]) - attrs.eps;
+    want_rm[k] = 0.75 * rm[k] + 0.25 * r.mean[k];
+    want_rv[k] = 0.75 * rv[k] + 0.25 * var * count / (count - 1);
+  }
+  expect_close(values(out[3]), want_rm, stat_tol, "running_mean");
+  expect_close(values(out[4]), want_rv, stat_tol, "running_var");
 }
 
 TEST(BatchNormKernel, MatchesReferenceOnRank2AndRank4) {
@@ -420,14 +434,16 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
              ids = rand_ids(4096, 24, 28);
   const std::vector<std::pair<Op, std::vector<Buf>>> runs{
       {Op::BatchNorm,
-       {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
+       {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g),
+        make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
       {Op::LayerNorm,
        {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
       {Op::LogSoftmax, {make(DType::F32, {64, 64, 24}, x)}},  // axis 1: split over outer
       {Op::CrossEntropy, {make(DType::F32, {4096, 24}, x), make(DType::I32, {4096}, ids)}},
       {Op::EmbeddingGrad, {make(DType::F32, {4096, 24}, x), make(DType::I64, {4096}, ids)}}};
   auto attrs_of = [](Op op) -> ir::Attrs {
-    if (op == Op::BatchNorm || op == Op::LayerNorm) return ir::NormAttrs{};
+    if (op == Op::BatchNorm) return ir::BatchNormAttrs{};
+    if (op == Op::LayerNorm) return ir::NormAttrs{};
     if (op == Op::LogSoftmax) return ir::AxisAttrs{1};
     if (op == Op::CrossEntropy) return ir::CrossEntropyAttrs{0.1};
     return ir::EmbeddingGradAttrs{24};
