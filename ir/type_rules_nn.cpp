@@ -52,6 +52,17 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
         type_fail(fmt::format("momentum {} outside [0, 1]", bn.momentum));
       return norm_rule(op, in);
     }
+    case NnOp::BatchNormGrad: {
+      const TensorType& x = in[0];
+      need_float(x, "input");
+      if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
+      const TensorType c{x.dtype, {x.shape[1]}};
+      need_type(in[1], c, "gamma");
+      need_type(in[2], c, "mean");
+      need_type(in[3], c, "invstd");
+      need_type(in[4], x, "grad");
+      return {x, c, c};
+    }
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");
       return norm_rule(op, in);

@@ -1,4 +1,5 @@
-// Batch norm and layer norm: one fused kernel each (statistics, then normalize + affine).
+// Batch norm, its gradient, and layer norm: one fused kernel each (statistics, then normalize +
+// affine; the gradient's sums, then the input gradient).
 // Statistics are two-pass (mean, then squared deviations) and accumulated in double, so f32
 // inputs with a large mean or many elements per channel keep their digits.
 #include "runtime/kernels/norm.h"
@@ -182,7 +183,97 @@ void layer_norm_t(double eps, Ins in, Outs out) {
   });
 }
 
+// Sum of gy and of gy * (x - mean) over a segment, in double (see seg_sum).
+template <class T>
+void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_gy,
+                   double* sum_gy_dev) {
+  double a[kLanes] = {}, b[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      a[j] += gy[i + j];
+      b[j] += gy[i + j] * (x[i + j] - mean);
+    }
+  for (; i < n; ++i) {
+    *sum_gy += gy[i];
+    *sum_gy_dev += gy[i] * (x[i] - mean);
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    *sum_gy += a[j];
+    *sum_gy_dev += b[j];
+  }
+}
+
+// The input gradient of y = gamma * xhat + beta with batch statistics, xhat = (x - mean) *
+// invstd over m = N * plane values per channel:
+//   dbeta = sum(gy), dgamma = sum(gy * xhat),
+//   dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m).
+// Two passes over x and gy per channel (the sums, then dx), channels split across threads.
+template <class T>
+void batch_norm_grad_t(Ins in, Outs out) {
+  const Shape& s = in[0].shape();
+  const BnDims d{s[0], s[1], numel(std::span(s).subspan(2))};
+  const T* x = in[0].as<T>();
+  const T* gamma = in[1].as<T>();
+  const T* mean = in[2].as<T>();
+  const T* invstd = in[3].as<T>();
+  const T* gy = in[4].as<T>();
+  T* dx = out[0].as<T>();
+  T* dgamma = out[1].as<T>();
+  T* dbeta = out[2].as<T>();
+  const double m = static_cast<double>(d.n * d.plane);
+  parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
+    const int64_t w = c1 - c0;
+    std::vector<double> sum_gy(w), sum_gy_dev(w);
+    if (d.plane == 1) {  // [N, C]: walk rows, one accumulator per channel of the block
+      for (int64_t i = 0; i < d.n; ++i)
+        for (int64_t j = 0; j < w; ++j) {
+          const int64_t at = i * d.c + c0 + j;
+          sum_gy[j] += gy[at];
+          sum_gy_dev[j] += gy[at] * (static_cast<double>(x[at]) - mean[c0 + j]);
+        }
+    } else {
+      for (int64_t j = 0; j < w; ++j)
+        for (int64_t i = 0; i < d.n; ++i) {
+          const int64_t off = (i * d.c + c0 + j) * d.plane;
+          seg_grad_sums(gy + off, x + off, d.plane, mean[c0 + j], &sum_gy[j], &sum_gy_dev[j]);
+        }
+    }
+    // dx = a * gy + (x - mean) * b + c, with the coefficients in double, rounded once.
+    std::vector<T> a(w), b(w), c(w), mu(w);
+    for (int64_t j = 0; j < w; ++j) {
+      const double is = invstd[c0 + j], sgx = sum_gy_dev[j] * is;
+      dbeta[c0 + j] = static_cast<T>(sum_gy[j]);
+      dgamma[c0 + j] = static_cast<T>(sgx);
+      const double k = gamma[c0 + j] * is;
+      a[j] = static_cast<T>(k);
+      b[j] = static_cast<T>(-k * is * sgx / m);
+      c[j] = static_cast<T>(-k * sum_gy[j] / m);
+      mu[j] = mean[c0 + j];
+    }
+    for (int64_t i = 0; i < d.n; ++i) {
+      if (d.plane == 1) {
+        const int64_t off = i * d.c + c0;
+        ArrMap<T>(dx + off, w) = CArrMap<T>(gy + off, w) * CArrMap<T>(a.data(), w) +
+                                 (CArrMap<T>(x + off, w) - CArrMap<T>(mu.data(), w)) *
+                                     CArrMap<T>(b.data(), w) +
+                                 CArrMap<T>(c.data(), w);
+        continue;
+      }
+      for (int64_t j = 0; j < w; ++j) {
+        const int64_t off = (i * d.c + c0 + j) * d.plane;
+        ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
+                                       (CArrMap<T>(x + off, d.plane) - mu[j]) * b[j] + c[j];
+      }
+    }
+  });
+}
+
 }  // namespace
+
+void batch_norm_grad(Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_grad_t<decltype(t)>(in, out); });
+}
 
 void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
   dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_t<decltype(t)>(attrs, in, out); });

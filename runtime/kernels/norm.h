@@ -9,6 +9,9 @@ namespace lt::rt {
 /// running_mean', running_var') with batch statistics (biased var for y, unbiased for the
 /// running variance).
 void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out);
+/// (x, gamma, mean[C], invstd[C], gy) -> (dx, dgamma[C], dbeta[C]): batch norm's gradient with
+/// batch statistics.
+void batch_norm_grad(Ins in, Outs out);
 /// (x, gamma, beta) normalized over the trailing gamma.rank() dims -> (y, mean, rstd).
 void layer_norm(double eps, Ins in, Outs out);
 

@@ -31,6 +31,17 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
       return {norm(op, r, "[4,3,2,2] (spatial)", {4, 3, 2, 2}, {3}),
               norm(op, r, "[6,3] eps 0.1", {6, 3}, {3}, 0.1),
               norm(op, r, "large [8,16,5,5]", {8, 16, 5, 5}, {16})};
+    case BatchNormGrad: {
+      // (x, gamma, mean, invstd, gy): any statistics are valid operands of the formula.
+      const auto grad = [&](std::string name, Shape x) {
+        const Shape c{x[1]};
+        return make(op, std::move(name),
+                    {uniform(r, x), uniform(r, c, 0.5, 1.5), uniform(r, c, -0.5, 0.5),
+                     uniform(r, c, 0.5, 2), uniform(r, x)});
+      };
+      return {grad("[4,3,2,2] (spatial)", {4, 3, 2, 2}), grad("[6,3] (no spatial dims)", {6, 3}),
+              grad("large [8,16,5,5]", {8, 16, 5, 5})};
+    }
     case LayerNorm:
       return {norm(op, r, "[2,3,4] over the last axis", {2, 3, 4}, {4}),
               norm(op, r, "[2,3,4] over the last two axes, eps 1e-3", {2, 3, 4}, {3, 4}, 1e-3),

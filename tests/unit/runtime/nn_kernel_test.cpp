@@ -220,6 +220,47 @@ TEST(BatchNormKernel, MatchesReferenceOnRank2AndRank4) {
     }
 }
 
+/// batch_norm_grad against the formula in f64: dbeta = sum(gy), dgamma = sum(gy * xhat),
+/// dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m), xhat = (x - mean) * invstd.
+void check_batch_norm_grad(DType dt, const Shape& s, double mean_at, double tolerance) {
+  const int64_t c = s[1], plane = numel(s) / (s[0] * c), m = s[0] * plane;
+  const Vals x = rounded(dt, randu(numel(s), mean_at - 2, mean_at + 2, 11));
+  const Vals gy = rounded(dt, randu(numel(s), -1, 1, 12)), g = rounded(dt, randu(c, 0.5, 2, 13));
+  const Vals mu = rounded(dt, randu(c, mean_at - 0.5, mean_at + 0.5, 14));
+  const Vals is = rounded(dt, randu(c, 0.5, 2, 15));
+  auto out = run(Op::BatchNormGrad,
+                 {make(dt, s, x), make(dt, {c}, g), make(dt, {c}, mu), make(dt, {c}, is),
+                  make(dt, s, gy)},
+                 ir::NoAttrs{});
+  Vals dx(x.size()), dgamma(c), dbeta(c);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    auto idx = [&](int64_t i) { return ((i / plane) * c + ch) * plane + i % plane; };
+    for (int64_t i = 0; i < m; ++i) {
+      dbeta[ch] += gy[idx(i)];
+      dgamma[ch] += gy[idx(i)] * (x[idx(i)] - mu[ch]) * is[ch];
+    }
+    for (int64_t i = 0; i < m; ++i)
+      dx[idx(i)] = g[ch] * is[ch] *
+                   (gy[idx(i)] - dbeta[ch] / m - (x[idx(i)] - mu[ch]) * is[ch] * dgamma[ch] / m);
+  }
+  expect_close(values(out[0]), dx, tolerance, "dx");
+  expect_close(values(out[1]), dgamma, tolerance, "dgamma");
+  expect_close(values(out[2]), dbeta, tolerance, "dbeta");
+}
+
+TEST(BatchNormGradKernel, MatchesTheFormulaOnRank2AndRank4) {
+  for (DType dt : kFloats)
+    for (const Shape& s : {Shape{7, 5}, Shape{3, 4, 5, 6}, Shape{8, 3, 33, 33}, Shape{4096, 24}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      check_batch_norm_grad(dt, s, 0, tol(dt));
+    }
+}
+
+TEST(BatchNormGradKernel, F32KeepsItsDigitsForLargeMean) {
+  // x near 1000: x - mean is taken before any product, so nothing cancels.
+  check_batch_norm_grad(DType::F32, {16, 4, 8, 8}, 1000, 1e-4);
+}
+
 TEST(BatchNormKernel, F32StatisticsStayAccurateForLargeMean) {
   // mean 1000, spread 1: a float accumulator or E[x^2] - E[x]^2 loses most digits of the variance.
   for (const Shape& s : {Shape{64, 4, 16, 16}, Shape{65536, 2}}) {
@@ -436,6 +477,9 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
       {Op::BatchNorm,
        {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g),
         make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
+      {Op::BatchNormGrad,
+       {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g),
+        make(DType::F32, {24}, g), make(DType::F32, {4096, 24}, x)}},
       {Op::LayerNorm,
        {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
       {Op::LogSoftmax, {make(DType::F32, {64, 64, 24}, x)}},  // axis 1: split over outer
@@ -443,6 +487,7 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
       {Op::EmbeddingGrad, {make(DType::F32, {4096, 24}, x), make(DType::I64, {4096}, ids)}}};
   auto attrs_of = [](Op op) -> ir::Attrs {
     if (op == Op::BatchNorm) return ir::BatchNormAttrs{};
+    if (op == Op::BatchNormGrad) return ir::NoAttrs{};
     if (op == Op::LayerNorm) return ir::NormAttrs{};
     if (op == Op::LogSoftmax) return ir::AxisAttrs{1};
     if (op == Op::CrossEntropy) return ir::CrossEntropyAttrs{0.1};
