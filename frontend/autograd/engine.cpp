@@ -142,7 +142,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     grads.erase(it);
     if (n->released) freed(n);
     gout.resize(n->outputs.size());
-    for (size_t i = 0; i < gout.size(); ++i)
+    for (size_t i = 0; i < vjp_outputs_read(n->op, gout.size()); ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
     std::vector<char> needs(n->edges.size());
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();

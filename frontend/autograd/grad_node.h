@@ -37,7 +37,8 @@ struct VjpArgs {
   const ir::Attrs& attrs;
   std::span<const Tensor> in;
   std::span<const Tensor> out;
-  std::span<const Tensor> gout;  // defined for every output (zeros where nothing flowed)
+  std::span<const Tensor> gout;  // defined for every output the vjp reads (zeros where nothing
+                                 // flowed; see vjp_outputs_read)
   /// Per input: is its gradient wanted? A vjp may return an undefined tensor for an input that
   /// is not (eager mode then skips, e.g., the input-gradient GEMM of a network's first layer;
   /// lazy mode would drop it as dead code anyway). Empty: every input is wanted.
@@ -45,6 +46,10 @@ struct VjpArgs {
   bool need(size_t i) const { return needs.empty() || needs[i]; }
 };
 std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a);
+/// How many of an op's outputs, from the first, its vjp reads the gradients of: all of them but
+/// for batch and layer norm, whose statistics feed nothing differentiable. The engine makes
+/// zeros only for those (four traced zeros per batch norm otherwise, in every step).
+size_t vjp_outputs_read(ir::Op op, size_t outputs);
 
 std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a);
 std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a);

@@ -114,6 +114,10 @@ std::vector<Tensor> vjp_library(ir::LibraryOp op, const VjpArgs& a) {
   LT_UNREACHABLE();
 }
 
+size_t vjp_outputs_read(ir::Op op, size_t outputs) {
+  return op == ir::Op::BatchNorm || op == ir::Op::LayerNorm ? 1 : outputs;
+}
+
 std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
   using enum ir::NnOp;
   const Tensor& g = a.gout[0];
