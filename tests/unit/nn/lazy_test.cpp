@@ -173,4 +173,30 @@ TEST(LazyModules, BatchNormRunningStatsAreTracedWithTheForward) {
 }
 
 }  // namespace
+TEST(NnLazy, BatchNormTracesOneNodeForwardAndOneBackward) {
+  // The running statistics move inside batch_norm and the backward is batch_norm_grad: no
+  // statistics math in lt:: ops and no zero gradients for the outputs nothing differentiates.
+  manual_seed(4);
+  const Tensor x = randn({4, 2, 3, 3}).requires_grad_();
+  nn::BatchNorm2d bn(2);
+  ModeGuard lazy(Mode::Lazy);
+  mark_step();
+  metrics::reset();
+  sum(bn.forward(x)).backward();
+  const Tensor traced[] = {x.grad(), bn.weight.grad(), bn.bias.grad(), bn.running_mean,
+                           bn.running_var, bn.num_batches_tracked};
+  const std::string text = debug::graph_text(traced);
+  const auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(" = batch_norm("), 1) << text;
+  EXPECT_EQ(count(" = batch_norm_grad("), 1) << text;
+  mark_step();
+  // Forward: the count's 1 and add, batch_norm, sum; backward: the seed, two reshapes and an
+  // expand (to sum's input shape), batch_norm_grad. Nothing else, zeros included.
+  EXPECT_EQ(metrics::counter("nodes_traced"), 9);
+}
+
 }  // namespace lt
