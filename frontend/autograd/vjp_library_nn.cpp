@@ -47,9 +47,9 @@ std::vector<Tensor> matmul_vjp(const VjpArgs& a) {
 }
 
 std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
-  // One node (its kernel makes two passes over x and gy) where the formula in lt:: ops traced
-  // 17: a ResNet-20 step has 21 of them. Only the gradient through y; mean and invstd feed
-  // nothing differentiable, the running statistics are buffers.
+  // A row of its own (one node, a kernel of two passes over x and gy): the formula in lt:: ops
+  // is 17 traced nodes per layer. Only the gradient through y; mean and invstd feed nothing
+  // differentiable, the running statistics are buffers.
   const Tensor in[] = {a.in[0], a.in[1], a.out[1], a.out[2], a.gout[0]};
   std::vector<Tensor> g = apply(ir::Op::BatchNormGrad, in, ir::NoAttrs{}, kHere);
   return {g[0], g[1], g[2], Tensor(), Tensor()};
