@@ -2,7 +2,7 @@
 // cache lookup of a hit, on a 1000-op graph over tiny tensors (so execution is negligible next
 // to what is measured). Targets (issue 3): trace + build + hash <= 1 us/op, lookup <= 50 us.
 // BM_ResNet20StepTrace: the host time of a real training step's trace (ResNet-20 with SGD
-// momentum, forward, loss, backward and update, about 1,460 ops) on a 1x8x8 batch of one, so
+// momentum, forward, loss, backward and update, about 550 ops) on a 1x8x8 batch of one, so
 // that running it between iterations stays cheap; the run is not timed.
 #include <benchmark/benchmark.h>
 
