@@ -41,7 +41,9 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a) {
   const Tensor& x = a.in[0];
   const Shape ks = keep_shape(x, r);
   const Tensor g = reshape(a.gout[0], ks);
-  const Tensor y = reshape(a.out[0], ks);
+  // The result with the reduced axes kept, for the ops whose gradient reads it (a traced op
+  // fewer for every sum and mean).
+  const auto y = [&] { return reshape(a.out[0], ks); };
   switch (op) {
     case ir::ReduceOp::Sum: return {expand(g, x.shape())};
     case ir::ReduceOp::Mean:
@@ -49,10 +51,10 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a) {
           expand(g * (static_cast<double>(numel(ks)) / static_cast<double>(x.numel())), x.shape())};
     case ir::ReduceOp::ReduceMax:
     case ir::ReduceOp::ReduceMin: {
-      Tensor hit = cast(eq(x, y), x.dtype());  // ties share the gradient evenly
+      Tensor hit = cast(eq(x, y()), x.dtype());  // ties share the gradient evenly
       return {hit * (g / sum(hit, r.axes, true))};
     }
-    case ir::ReduceOp::LogSumExp: return {g * exp(x - y)};
+    case ir::ReduceOp::LogSumExp: return {g * exp(x - y())};
     case ir::ReduceOp::ArgMax:
     case ir::ReduceOp::ArgMin: return {Tensor()};
   }

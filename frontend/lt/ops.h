@@ -181,7 +181,8 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& labels, const NllLossOpti
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5,
                   Loc loc = Loc::current());
 /// Training: batch statistics, and running_mean/var (if defined) are updated in place with
-/// `momentum` (PyTorch's convention, unbiased running variance). Eval: running statistics.
+/// `momentum` in [0, 1] (PyTorch's convention, unbiased running variance). Eval: running
+/// statistics.
 Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, Tensor running_mean,
                   Tensor running_var, bool training, double momentum = 0.1, double eps = 1e-5,
                   Loc loc = Loc::current());

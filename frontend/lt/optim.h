@@ -126,13 +126,13 @@ class Optimizer {
     Tensor step;                 ///< the shared count: assign() to it updates every member's
     std::vector<size_t> params;  ///< indices into params(group), in order
   };
-  /// The group's parameters that have a gradient, split by the `step` tensor (state slot
-  /// `step_slot`) they share. Parameters whose updates have always come together hold one
+  /// The group's parameters that have a gradient, split by the `step` tensor (the state slot
+  /// of that name) they share. Parameters whose updates have always come together hold one
   /// count (a group starts that way), so its increment and what is computed from it (SGD's
   /// first-step coefficients, Adam's bias corrections) are traced once per cohort instead of
   /// once per parameter. A parameter without a gradient gets its own handle to the current
   /// count first, which keeps its value while the cohort's advances.
-  std::vector<Cohort> cohorts(size_t group, size_t step_slot);
+  std::vector<Cohort> cohorts(size_t group);
 
  private:
   void check_group(size_t group, const std::string& where, const Loc& loc) const;
@@ -141,6 +141,8 @@ class Optimizer {
   void init_state(bool share_steps = true);
   /// After a load: parameters of a group whose loaded counts are equal share one again.
   void share_equal_steps();
+  /// The index of a group's `step` slot, or -1 when its options keep no count.
+  int step_slot(size_t group) const;
   /// Brings a group's slots in line with slot_names(group), keeping the values of those that stay.
   void refresh_slots(size_t group);
 

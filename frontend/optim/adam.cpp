@@ -71,8 +71,7 @@ void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
   const auto s = [&](const char* name, double value, DType dtype) {
     return this->scalar(group, name, value, dtype);
   };
-  const size_t step_slot = o.amsgrad ? 3 : 2;
-  for (typename Optimizer::Cohort& c : this->cohorts(group, step_slot)) {
+  for (typename Optimizer::Cohort& c : this->cohorts(group)) {
     const Tensor t = c.step + 1.0;
     const Tensor t64 = cast(t, DType::F64);
     const Tensor bias1 = 1.0 - pow(s("beta1", beta1, DType::F64), t64);

@@ -11,6 +11,7 @@
 #include "frontend/optim/option_text.h"
 #include "frontend/optim/step_scalars.h"
 #include "frontend/tensor_impl.h"
+#include "ir/error.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
@@ -130,12 +131,16 @@ void Optimizer::init_state(bool share_steps) {
   }
 }
 
+int Optimizer::step_slot(size_t group) const {
+  const std::vector<std::string>& names = slot_names_[group];
+  const auto at = std::find(names.begin(), names.end(), kStepSlot);
+  return at == names.end() ? -1 : static_cast<int>(at - names.begin());
+}
+
 void Optimizer::share_equal_steps() {
   for (size_t g = 0; g < params_.size(); ++g) {
-    const std::vector<std::string>& names = slot_names_[g];
-    const auto at = std::find(names.begin(), names.end(), kStepSlot);
-    if (at == names.end()) continue;
-    const size_t slot = at - names.begin();
+    const int slot = step_slot(g);
+    if (slot < 0) continue;
     // Few distinct counts (most often one): a linear search over them.
     std::vector<std::pair<uint32_t, Tensor>> seen;
     for (std::vector<Tensor>& slots : state_[g]) {
@@ -167,7 +172,9 @@ void Optimizer::refresh_slots(size_t group) {
   slot_names_[group] = std::move(names);
 }
 
-std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group, size_t step_slot) {
+std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group) {
+  const int slot = step_slot(group);
+  LT_CHECK(slot >= 0, "{}: group {} keeps no step count", type_, group);
   std::vector<Cohort> out;
   const std::vector<Tensor>& params = params_[group];
   std::vector<std::vector<Tensor>>& state = state_[group];
@@ -177,7 +184,7 @@ std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group, size_t step_slot
   };
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i].grad().defined()) continue;
-    const Tensor& step = state[i][step_slot];
+    const Tensor& step = state[i][slot];
     if (auto c = cohort_of(step); c != out.end()) c->params.push_back(i);
     else out.push_back({step, {i}});
   }
@@ -185,7 +192,7 @@ std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group, size_t step_slot
   // them) that the cohort's update does not rebind.
   std::vector<std::pair<const TensorImpl*, Tensor>> kept;
   for (size_t i = 0; i < params.size(); ++i) {
-    Tensor& step = state[i][step_slot];
+    Tensor& step = state[i][slot];
     if (params[i].grad().defined() || cohort_of(step) == out.end()) continue;
     auto k = std::find_if(kept.begin(), kept.end(),
                           [&](const auto& e) { return e.first == step.impl(); });

@@ -36,7 +36,7 @@ void check(const SGDOptions& o) {
                     o.momentum, o.dampening));
 }
 
-constexpr size_t kBuffer = 0, kStep = 1;
+constexpr size_t kBuffer = 0;
 
 }  // namespace
 
@@ -60,21 +60,20 @@ void SGD::update(size_t group, const Tensor& skip) {
   const auto s = [&](const char* name, double value, DType dtype) {
     return scalar(group, name, value, dtype);
   };
-  // d = grad + weight_decay * p, the buffer's update from it, and p -= lr * d.
-  const auto descend = [&](size_t i, const auto& momentum_step) {
-    Tensor& p = param(group, i);
-    const DType dt = p.dtype();
-    Tensor d = p.grad();
-    if (o.weight_decay != 0) d = d + p * s("weight_decay", o.weight_decay, dt);
-    d = momentum_step(i, d);
-    assign(p, p - d * s("lr", o.lr, dt), skip);
+  // d = grad + weight_decay * p, and p -= lr * (what momentum makes of d).
+  const auto decayed_grad = [&](const Tensor& p) {
+    const Tensor g = p.grad();
+    return o.weight_decay != 0 ? g + p * s("weight_decay", o.weight_decay, p.dtype()) : g;
+  };
+  const auto descend = [&](Tensor& p, const Tensor& d) {
+    assign(p, p - d * s("lr", o.lr, p.dtype()), skip);
   };
   if (o.momentum == 0) {
     for (size_t i = 0; i < params(group).size(); ++i)
-      if (param(group, i).grad().defined()) descend(i, [](size_t, const Tensor& d) { return d; });
+      if (Tensor& p = param(group, i); p.grad().defined()) descend(p, decayed_grad(p));
     return;
   }
-  for (Cohort& c : cohorts(group, kStep)) {
+  for (Cohort& c : cohorts(group)) {
     // The first step's choice is made on 0-d coefficients, which costs nothing per element
     // where a where() over the whole buffer would cost eager mode a pass over memory. The
     // buffer holds +0 then, and +0 * -0 = -0 is the one addend that leaves every d as it is
@@ -96,14 +95,14 @@ void SGD::update(size_t group, const Tensor& skip) {
       return *k;
     };
     for (size_t i : c.params) {
-      descend(i, [&](size_t i, const Tensor& d) {
-        const Coefficients& k = coefficients(d.dtype());
-        Tensor& buf = state(group, i, kBuffer);
-        Tensor b = buf * k.m;
-        b = o.dampening != 0 ? b + d * k.c : b + d;
-        assign(buf, b, skip);
-        return o.nesterov ? d + b * k.momentum : b;
-      });
+      Tensor& p = param(group, i);
+      const Tensor d = decayed_grad(p);
+      const Coefficients& k = coefficients(p.dtype());
+      Tensor& buf = state(group, i, kBuffer);
+      Tensor b = buf * k.m;
+      b = o.dampening != 0 ? b + d * k.c : b + d;
+      assign(buf, b, skip);
+      descend(p, o.nesterov ? d + b * k.momentum : b);
     }
     assign(c.step, c.step + 1.0, skip);
   }

@@ -62,6 +62,10 @@ double seg_sqdev(const T* p, int64_t n, double mean) {
 struct BnDims {
   int64_t n, c, plane;
 };
+BnDims bn_dims(const TensorRef& x) {
+  const Shape& s = x.shape();
+  return {s[0], s[1], numel(std::span(s).subspan(2))};
+}
 
 // plane == 1 (x is [N, C]): walk rows and keep one accumulator per channel of the block, so
 // reads stay contiguous instead of striding down one column at a time.
@@ -117,8 +121,7 @@ void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale
 
 template <class T>
 void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
-  const Shape& s = in[0].shape();
-  const BnDims d{s[0], s[1], numel(std::span(s).subspan(2))};
+  const BnDims d = bn_dims(in[0]);
   const T* x = in[0].as<T>();
   const T* gamma = in[1].as<T>();
   const T* beta = in[2].as<T>();
@@ -211,8 +214,7 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
 // Two passes over x and gy per channel (the sums, then dx), channels split across threads.
 template <class T>
 void batch_norm_grad_t(Ins in, Outs out) {
-  const Shape& s = in[0].shape();
-  const BnDims d{s[0], s[1], numel(std::span(s).subspan(2))};
+  const BnDims d = bn_dims(in[0]);
   const T* x = in[0].as<T>();
   const T* gamma = in[1].as<T>();
   const T* mean = in[2].as<T>();
@@ -252,18 +254,18 @@ void batch_norm_grad_t(Ins in, Outs out) {
       mu[j] = mean[c0 + j];
     }
     for (int64_t i = 0; i < d.n; ++i) {
-      if (d.plane == 1) {
+      if (d.plane == 1) {  // one row of the block's channels
         const int64_t off = i * d.c + c0;
         ArrMap<T>(dx + off, w) = CArrMap<T>(gy + off, w) * CArrMap<T>(a.data(), w) +
                                  (CArrMap<T>(x + off, w) - CArrMap<T>(mu.data(), w)) *
                                      CArrMap<T>(b.data(), w) +
                                  CArrMap<T>(c.data(), w);
-        continue;
-      }
-      for (int64_t j = 0; j < w; ++j) {
-        const int64_t off = (i * d.c + c0 + j) * d.plane;
-        ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
-                                       (CArrMap<T>(x + off, d.plane) - mu[j]) * b[j] + c[j];
+      } else {  // one plane per channel
+        for (int64_t j = 0; j < w; ++j) {
+          const int64_t off = (i * d.c + c0 + j) * d.plane;
+          ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
+                                         (CArrMap<T>(x + off, d.plane) - mu[j]) * b[j] + c[j];
+        }
       }
     }
   });
