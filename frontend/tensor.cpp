@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <ostream>
+#include <utility>
 
 #include "frontend/autograd/grad_node.h"
 #include "frontend/dispatch.h"
@@ -136,7 +137,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str
 
 // --- in place -------------------------------------------------------------------------------
 
-Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc) {
+Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc, bool keep_history) {
   if (value.type() != type())
     throw Error(fmt::format("{}: result {} would change the type of {} at {}", op,
                             type_str(value.type()), type_str(type()), location_str(loc)));
@@ -144,17 +145,23 @@ Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc) {
     throw Error(fmt::format("{}: in-place update of a leaf that requires grad; wrap it in "
                             "lt::NoGradGuard at {}",
                             op, location_str(loc)));
-  std::shared_ptr<rt::Buffer> old = std::move(impl_->buffer);
-  impl_->buffer = value.impl()->buffer;
-  impl_->lazy = value.impl()->lazy;
+  const TensorImpl& v = *value.impl();  // may be impl_ itself (x.copy_(x)): read it first
+  std::shared_ptr<rt::Buffer> buffer = v.buffer;
+  std::shared_ptr<LazyNode> lazy = v.lazy;
+  const int lazy_index = v.lazy_index;
+  std::shared_ptr<GradNode> grad_fn = keep_history ? v.grad_fn : nullptr;
+  const int output_nr = keep_history ? v.output_nr : 0;
+  const bool requires_grad = keep_history && v.requires_grad;
+  std::shared_ptr<rt::Buffer> old = std::exchange(impl_->buffer, std::move(buffer));
+  impl_->lazy = std::move(lazy);
   // The old data is dead once the step runs: the graph may write the new value over it.
   if (impl_->pending() && old && impl_->donor.expired()) impl_->donor = old;
-  impl_->lazy_index = value.impl()->lazy_index;
+  impl_->lazy_index = lazy_index;
   if (impl_->pending()) lazy::track(impl_);
-  if (!impl_->grad_fn && !value.impl()->grad_fn) return *this;  // leaves stay leaves
-  impl_->grad_fn = value.impl()->grad_fn;
-  impl_->output_nr = value.impl()->output_nr;
-  impl_->requires_grad = value.impl()->requires_grad;
+  if (!impl_->grad_fn && !grad_fn) return *this;  // leaves stay leaves
+  impl_->grad_fn = std::move(grad_fn);
+  impl_->output_nr = output_nr;
+  impl_->requires_grad = requires_grad;
   return *this;
 }
 
@@ -170,7 +177,8 @@ Tensor& Tensor::mul_(double o, Loc loc) {
 Tensor& Tensor::copy_(const Tensor& src, Loc loc) {
   Tensor v = src.dtype() == dtype() ? src : cast(src, dtype(), loc);
   if (v.shape() != shape()) v = expand(v, shape(), loc);
-  return rebind(v.detach(), "copy_", loc);
+  // v.detach()'s value, without making an impl for it.
+  return rebind(v, "copy_", loc, /*keep_history=*/false);
 }
 Tensor& Tensor::zero_(Loc loc) { return rebind(zeros_like(*this, loc), "zero_", loc); }
 

@@ -10,6 +10,7 @@ namespace {
 Shape broadcast_all(std::span<const TensorType> in) {
   Shape s = in[0].shape;
   for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].shape == s) continue;  // most operands match: no broadcast to work out
     Shape next;
     if (!broadcast_shapes(s, in[i].shape, &next)) {
       std::string types;
@@ -28,7 +29,7 @@ TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, con
   const OpInfo& row = info(to_op(op));
   Shape shape = broadcast_all(in);
   if (row.result == ResultKind::Attr) {  // cast: from any dtype (Stored) to the attribute's
-    return {{std::get<CastAttrs>(attrs).to, std::move(shape)}};
+    return one_type(std::get<CastAttrs>(attrs).to, std::move(shape));
   }
   DType dt = in[0].dtype;
   if (row.operands == OperandKind::Select) {
@@ -55,7 +56,7 @@ TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, con
     case OperandKind::AnyType: case OperandKind::Select: case OperandKind::Stored: break;
     case OperandKind::Mixed: case OperandKind::Nothing: LT_UNREACHABLE();  // no such row
   }
-  return {{row.result == ResultKind::Bool ? DType::Bool : dt, std::move(shape)}};
+  return one_type(row.result == ResultKind::Bool ? DType::Bool : dt, std::move(shape));
 }
 
 }  // namespace lt::ir

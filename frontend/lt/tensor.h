@@ -66,7 +66,9 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
-  Tensor& rebind(const Tensor& value, const char* op, const Loc& loc);
+  /// This tensor's impl takes value's data (and its autograd history when keep_history); the
+  /// in-place ops are rebinds, so every handle to the impl sees the new value.
+  Tensor& rebind(const Tensor& value, const char* op, const Loc& loc, bool keep_history = true);
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -205,6 +205,28 @@ TEST(Autograd, InPlaceOnLeafRequiringGradThrows) {
   EXPECT_TRUE(AllClose(x.grad(), vec({4, 6}, {2})));
 }
 
+TEST(Autograd, CopyTakesTheValueWithoutItsHistory) {
+  // PyTorch's copy_ records history; lazytrain's is the optimizer's assignment (under no grad)
+  // and never carries the source's graph into the target.
+  for (Mode mode : {Mode::Eager, Mode::Lazy}) {
+    ModeGuard guard(mode);
+    Tensor w = vec({1, 2}, {2}).requires_grad_();
+    Tensor y = w * 3.0;  // a result with history
+    Tensor alias = y;
+    y.copy_(w * 5.0);
+    EXPECT_FALSE(alias.requires_grad()) << "the history of w * 5 stays with it";
+    EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{5, 10})) << "every handle sees it";
+    Tensor z = vec({4, 8}, {2});
+    z.copy_(z);
+    EXPECT_EQ(z.to_vector<float>(), (std::vector<float>{4, 8})) << "copy from itself";
+    Tensor h = w * 2.0;
+    h.copy_(h);
+    EXPECT_FALSE(h.requires_grad());
+    EXPECT_EQ(h.to_vector<float>(), (std::vector<float>{2, 4}));
+    if (mode == Mode::Lazy) mark_step();
+  }
+}
+
 TEST(Autograd, BackwardOnNonScalarNeedsAGradient) {
   Tensor x = vec({1, 2, 3, 4}, {2, 2}).requires_grad_();
   Tensor y = x * 3.0;
