@@ -3,9 +3,12 @@
 // to what is measured). Targets (issue 3): trace + build + hash <= 1 us/op, lookup <= 50 us.
 // BM_ResNet20StepTrace: the host time of a real training step's trace (ResNet-20 with SGD
 // momentum, forward, loss, backward and update, about 550 ops) on a 1x8x8 batch of one, so
-// that running it between iterations stays cheap; the run is not timed.
+// that running it between iterations stays cheap; the run is not timed. BM_GptStepTrace: the
+// same for the byte-level GPT of lt_bench_step (2 layers, d_model 128, AdamW, no dropout) on
+// one sequence of 8 bytes, about 670 ops.
 #include <benchmark/benchmark.h>
 
+#include "examples/gpt_model.h"
 #include "examples/resnet_model.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
@@ -82,11 +85,43 @@ void BM_ResNet20StepTrace(benchmark::State& state) {
                          benchmark::Counter::kAvgIterations);
 }
 
+void BM_GptStepTrace(benchmark::State& state) {
+  lt::manual_seed(0);
+  const lt::examples::GptConfig c{.context = 8, .dropout = 0};
+  const lt::Tensor x = lt::cast(lt::rand({1, c.context}) * 256.0, lt::DType::I64);
+  const lt::Tensor y = lt::cast(lt::rand({c.context}) * 256.0, lt::DType::I64);
+  auto model = std::make_shared<lt::examples::CharGpt>(c);
+  model->train();
+  lt::optim::AdamW opt(model->parameters(),
+                       lt::optim::AdamWOptions{.lr = 3e-4, .weight_decay = 0.01});
+  lt::ModeGuard lazy(lt::Mode::Lazy);
+  auto trace_step = [&] {
+    opt.zero_grad();
+    lt::cross_entropy(lt::reshape(model->forward(x), {-1, c.vocab}), y).backward();
+    opt.step();
+  };
+  for (int i = 0; i < 2; ++i) {
+    trace_step();
+    lt::mark_step();
+  }
+  lt::metrics::reset();
+  for (auto _ : state) {
+    trace_step();
+    state.PauseTiming();
+    lt::mark_step();
+    state.ResumeTiming();
+  }
+  state.counters["ops/step"] =
+      benchmark::Counter(static_cast<double>(lt::metrics::counter("nodes_traced")),
+                         benchmark::Counter::kAvgIterations);
+}
+
 }  // namespace
 
 BENCHMARK(BM_Trace)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceBuildHashRun)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ResNet20StepTrace)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GptStepTrace)->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);  // --help prints the benchmark flags and exits with 0

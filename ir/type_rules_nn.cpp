@@ -19,6 +19,14 @@ void need_type(const TensorType& got, const TensorType& want, const char* what) 
     type_fail(fmt::format("{} must be {}, got {}", what, type_str(want), type_str(got)));
 }
 
+/// Layer norm's gamma: x's trailing dims, x's dtype.
+void need_trailing_gamma(const TensorType& x, const TensorType& g) {
+  if (g.rank() < 1 || g.rank() > x.rank() ||
+      !std::equal(g.shape.begin(), g.shape.end(), x.shape.end() - g.rank()))
+    type_fail(fmt::format("gamma {} must match the trailing dims of {}", type_str(g), type_str(x)));
+  need_type(g, {x.dtype, g.shape}, "gamma");
+}
+
 TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
   const TensorType& x = in[0];
   need_float(x, "input");
@@ -32,13 +40,22 @@ TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
     return {x, c, c, c, c};
   }
   const TensorType& g = in[1];
-  if (g.rank() < 1 || g.rank() > x.rank() ||
-      !std::equal(g.shape.begin(), g.shape.end(), x.shape.end() - g.rank()))
-    type_fail(fmt::format("gamma {} must match the trailing dims of {}", type_str(g), type_str(x)));
-  need_type(g, {x.dtype, g.shape}, "gamma");
+  need_trailing_gamma(x, g);
   need_type(in[2], g, "beta");
   TensorType stats{x.dtype, Shape(x.shape.begin(), x.shape.end() - g.rank())};
   return {x, stats, stats};
+}
+
+/// layer_norm_grad: (x, gamma, mean, rstd, gy) -> (dx, dgamma, dbeta).
+TypeList layer_norm_grad_rule(std::span<const TensorType> in) {
+  const TensorType &x = in[0], &g = in[1];
+  need_float(x, "input");
+  need_trailing_gamma(x, g);
+  const TensorType stats{x.dtype, Shape(x.shape.begin(), x.shape.end() - g.rank())};
+  need_type(in[2], stats, "mean");
+  need_type(in[3], stats, "rstd");
+  need_type(in[4], x, "grad");
+  return {x, g, g};
 }
 
 }  // namespace
@@ -66,6 +83,7 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");
       return norm_rule(op, in);
+    case NnOp::LayerNormGrad: return layer_norm_grad_rule(in);
     case NnOp::Softmax:
     case NnOp::LogSoftmax: {
       need_float(in[0], "input");

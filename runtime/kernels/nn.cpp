@@ -271,6 +271,8 @@ void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out) {
       return batch_norm_grad(in, out);
     case ir::NnOp::LayerNorm:
       return layer_norm(std::get<ir::NormAttrs>(attrs).eps, in, out);
+    case ir::NnOp::LayerNormGrad:
+      return layer_norm_grad(in, out);
     case ir::NnOp::Softmax:
       return softmax(in[0], out[0], std::get<ir::AxisAttrs>(attrs).axis, false);
     case ir::NnOp::LogSoftmax:

@@ -271,6 +271,84 @@ void batch_norm_grad_t(Ins in, Outs out) {
   });
 }
 
+// Per row of layer_norm_grad, in double: s1 = sum(g), s2 = sum(g * (x - mean)), g = gy * gamma;
+// and the row's terms of dgamma and dbeta, added to pg and pb.
+template <class T>
+void layer_norm_row_sums(const T* gy, const T* x, const T* gamma, int64_t k, double mean,
+                         double rstd, double* s1, double* s2, double* pg, double* pb) {
+  double a[kLanes] = {}, b[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= k; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const double g = static_cast<double>(gy[i + j]) * gamma[i + j];
+      a[j] += g;
+      b[j] += g * (x[i + j] - mean);
+    }
+  for (; i < k; ++i) {
+    const double g = static_cast<double>(gy[i]) * gamma[i];
+    *s1 += g;
+    *s2 += g * (x[i] - mean);
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    *s1 += a[j];
+    *s2 += b[j];
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    pg[j] += gy[j] * ((x[j] - mean) * rstd);
+    pb[j] += gy[j];
+  }
+}
+
+// The gradient of y = gamma * xhat + beta, xhat = (x - mean) * rstd over rows of k values:
+//   dbeta = sum over rows of gy, dgamma = sum over rows of gy * xhat,
+//   dx = rstd * (g - sum(g) / k - xhat * sum(g * xhat) / k), g = gy * gamma.
+// One pass for a row's sums, one for its dx (a row is in cache by then). Rows go in chunks set
+// by the row count alone, whose dgamma and dbeta partials are added in chunk order: the result
+// does not depend on the thread count.
+template <class T>
+void layer_norm_grad_t(Ins in, Outs out) {
+  const int64_t k = in[1].numel(), rows = in[2].numel();
+  const T* x = in[0].as<T>();
+  const T* gamma = in[1].as<T>();
+  const T* mean = in[2].as<T>();
+  const T* rstd = in[3].as<T>();
+  const T* gy = in[4].as<T>();
+  T* dx = out[0].as<T>();
+  constexpr int64_t kMaxChunks = 64;  // bounds the partials at 2 * 64 * k doubles
+  const int64_t chunk_rows = std::max<int64_t>(8, (rows + kMaxChunks - 1) / kMaxChunks);
+  const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  std::vector<double> partial(static_cast<size_t>(2 * chunks * k));
+  parallel_for(chunks, grain_for(chunk_rows * k), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double* pg = partial.data() + 2 * c * k;
+      double* pb = pg + k;
+      for (int64_t r = c * chunk_rows; r < std::min(rows, (c + 1) * chunk_rows); ++r) {
+        const T *xr = x + r * k, *gr = gy + r * k;
+        const double mu = mean[r], rs = rstd[r];
+        double s1 = 0, s2 = 0;
+        layer_norm_row_sums(gr, xr, gamma, k, mu, rs, &s1, &s2, pg, pb);
+        // dx = a * gy * gamma + (x - mean) * b + c, the coefficients in double, rounded once.
+        const double kd = static_cast<double>(k);
+        const T a = static_cast<T>(rs), b = static_cast<T>(-rs * rs * rs * s2 / kd),
+                cc = static_cast<T>(-rs * s1 / kd), m = static_cast<T>(mu);
+        ArrMap<T>(dx + r * k, k) = CArrMap<T>(gr, k) * CArrMap<T>(gamma, k) * a +
+                                   (CArrMap<T>(xr, k) - m) * b + cc;
+      }
+    }
+  });
+  T* dgamma = out[1].as<T>();
+  T* dbeta = out[2].as<T>();
+  for (int64_t j = 0; j < k; ++j) {
+    double g = 0, b = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      g += partial[2 * c * k + j];
+      b += partial[(2 * c + 1) * k + j];
+    }
+    dgamma[j] = static_cast<T>(g);
+    dbeta[j] = static_cast<T>(b);
+  }
+}
+
 }  // namespace
 
 void batch_norm_grad(Ins in, Outs out) {
@@ -283,6 +361,10 @@ void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
 
 void layer_norm(double eps, Ins in, Outs out) {
   dispatch_float(in[0].dtype(), [&](auto t) { layer_norm_t<decltype(t)>(eps, in, out); });
+}
+
+void layer_norm_grad(Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { layer_norm_grad_t<decltype(t)>(in, out); });
 }
 
 }  // namespace lt::rt

@@ -14,5 +14,8 @@ void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out);
 void batch_norm_grad(Ins in, Outs out);
 /// (x, gamma, beta) normalized over the trailing gamma.rank() dims -> (y, mean, rstd).
 void layer_norm(double eps, Ins in, Outs out);
+/// (x, gamma, mean, rstd, gy) -> (dx, dgamma, dbeta): layer norm's gradient, rows of
+/// gamma.numel() values.
+void layer_norm_grad(Ins in, Outs out);
 
 }  // namespace lt::rt

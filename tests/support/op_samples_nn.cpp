@@ -47,6 +47,19 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
               norm(op, r, "[2,3,4] over the last two axes, eps 1e-3", {2, 3, 4}, {3, 4}, 1e-3),
               norm(op, r, "[5] over everything (no batch dims)", {5}, {5}),
               norm(op, r, "large [33,300]", {33, 300}, {300})};
+    case LayerNormGrad: {
+      // (x, gamma, mean, rstd, gy): any statistics are valid operands of the formula.
+      const auto grad = [&](std::string name, Shape x, Shape g) {
+        const Shape stats(x.begin(), x.end() - static_cast<std::ptrdiff_t>(g.size()));
+        return make(op, std::move(name),
+                    {uniform(r, x), uniform(r, g, 0.5, 1.5), uniform(r, stats, -0.5, 0.5),
+                     uniform(r, stats, 0.5, 2), uniform(r, x)});
+      };
+      return {grad("[2,3,4] over the last axis", {2, 3, 4}, {4}),
+              grad("[2,3,4] over the last two axes", {2, 3, 4}, {3, 4}),
+              grad("[5] over everything (no batch dims)", {5}, {5}),
+              grad("large [700,48] (more rows than chunks)", {700, 48}, {48})};
+    }
     case Softmax:
     case LogSoftmax:
       return {make(op, "[2,3,4] axis 1 (middle)", {uniform(r, {2, 3, 4})}, ir::AxisAttrs{1}),

@@ -261,6 +261,57 @@ TEST(BatchNormGradKernel, F32KeepsItsDigitsForLargeMean) {
   check_batch_norm_grad(DType::F32, {16, 4, 8, 8}, 1000, 1e-4);
 }
 
+/// layer_norm_grad against the formula in f64 over rows of k = numel(g_shape) values:
+/// dbeta = sum over rows of gy, dgamma = sum over rows of gy * xhat,
+/// dx = rstd * (g - sum(g) / k - xhat * sum(g * xhat) / k), g = gy * gamma.
+void check_layer_norm_grad(DType dt, const Shape& s, const Shape& g_shape, double mean_at,
+                           double tolerance) {
+  const int64_t k = numel(g_shape), rows = numel(s) / k;
+  const Shape stats(s.begin(), s.end() - static_cast<std::ptrdiff_t>(g_shape.size()));
+  const Vals x = rounded(dt, randu(numel(s), mean_at - 2, mean_at + 2, 21));
+  const Vals gy = rounded(dt, randu(numel(s), -1, 1, 22)), g = rounded(dt, randu(k, 0.5, 2, 23));
+  const Vals mu = rounded(dt, randu(rows, mean_at - 0.5, mean_at + 0.5, 24));
+  const Vals rs = rounded(dt, randu(rows, 0.5, 2, 25));
+  auto out = run(Op::LayerNormGrad,
+                 {make(dt, s, x), make(dt, g_shape, g), make(dt, stats, mu), make(dt, stats, rs),
+                  make(dt, s, gy)},
+                 ir::NoAttrs{});
+  Vals dx(x.size()), dgamma(k), dbeta(k);
+  for (int64_t r = 0; r < rows; ++r) {
+    double s1 = 0, s2 = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const double xhat = (x[r * k + j] - mu[r]) * rs[r], gj = gy[r * k + j] * g[j];
+      s1 += gj;
+      s2 += gj * xhat;
+      dgamma[j] += gy[r * k + j] * xhat;
+      dbeta[j] += gy[r * k + j];
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      const double xhat = (x[r * k + j] - mu[r]) * rs[r];
+      dx[r * k + j] = rs[r] * (gy[r * k + j] * g[j] - s1 / k - xhat * s2 / k);
+    }
+  }
+  expect_close(values(out[0]), dx, tolerance, "dx");
+  expect_close(values(out[1]), dgamma, tolerance, "dgamma");
+  expect_close(values(out[2]), dbeta, tolerance, "dbeta");
+}
+
+TEST(LayerNormGradKernel, MatchesTheFormula) {
+  for (DType dt : kFloats)
+    for (const auto& [s, g] : std::vector<std::pair<Shape, Shape>>{{{7, 5}, {5}},
+                                                                  {{3, 4, 6}, {4, 6}},
+                                                                  {{16, 64, 128}, {128}},
+                                                                  {{4099, 24}, {24}},
+                                                                  {{9}, {9}}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      check_layer_norm_grad(dt, s, g, 0, tol(dt));
+    }
+}
+
+TEST(LayerNormGradKernel, F32KeepsItsDigitsForLargeMean) {
+  check_layer_norm_grad(DType::F32, {64, 256}, {256}, 1000, 1e-4);
+}
+
 TEST(BatchNormKernel, F32StatisticsStayAccurateForLargeMean) {
   // mean 1000, spread 1: a float accumulator or E[x^2] - E[x]^2 loses most digits of the variance.
   for (const Shape& s : {Shape{64, 4, 16, 16}, Shape{65536, 2}}) {
@@ -482,12 +533,16 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
         make(DType::F32, {24}, g), make(DType::F32, {4096, 24}, x)}},
       {Op::LayerNorm,
        {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g), make(DType::F32, {24}, g)}},
+      {Op::LayerNormGrad,
+       {make(DType::F32, {4096, 24}, x), make(DType::F32, {24}, g),
+        make(DType::F32, {4096}, randu(4096, -1, 1, 29)),
+        make(DType::F32, {4096}, randu(4096, 0.5, 2, 30)), make(DType::F32, {4096, 24}, x)}},
       {Op::LogSoftmax, {make(DType::F32, {64, 64, 24}, x)}},  // axis 1: split over outer
       {Op::CrossEntropy, {make(DType::F32, {4096, 24}, x), make(DType::I32, {4096}, ids)}},
       {Op::EmbeddingGrad, {make(DType::F32, {4096, 24}, x), make(DType::I64, {4096}, ids)}}};
   auto attrs_of = [](Op op) -> ir::Attrs {
     if (op == Op::BatchNorm) return ir::BatchNormAttrs{};
-    if (op == Op::BatchNormGrad) return ir::NoAttrs{};
+    if (op == Op::BatchNormGrad || op == Op::LayerNormGrad) return ir::NoAttrs{};
     if (op == Op::LayerNorm) return ir::NormAttrs{};
     if (op == Op::LogSoftmax) return ir::AxisAttrs{1};
     if (op == Op::CrossEntropy) return ir::CrossEntropyAttrs{0.1};
