@@ -12,6 +12,8 @@
 //   MLP step   784-512-512-10, batch 128, linear+relu, cross_entropy, backward, SGD momentum 0.9
 //              (in-place under NoGradGuard), zero grads: ms/step. BM_MlpStepBreakdown times the
 //              phases of the same step (forward / backward / update) with a steady clock.
+//   layer norm the GPT's [1024,128] rows, forward and gradient kernels: GB/s of the row-sized
+//              operands read and written.
 //   peaks      memcpy of 64 MiB (GB/s = 2 * 64 MiB / time, read + write), and an FMA-only loop
 //              (GFLOP/s with no memory traffic): the machine's ceilings for context.
 #include <benchmark/benchmark.h>
@@ -241,12 +243,11 @@ struct KernelArgs {
   double bytes(size_t i) const { return 4.0 * static_cast<double>(types[i].numel()); }
 };
 
-/// Times run_kernel(op) with args 0..n_in-1 as inputs and arg n_in as the output.
+/// Times run_kernel(op) with args 0..n_in-1 as inputs and the rest as the outputs.
 void run_kernel_loop(benchmark::State& st, lt::ir::Op op, const lt::ir::Attrs& attrs,
                      KernelArgs& args, size_t n_in) {
-  std::vector<lt::rt::TensorRef> ins;
-  for (size_t i = 0; i < n_in; ++i) ins.push_back(args.ref(i));
-  const lt::rt::TensorRef outs[] = {args.ref(n_in)};
+  std::vector<lt::rt::TensorRef> ins, outs;
+  for (size_t i = 0; i < args.types.size(); ++i) (i < n_in ? ins : outs).push_back(args.ref(i));
   for (auto _ : st) {
     lt::rt::run_kernel(op, attrs, ins, outs);
     benchmark::ClobberMemory();
@@ -286,6 +287,30 @@ void BM_MaxPool2d(benchmark::State& st) {
 }
 BENCHMARK(BM_MaxPool2d)->ArgNames({"shape", "rows", "threads"})
     ->ArgsProduct({{0, 1}, {0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// --- layer norm ---------------------------------------------------------------------------
+
+/// Layer norm over the GPT's rows (lt_bench_step: 16 x 64 rows of 128) forward, and its
+/// gradient (x, gamma, mean, rstd, gy) -> (dx, dgamma, dbeta): GB/s of the row-sized operands.
+void BM_LayerNorm(benchmark::State& st) {
+  set_threads(st, 1);
+  const bool grad = st.range(0) == 1;
+  KernelArgs args;
+  const lt::Shape x{1024, 128}, g{128}, stats{1024};
+  for (const lt::Shape& s : grad ? std::vector<lt::Shape>{x, g, stats, stats, x, x, g, g}
+                                 : std::vector<lt::Shape>{x, g, g, x, stats, stats})
+    args.add(s);
+  if (grad) {  // rstd of 1 + |u|: positive, as layer_norm makes it
+    for (float& v : args.data[3]) v = 1.0f + std::abs(v);
+    run_kernel_loop(st, lt::ir::Op::LayerNormGrad, lt::ir::NoAttrs{}, args, 5);
+  } else {
+    run_kernel_loop(st, lt::ir::Op::LayerNorm, lt::ir::NormAttrs{1e-5}, args, 3);
+  }
+  st.counters["GB/s"] = rate((grad ? 3 : 2) * args.bytes(0) / kGB);
+  st.SetLabel(grad ? "layer_norm_grad" : "layer_norm");
+}
+BENCHMARK(BM_LayerNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_MaxPool2dGrad(benchmark::State& st) {
   set_threads(st, 2);
