@@ -5,6 +5,8 @@
 # 2-rank runs alternate LT_REPS times (default 3) and the fastest run of each is kept; speedup =
 # 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. Run on a quiet machine with at
 # least 2 cores; docs/BENCHMARKS.md has the figures.
+# LT_BASELINE_FLAGS="--mca NAME VALUE ...": each round also runs 2 ranks with these lt-launch flags
+# added (a setting to compare against lt-launch's own), in a column of its own.
 #   bench/replicas_scaling.sh [build-dir (build)] [models (mlp cnn resnet)]
 set -euo pipefail
 build=${1:-build}
@@ -14,8 +16,14 @@ declare -A batch=([mlp]=64 [cnn]=64 [resnet]=128)
 declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
 source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
-printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
-printf '|---|---|---|---|---|---|\n'
+read -r -a baseline <<<"${LT_BASELINE_FLAGS:-}"
+if [ ${#baseline[@]} -gt 0 ]; then
+  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n' "${baseline[*]}"
+  printf '|---|---|---|---|---|---|---|---|\n'
+else
+  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
+  printf '|---|---|---|---|---|---|\n'
+fi
 for m in $models; do
   prog=$build/examples/fmnist_$m
   b=${batch[$m]}
@@ -23,13 +31,20 @@ for m in $models; do
     flags=(--max-steps "${steps[$m]}" --train-limit 20000 --test-limit 100 --quiet
            --log-interval 1000000)
     [ "$mode" = lazy ] && flags+=(--compiler-opt)
-    best1="" best2=""
+    best1="" best2="" bestb=""
     for ((i = 0; i < reps; ++i)); do
       ms1=$("$launch" -n 1 -t 1 -- "$prog" "${flags[@]}" --batch-size "$b" | summary)
+      if [ ${#baseline[@]} -gt 0 ]; then
+        msb=$("$launch" -n 2 -t 1 "${baseline[@]}" -- "$prog" "${flags[@]}" \
+          --batch-size $((2 * b)) | summary)
+        bestb=$(min "$bestb" "$msb")
+      fi
       ms2=$("$launch" -n 2 -t 1 -- "$prog" "${flags[@]}" --batch-size $((2 * b)) | summary)
       best1=$(min "$best1" "$ms1") best2=$(min "$best2" "$ms2")
     done
-    printf '| %s | %s | %s | %s | %s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$best2" \
+    base=""
+    [ -n "$bestb" ] && base=$(printf '%s | %.2fx | ' "$bestb" "$(echo "2 * $best1 / $bestb" | bc -l)")
+    printf '| %s | %s | %s | %s | %s%s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$base" "$best2" \
       "$(echo "2 * $best1 / $best2" | bc -l)"
   done
 done

@@ -162,10 +162,11 @@ int main(int argc, char** argv) {
     } else {
       cmd.insert(cmd.end(), {"--bind-to", "none"});
     }
-    bool copy_mechanism_given = false;
+    bool copy_mechanism_given = false, iallreduce_given = false;
     for (size_t i = 0; i + 1 < mca.size(); i += 2) {
       cmd.insert(cmd.end(), {"--mca", mca[i], mca[i + 1]});
       copy_mechanism_given |= mca[i] == "btl_vader_single_copy_mechanism";
+      iallreduce_given |= mca[i] == "coll_libnbc_iallreduce_algorithm";
     }
     // On one host OpenMPI's shared-memory transport moves large messages with one
     // process_vm_readv call (CMA) by default; at the gradient sizes here (up to a few MB) plain
@@ -173,6 +174,13 @@ int main(int argc, char** argv) {
     // 0.74 (docs/BENCHMARKS.md). --mca btl_vader_single_copy_mechanism cma restores it.
     if (!copy_mechanism_given)
       cmd.insert(cmd.end(), {"--mca", "btl_vader_single_copy_mechanism", "none"});
+    // The step's gradient buckets are nonblocking all-reduces (MPI_Iallreduce, OpenMPI's libnbc),
+    // in place. For fewer than 4 ranks or in place, libnbc reduces to rank 0 and broadcasts back:
+    // two full-size transfers one after the other, 99 us for 400 KB on 2 ranks where the blocking
+    // MPI_Allreduce takes 62. Reduce-scatter then all-gather (algorithm 3, Rabenseifner's) moves
+    // half the data each way: 66 us (docs/BENCHMARKS.md). Every rank still gets the same bits.
+    if (!iallreduce_given)
+      cmd.insert(cmd.end(), {"--mca", "coll_libnbc_iallreduce_algorithm", "3"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.
     cmd.insert(cmd.end(), {"-x", fmt::format("LT_NUM_THREADS={}", threads)});
     for (char** e = environ; *e; ++e) {
