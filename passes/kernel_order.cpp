@@ -1,6 +1,7 @@
 #include "passes/kernel_order.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -41,10 +42,12 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
 
 // Kahn's algorithm over the groups, taking among the ready groups the one with the smallest key:
 // (does not check data, distance to a collective, position in the plan). The distance of a group
-// is 0 for a collective, else the fewest groups still to run before some collective it feeds
-// (its ancestors not yet scheduled), and "none" for a group that feeds no collective: a replica's
-// gradient buckets start as early as their gradients allow, and the rest of the backward pass
-// runs while they are in flight.
+// is 0 for a collective, else the least work still to run before some collective it feeds (its
+// ancestors not yet scheduled, each weighed by the bytes it reads and writes), and "none" for a
+// group that feeds no collective: a replica's gradient buckets start as early as their gradients
+// allow, the cheapest to reach first, and the rest of the backward pass runs while they are in
+// flight. Counting groups instead put a bucket whose one kernel is a large weight-gradient GEMM
+// before a bucket of three small kernels ready at the same time, which then waited behind it.
 void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
   const int n = static_cast<int>(plan.groups.size());
   std::vector<int> group_of(g.nodes().size(), -1);
@@ -71,10 +74,18 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
     for (int d : deps[k]) users[d].push_back(k);
     pending[k] = static_cast<int>(deps[k].size());
   }
-  // feeds[c][k]: group k is an ancestor of collective c; left[c]: its ancestors not yet run.
+  // The bytes a group moves: what it reads and what it writes (at least 1, so a group of empty
+  // values still counts).
+  std::vector<int64_t> work(n, 1);
+  for (int k = 0; k < n; ++k) {
+    for (ir::Value v : plan.groups[k].inputs) work[k] += g.type(v).bytes();
+    for (ir::Value v : plan.groups[k].outputs) work[k] += g.type(v).bytes();
+  }
+  // feeds[c][k]: group k is an ancestor of collective c; left[c]: the work of its ancestors not
+  // yet run.
   const int nc = static_cast<int>(collectives.size());
   std::vector<std::vector<bool>> feeds(nc, std::vector<bool>(n, false));
-  std::vector<int> left(nc, 0);
+  std::vector<int64_t> left(nc, 0);
   for (int c = 0; c < nc; ++c) {
     std::vector<int> stack = deps[collectives[c]];
     while (!stack.empty()) {
@@ -82,14 +93,14 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
       stack.pop_back();
       if (feeds[c][k]) continue;
       feeds[c][k] = true;
-      ++left[c];
+      left[c] += work[k];
       stack.insert(stack.end(), deps[k].begin(), deps[k].end());
     }
   }
-  constexpr int kNone = std::numeric_limits<int>::max();
-  auto distance = [&](int k) {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  auto distance = [&](int k) -> int64_t {
     if (std::find(collectives.begin(), collectives.end(), k) != collectives.end()) return 0;
-    int d = kNone;
+    int64_t d = kNone;
     for (int c = 0; c < nc; ++c)
       if (feeds[c][k]) d = std::min(d, left[c]);
     return d;
@@ -107,7 +118,7 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
     ready.erase(best);
     out.push_back(std::move(plan.groups[k]));
     for (int c = 0; c < nc; ++c)
-      if (feeds[c][k]) --left[c];
+      if (feeds[c][k]) left[c] -= work[k];
     for (int u : users[k])
       if (--pending[u] == 0) ready.push_back(u);
   }
