@@ -18,7 +18,9 @@ source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 read -r -a baseline <<<"${LT_BASELINE_FLAGS:-}"
 if [ ${#baseline[@]} -gt 0 ]; then
-  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n' "${baseline[*]}"
+  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput ' \
+    "${baseline[*]}"
+  printf '| 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
   printf '|---|---|---|---|---|---|---|---|\n'
 else
   printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
@@ -43,7 +45,8 @@ for m in $models; do
       best1=$(min "$best1" "$ms1") best2=$(min "$best2" "$ms2")
     done
     base=""
-    [ -n "$bestb" ] && base=$(printf '%s | %.2fx | ' "$bestb" "$(echo "2 * $best1 / $bestb" | bc -l)")
+    [ -n "$bestb" ] &&
+      base=$(printf '%s | %.2fx | ' "$bestb" "$(echo "2 * $best1 / $bestb" | bc -l)")
     printf '| %s | %s | %s | %s | %s%s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$base" "$best2" \
       "$(echo "2 * $best1 / $best2" | bc -l)"
   done
