@@ -46,8 +46,8 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
 // ancestors not yet scheduled, each weighed by the bytes it reads and writes), and "none" for a
 // group that feeds no collective: a replica's gradient buckets start as early as their gradients
 // allow, the cheapest to reach first, and the rest of the backward pass runs while they are in
-// flight. Counting groups instead put a bucket whose one kernel is a large weight-gradient GEMM
-// before a bucket of three small kernels ready at the same time, which then waited behind it.
+// flight. Counting groups would put a bucket whose one kernel is a large weight-gradient GEMM
+// before a bucket of three small kernels ready at the same time, which would then wait behind it.
 void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
   const int n = static_cast<int>(plan.groups.size());
   std::vector<int> group_of(g.nodes().size(), -1);

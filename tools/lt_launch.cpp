@@ -176,9 +176,10 @@ int main(int argc, char** argv) {
       cmd.insert(cmd.end(), {"--mca", "btl_vader_single_copy_mechanism", "none"});
     // The step's gradient buckets are nonblocking all-reduces (MPI_Iallreduce, OpenMPI's libnbc),
     // in place. For fewer than 4 ranks or in place, libnbc reduces to rank 0 and broadcasts back:
-    // two full-size transfers one after the other, 99 us for 400 KB on 2 ranks where the blocking
-    // MPI_Allreduce takes 62. Reduce-scatter then all-gather (algorithm 3, Rabenseifner's) moves
-    // half the data each way: 66 us (docs/BENCHMARKS.md). Every rank still gets the same bits.
+    // two full-size transfers one after the other, 68-122 us for 392 KiB on 2 ranks where the
+    // blocking MPI_Allreduce takes 47-83. Reduce-scatter then all-gather (algorithm 3,
+    // Rabenseifner's) moves half the data each way: 64-84 us (docs/BENCHMARKS.md). Every rank
+    // still gets the same bits.
     if (!iallreduce_given)
       cmd.insert(cmd.end(), {"--mca", "coll_libnbc_iallreduce_algorithm", "3"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.

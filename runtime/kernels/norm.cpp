@@ -232,11 +232,8 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
     *sum_gy += gy[i];
     *sum_gy_dev += gy[i] * (x[i] - mean);
   }
-  for (int v = 0; v < kVecs; ++v)
-    for (int j = 0; j < kVec; ++j) {
-      *sum_gy += a[v][j];
-      *sum_gy_dev += b[v][j];
-    }
+  *sum_gy = add_lanes(*sum_gy, a);
+  *sum_gy_dev = add_lanes(*sum_gy_dev, b);
 }
 
 // The input gradient of y = gamma * xhat + beta with batch statistics, xhat = (x - mean) *
@@ -325,11 +322,8 @@ void layer_norm_row_sums(const T* gy, const T* x, const T* gamma, int64_t k, dou
     *s1 += g;
     *s2 += g * (x[i] - mean);
   }
-  for (int v = 0; v < kVecs; ++v)
-    for (int j = 0; j < kVec; ++j) {
-      *s1 += a[v][j];
-      *s2 += b[v][j];
-    }
+  *s1 = add_lanes(*s1, a);
+  *s2 = add_lanes(*s2, b);
   for (int64_t j = 0; j < k; ++j) {
     pg[j] += gy[j] * ((x[j] - mean) * rstd);
     pb[j] += gy[j];
