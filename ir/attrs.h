@@ -92,8 +92,12 @@ struct ConvAttrs {
   Ints stride{1, 1}, padding{0, 0}, dilation{1, 1};
   int64_t groups = 1;
   Shape grad_shape;  // conv2d_input_grad: the input's shape; conv2d_weight_grad: the weight's
-  static constexpr std::array kNames{"stride", "padding", "dilation", "groups", "grad_shape"};
-  LT_ATTR_FIELDS(stride, padding, dilation, groups, grad_shape)
+  // Activations (input, output and their gradients) are [N, H, W, C] instead of [N, C, H, W];
+  // weights stay [O, C/groups, KH, KW]. The layout pass picks it (passes/channels_last.h).
+  bool channels_last = false;
+  static constexpr std::array kNames{"stride",     "padding",      "dilation",
+                                     "groups",     "grad_shape",   "channels_last"};
+  LT_ATTR_FIELDS(stride, padding, dilation, groups, grad_shape, channels_last)
   bool operator==(const ConvAttrs&) const = default;
 };
 struct PoolAttrs {
@@ -115,8 +119,9 @@ struct NormAttrs {
 struct BatchNormAttrs {
   double eps = 1e-5;
   double momentum = 0.1;  // running = (1 - momentum) * running + momentum * batch statistic
-  static constexpr std::array kNames{"eps", "momentum"};
-  LT_ATTR_FIELDS(eps, momentum)
+  int64_t axis = 1;       // the channel axis: 1 for [N, C, ...], the last for channels-last
+  static constexpr std::array kNames{"eps", "momentum", "axis"};
+  LT_ATTR_FIELDS(eps, momentum, axis)
   bool operator==(const BatchNormAttrs&) const = default;
 };
 struct AxisAttrs {

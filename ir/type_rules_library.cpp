@@ -61,8 +61,11 @@ int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   return (in + 2 * p - extent) / s + 1;
 }
 
-/// Output shape of conv2d for input shape x and weight shape w; checks everything.
-Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
+/// Output shape of conv2d for input shape x and weight shape w; checks everything. Channels-last
+/// shapes are checked as their [N, C, H, W] order and the output given back channels-last.
+Shape conv_shape(const Shape& x_given, const Shape& w, const ConvAttrs& a) {
+  const Shape x = a.channels_last ? Shape{x_given[0], x_given[3], x_given[1], x_given[2]}
+                                  : x_given;
   need_pairs({&a.stride, &a.padding, &a.dilation});
   for (int i = 0; i < 2; ++i)
     if (a.stride[i] < 1 || a.dilation[i] < 1 || a.padding[i] < 0 ||
@@ -79,8 +82,8 @@ Shape conv_shape(const Shape& x, const Shape& w, const ConvAttrs& a) {
   const int64_t oh = conv_out(x[2], w[2], a.stride[0], a.padding[0], a.dilation[0]);
   const int64_t ow = conv_out(x[3], w[3], a.stride[1], a.padding[1], a.dilation[1]);
   if (oh < 1 || ow < 1)
-    type_fail(fmt::format("kernel {} does not fit input {}", shape_str(w), shape_str(x)));
-  return {x[0], w[0], oh, ow};
+    type_fail(fmt::format("kernel {} does not fit input {}", shape_str(w), shape_str(x_given)));
+  return a.channels_last ? Shape{x[0], oh, ow, w[0]} : Shape{x[0], w[0], oh, ow};
 }
 
 Shape pool_shape(const Shape& x, const PoolAttrs& a) {

@@ -27,12 +27,20 @@ void need_trailing_gamma(const TensorType& x, const TensorType& g) {
   need_type(g, {x.dtype, g.shape}, "gamma");
 }
 
-TypeList norm_rule(NnOp op, std::span<const TensorType> in) {
+/// Batch norm's per-channel operands: [C] of x's dtype, C = x's dim `axis` (1 up to its last).
+TensorType bn_channels(const TensorType& x, int64_t axis) {
+  if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
+  if (axis < 1 || axis >= x.rank())
+    type_fail(fmt::format("channel axis {} must be in [1, {}) for {}", axis, x.rank(),
+                          type_str(x)));
+  return {x.dtype, {x.shape[axis]}};
+}
+
+TypeList norm_rule(NnOp op, std::span<const TensorType> in, int64_t bn_axis) {
   const TensorType& x = in[0];
   need_float(x, "input");
   if (op == NnOp::BatchNorm) {
-    if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
-    TensorType c{x.dtype, {x.shape[1]}};
+    const TensorType c = bn_channels(x, bn_axis);
     need_type(in[1], c, "gamma");
     need_type(in[2], c, "beta");
     need_type(in[3], c, "running_mean");
@@ -67,13 +75,12 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
       if (bn.eps < 0) type_fail("eps must be >= 0");
       if (!(bn.momentum >= 0 && bn.momentum <= 1))
         type_fail(fmt::format("momentum {} outside [0, 1]", bn.momentum));
-      return norm_rule(op, in);
+      return norm_rule(op, in, bn.axis);
     }
     case NnOp::BatchNormGrad: {
       const TensorType& x = in[0];
       need_float(x, "input");
-      if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
-      const TensorType c{x.dtype, {x.shape[1]}};
+      const TensorType c = bn_channels(x, std::get<AxisAttrs>(a).axis);
       need_type(in[1], c, "gamma");
       need_type(in[2], c, "mean");
       need_type(in[3], c, "invstd");
@@ -82,7 +89,7 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
     }
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");
-      return norm_rule(op, in);
+      return norm_rule(op, in, 0);
     case NnOp::LayerNormGrad: return layer_norm_grad_rule(in);
     case NnOp::Softmax:
     case NnOp::LogSoftmax: {

@@ -51,7 +51,8 @@ std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
   // is 17 traced nodes per layer. Only the gradient through y; mean and invstd feed nothing
   // differentiable, the running statistics are buffers.
   const Tensor in[] = {a.in[0], a.in[1], a.out[1], a.out[2], a.gout[0]};
-  std::vector<Tensor> g = apply(ir::Op::BatchNormGrad, in, ir::NoAttrs{}, kHere);
+  const ir::AxisAttrs axis{std::get<ir::BatchNormAttrs>(a.attrs).axis};
+  std::vector<Tensor> g = apply(ir::Op::BatchNormGrad, in, axis, kHere);
   return {g[0], g[1], g[2], Tensor(), Tensor()};
 }
 

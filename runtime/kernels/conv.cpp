@@ -1,7 +1,8 @@
 // conv2d and its gradients: oneDNN's direct convolutions for f32 where it has a JIT kernel for the
 // geometry and measured faster, and for bf16 wherever it has a bf16 kernel (CPUs with bf16
 // instructions); im2col around rt::gemm for the rest and for f64; f16, and bf16 without such a
-// kernel, through the f32 paths on widened copies (conv_paths.h).
+// kernel, through the f32 paths on widened copies (conv_paths.h). Channels-last activations take
+// oneDNN where NCHW ones would, and the NCHW paths on permuted copies otherwise.
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
@@ -37,6 +38,7 @@ void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks
     return conv_low_via_f32(in, out, blocks, [&](Ins i, Outs o, const OutputBlocks* b) {
       conv2d(a, i, o, b);
     });
+  if (a.channels_last) return conv_channels_last_via_nchw(ConvPass::Forward, a, in, out, blocks);
   conv2d_im2col(a, in, out, blocks);
 }
 
@@ -48,6 +50,8 @@ void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_input_grad(a, i, o);
     });
+  if (a.channels_last)
+    return conv_channels_last_via_nchw(ConvPass::InputGrad, a, in, out, nullptr);
   conv2d_input_grad_im2col(a, in, out);
 }
 
@@ -59,6 +63,8 @@ void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_weight_grad(a, i, o);
     });
+  if (a.channels_last)
+    return conv_channels_last_via_nchw(ConvPass::WeightGrad, a, in, out, nullptr);
   conv2d_weight_grad_im2col(a, in, out);
 }
 

@@ -16,6 +16,7 @@ struct ConvGeom {
   int64_t o, kh, kw;   // weight
   int64_t oh, ow;      // output
   int64_t sh, sw, ph, pw, dh, dw, groups;
+  bool channels_last;  // activations [N, H, W, C] rather than [N, C, H, W]
 
   int64_t cg() const { return c / groups; }
   int64_t og() const { return o / groups; }
@@ -30,11 +31,15 @@ struct ConvGeom {
   auto operator<=>(const ConvGeom&) const = default;
 };
 
-/// x [N, C, H, W], w [O, C/groups, KH, KW], y [N, O, OH, OW].
+/// x [N, C, H, W], w [O, C/groups, KH, KW], y [N, O, OH, OW]; x [N, H, W, C] and y [N, OH, OW, O]
+/// when a.channels_last.
 inline ConvGeom make_geom(const Shape& x, const Shape& w, const Shape& y, const ir::ConvAttrs& a) {
-  return {x[0],        x[1],        x[2],        x[3],        w[0],       w[2],
-          w[3],        y[2],        y[3],        a.stride[0], a.stride[1], a.padding[0],
-          a.padding[1], a.dilation[0], a.dilation[1], a.groups};
+  const bool cl = a.channels_last;
+  return {x[0],         cl ? x[3] : x[1],  cl ? x[1] : x[2],  cl ? x[2] : x[3],
+          w[0],         w[2],              w[3],              cl ? y[1] : y[2],
+          cl ? y[2] : y[3], a.stride[0],   a.stride[1],       a.padding[0],
+          a.padding[1], a.dilation[0],     a.dilation[1],     a.groups,
+          cl};
 }
 
 }  // namespace lt::rt

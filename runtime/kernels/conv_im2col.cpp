@@ -280,6 +280,7 @@ void conv_weight_grad(const ConvGeom& g, const T* x, const T* gy, T* gw) {
 }  // namespace
 
 void conv2d_im2col(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
+  LT_CHECK(!a.channels_last, "im2col convolutions take NCHW activations");
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);
@@ -288,6 +289,7 @@ void conv2d_im2col(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks*
 }
 
 void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out) {
+  LT_CHECK(!a.channels_last, "im2col convolutions take NCHW activations");
   const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);
@@ -296,6 +298,7 @@ void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out) {
 }
 
 void conv2d_weight_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out) {
+  LT_CHECK(!a.channels_last, "im2col convolutions take NCHW activations");
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);

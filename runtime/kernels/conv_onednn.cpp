@@ -128,9 +128,17 @@ void forward(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* block
   if (chunks.count > 0) {
     const PackedWeights w(prims, in[1].data);
     parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
-      ImageScratch<T> scratch(y ? 0 : out_img);
+      ImageScratch<T> scratch(y ? 0 : chunks.size(0) * out_img);  // a chunk's, reused
       for (int64_t k = b; k < e; ++k) {
         const int64_t first = chunks.begin(k);
+        if (onednn::writes_our_layout(prims.at(k))) {
+          T* dst = y ? y + first * out_img : scratch.at(first * out_img);
+          onednn::conv_forward_direct(prims.at(k), x + first * in_img, w.for_chunk(prims, k), dst);
+          if (per_image)
+            for (int64_t i = 0; i < chunks.size(k); ++i)
+              blocks->done((first + i) * out_img, (first + i + 1) * out_img, dst + i * out_img);
+          continue;
+        }
         auto image_out = [&](int64_t i) -> void* {
           return y ? y + (first + i) * out_img : scratch.at((first + i) * out_img);
         };

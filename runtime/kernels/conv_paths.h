@@ -9,7 +9,7 @@
 
 namespace lt::rt {
 
-// im2col/col2im around rt::gemm (conv_im2col.cpp): f32 and f64, every geometry.
+// im2col/col2im around rt::gemm (conv_im2col.cpp): f32 and f64, every geometry; NCHW only.
 void conv2d_im2col(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
@@ -24,6 +24,12 @@ bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype);
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
+
+/// A pass on channels-last activations through the NCHW entry points (conv_channels_last.cpp):
+/// the activations permuted to NCHW, the result permuted back; forward blocks go to the epilogue
+/// once the output is whole.
+void conv_channels_last_via_nchw(ConvPass pass, const ir::ConvAttrs& a, Ins in, Outs out,
+                                 const OutputBlocks* blocks);
 
 /// One pass of a convolution on f32 operands (one of the entry points, blocks unused but for the
 /// forward).

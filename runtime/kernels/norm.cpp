@@ -86,31 +86,73 @@ double seg_sqdev(const T* p, int64_t n, double mean) {
   return add_lanes(s, acc);
 }
 
-// The layout BatchNorm sees: x is [n, c, plane] with plane the product of the spatial dims.
+// The layout BatchNorm sees: x is [n, c, plane], c the channel axis's size, n the product of
+// the dims before it and plane of those after it.
 struct BnDims {
   int64_t n, c, plane;
 };
-BnDims bn_dims(const TensorRef& x) {
-  const Shape& s = x.shape();
-  return {s[0], s[1], numel(std::span(s).subspan(2))};
+BnDims bn_dims(const TensorRef& x, int64_t axis) {
+  const std::span<const int64_t> s(x.shape());
+  return {numel(s.first(axis)), s[axis], numel(s.subspan(axis + 1))};
 }
 
-// plane == 1 (x is [N, C]): walk rows and keep one accumulator per channel of the block, so
-// reads stay contiguous instead of striding down one column at a time.
+// plane == 1: x is n rows of c channels ([N, C], or channels-last images with n = N * H * W).
+// Rows go in fixed chunks (set by n and c alone, so results do not depend on the thread count),
+// each summing into per-channel vectors of doubles; the chunks' sums are added in chunk order.
+struct RowChunks {
+  int64_t rows, count;
+  RowChunks(int64_t n, int64_t c) {
+    constexpr int64_t kMaxChunks = 64;  // bounds the partial sums at 64 * c doubles each
+    rows = std::max({int64_t{1}, kGrainElems / std::max<int64_t>(1, c),
+                     (n + kMaxChunks - 1) / kMaxChunks});
+    count = (n + rows - 1) / rows;
+  }
+};
+
+// Adds one row of c channels (less shift, squared when asked) to the sums: vector v of acc holds
+// channels [v * kVec, (v + 1) * kVec), and tail the last c % kVec channels.
 template <class T>
-void bn_stats_columns(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean, double* var) {
-  const int64_t w = c1 - c0;
-  std::fill(mean, mean + w, 0.0);
-  std::fill(var, var + w, 0.0);
-  for (int64_t i = 0; i < d.n; ++i)
-    for (int64_t j = 0; j < w; ++j) mean[j] += x[i * d.c + c0 + j];
-  for (int64_t j = 0; j < w; ++j) mean[j] /= static_cast<double>(d.n);
-  for (int64_t i = 0; i < d.n; ++i)
-    for (int64_t j = 0; j < w; ++j) {
-      const double dev = x[i * d.c + c0 + j] - mean[j];
-      var[j] += dev * dev;
+void add_row(const T* row, int64_t c, VecD* acc, const VecD* shift, double* tail,
+             const double* tail_shift, bool square) {
+  const int64_t full = c / kVec;
+  for (int64_t v = 0; v < full; ++v) {
+    VecD x;
+    load_wide(row + v * kVec, x);
+    if (shift) x -= shift[v];
+    acc[v] += square ? x * x : x;
+  }
+  for (int64_t j = full * kVec; j < c; ++j) {
+    double x = row[j];
+    if (tail_shift) x -= tail_shift[j - full * kVec];
+    tail[j - full * kVec] += square ? x * x : x;
+  }
+}
+
+/// Per-channel sums over all rows of x (square: of (x - mean)^2), in double.
+template <class T>
+std::vector<double> column_sums(const T* x, BnDims d, const double* mean, bool square) {
+  const RowChunks rc(d.n, d.c);
+  const int64_t nv = (d.c + kVec - 1) / kVec;
+  std::vector<double> partial(rc.count * nv * kVec);
+  std::vector<VecD> mean_v(mean ? nv : 0);
+  for (int64_t j = 0; mean && j < d.c; ++j) mean_v[j / kVec][j % kVec] = mean[j];
+  const int64_t full = d.c / kVec;
+  parallel_for(rc.count, 1, [&](int64_t k0, int64_t k1) {
+    std::vector<VecD> acc(nv);
+    for (int64_t k = k0; k < k1; ++k) {
+      std::fill(acc.begin(), acc.end(), VecD{});
+      double* tail = reinterpret_cast<double*>(acc.data() + full);
+      const double* tail_shift = mean ? mean + full * kVec : nullptr;
+      for (int64_t i = k * rc.rows; i < std::min(d.n, (k + 1) * rc.rows); ++i)
+        add_row(x + i * d.c, d.c, acc.data(), mean ? mean_v.data() : nullptr, tail, tail_shift,
+                square);
+      std::memcpy(partial.data() + k * nv * kVec, acc.data(), nv * sizeof(VecD));
     }
-  for (int64_t j = 0; j < w; ++j) var[j] /= static_cast<double>(d.n);
+  });
+  std::vector<double> sum(d.c, 0.0);
+  for (int64_t k = 0; k < rc.count; ++k)
+    for (int64_t j = 0; j < d.c; ++j) sum[j] += partial[k * nv * kVec + j];
+  return sum;
 }
 
 // plane > 1: each channel is n contiguous planes.
@@ -132,14 +174,6 @@ void bn_stats_planes(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean,
 // error relative to the channel's spread, so a double pass here would buy nothing.
 template <class T>
 void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale, const T* shift) {
-  const int64_t w = c1 - c0;
-  if (d.plane == 1) {
-    for (int64_t i = 0; i < d.n; ++i) {
-      const int64_t off = i * d.c + c0;
-      ArrMap<T>(y + off, w) = CArrMap<T>(x + off, w) * CArrMap<T>(scale, w) + CArrMap<T>(shift, w);
-    }
-    return;
-  }
   for (int64_t c = c0; c < c1; ++c)
     for (int64_t i = 0; i < d.n; ++i) {
       const int64_t off = (i * d.c + c) * d.plane;
@@ -147,9 +181,47 @@ void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale
     }
 }
 
+// Per channel: the statistics' outputs, and y = x * scale + shift's coefficients in T.
+template <class T>
+struct BnChannelOut {
+  const T *gamma, *beta, *running_mean, *running_var;
+  T *mean_out, *invstd_out, *running_mean_out, *running_var_out;
+  double eps, momentum, unbiased;
+
+  void set(int64_t k, double mean, double var, T* scale, T* shift) const {
+    const double invstd = 1.0 / std::sqrt(var + eps);
+    const double sc = gamma[k] * invstd;
+    *scale = static_cast<T>(sc);
+    *shift = static_cast<T>(beta[k] - mean * sc);
+    mean_out[k] = static_cast<T>(mean);
+    invstd_out[k] = static_cast<T>(invstd);
+    // In f64 from the f64 statistics, rounded once.
+    running_mean_out[k] =
+        static_cast<T>((1 - momentum) * static_cast<double>(running_mean[k]) + momentum * mean);
+    running_var_out[k] = static_cast<T>((1 - momentum) * static_cast<double>(running_var[k]) +
+                                        momentum * var * unbiased);
+  }
+};
+
+// plane == 1: column sums over row chunks, then y row by row.
+template <class T>
+void batch_norm_columns(const T* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
+  std::vector<double> mean = column_sums(x, d, nullptr, false);
+  for (double& m : mean) m /= static_cast<double>(d.n);
+  std::vector<double> var = column_sums(x, d, mean.data(), true);
+  std::vector<T> scale(d.c), shift(d.c);
+  for (int64_t j = 0; j < d.c; ++j)
+    ch.set(j, mean[j], var[j] / static_cast<double>(d.n), &scale[j], &shift[j]);
+  const CArrMap<T> sc(scale.data(), d.c), sh(shift.data(), d.c);
+  parallel_for(d.n, grain_for(d.c), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      ArrMap<T>(y + i * d.c, d.c) = CArrMap<T>(x + i * d.c, d.c) * sc + sh;
+  });
+}
+
 template <class T>
 void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
-  const BnDims d = bn_dims(in[0]);
+  const BnDims d = bn_dims(in[0], attrs.axis);
   const T* x = in[0].as<T>();
   const T* gamma = in[1].as<T>();
   const T* beta = in[2].as<T>();
@@ -163,30 +235,17 @@ void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
   // PyTorch keeps the unbiased variance; one value per channel has none, and keeps the biased.
   const double count = static_cast<double>(d.n * d.plane);
   const double unbiased = count > 1 ? count / (count - 1) : 1.0;
+  const BnChannelOut<T> ch{gamma,      beta, running_mean, running_var, mean_out, invstd_out,
+                           running_mean_out, running_var_out, eps, momentum, unbiased};
+  if (d.plane == 1) return batch_norm_columns(x, out[0].as<T>(), d, ch);
   // Channels are independent, so splitting over them needs no cross-thread reduction and the
   // result does not depend on the thread count.
   parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
     const int64_t w = c1 - c0;
     std::vector<double> mean(w), var(w);
-    if (d.plane == 1)
-      bn_stats_columns(x, d, c0, c1, mean.data(), var.data());
-    else
-      bn_stats_planes(x, d, c0, c1, mean.data(), var.data());
+    bn_stats_planes(x, d, c0, c1, mean.data(), var.data());
     std::vector<T> scale(w), shift(w);
-    for (int64_t j = 0; j < w; ++j) {
-      const double invstd = 1.0 / std::sqrt(var[j] + eps);
-      const double sc = gamma[c0 + j] * invstd;
-      scale[j] = static_cast<T>(sc);
-      shift[j] = static_cast<T>(beta[c0 + j] - mean[j] * sc);
-      mean_out[c0 + j] = static_cast<T>(mean[j]);
-      invstd_out[c0 + j] = static_cast<T>(invstd);
-      // In f64 from the f64 statistics, rounded once.
-      const int64_t k = c0 + j;
-      running_mean_out[k] = static_cast<T>((1 - momentum) * static_cast<double>(running_mean[k]) +
-                                           momentum * mean[j]);
-      running_var_out[k] = static_cast<T>((1 - momentum) * static_cast<double>(running_var[k]) +
-                                          momentum * var[j] * unbiased);
-    }
+    for (int64_t j = 0; j < w; ++j) ch.set(c0 + j, mean[j], var[j], &scale[j], &shift[j]);
     bn_apply(x, out[0].as<T>(), d, c0, c1, scale.data(), shift.data());
   });
 }
@@ -241,9 +300,50 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
 //   dbeta = sum(gy), dgamma = sum(gy * xhat),
 //   dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m).
 // Two passes over x and gy per channel (the sums, then dx), channels split across threads.
+// Per-channel sums of gy and of gy * (x - mean) over all rows of [n, c] operands, in double,
+// over the row chunks of column_sums.
 template <class T>
-void batch_norm_grad_t(Ins in, Outs out) {
-  const BnDims d = bn_dims(in[0]);
+void column_grad_sums(const T* gy, const T* x, BnDims d, const T* mean, double* sum_gy,
+                      double* sum_gy_dev) {
+  const RowChunks rc(d.n, d.c);
+  const int64_t nv = (d.c + kVec - 1) / kVec, full = d.c / kVec;
+  std::vector<VecD> mean_v(nv);
+  for (int64_t j = 0; j < d.c; ++j) mean_v[j / kVec][j % kVec] = mean[j];
+  std::vector<double> partial(rc.count * 2 * nv * kVec);
+  parallel_for(rc.count, 1, [&](int64_t k0, int64_t k1) {
+    std::vector<VecD> a(nv), b(nv);
+    for (int64_t k = k0; k < k1; ++k) {
+      std::fill(a.begin(), a.end(), VecD{});
+      std::fill(b.begin(), b.end(), VecD{});
+      for (int64_t i = k * rc.rows; i < std::min(d.n, (k + 1) * rc.rows); ++i) {
+        const T *g = gy + i * d.c, *xr = x + i * d.c;
+        for (int64_t v = 0; v < full; ++v) {
+          VecD gv, xv;
+          load_wide(g + v * kVec, gv);
+          load_wide(xr + v * kVec, xv);
+          a[v] += gv;
+          b[v] += gv * (xv - mean_v[v]);
+        }
+        for (int64_t j = full * kVec; j < d.c; ++j) {
+          a[full][j % kVec] += g[j];
+          b[full][j % kVec] += g[j] * (static_cast<double>(xr[j]) - mean_v[full][j % kVec]);
+        }
+      }
+      double* p = partial.data() + k * 2 * nv * kVec;
+      std::memcpy(p, a.data(), nv * sizeof(VecD));
+      std::memcpy(p + nv * kVec, b.data(), nv * sizeof(VecD));
+    }
+  });
+  for (int64_t k = 0; k < rc.count; ++k)
+    for (int64_t j = 0; j < d.c; ++j) {
+      sum_gy[j] += partial[k * 2 * nv * kVec + j];
+      sum_gy_dev[j] += partial[(k * 2 + 1) * nv * kVec + j];
+    }
+}
+
+template <class T>
+void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
+  const BnDims d = bn_dims(in[0], axis);
   const T* x = in[0].as<T>();
   const T* gamma = in[1].as<T>();
   const T* mean = in[2].as<T>();
@@ -253,50 +353,49 @@ void batch_norm_grad_t(Ins in, Outs out) {
   T* dgamma = out[1].as<T>();
   T* dbeta = out[2].as<T>();
   const double m = static_cast<double>(d.n * d.plane);
+  // dx = a * gy + (x - mean) * b + c, with the coefficients in double, rounded once.
+  auto coefficients = [&](int64_t k, double sum_gy, double sum_gy_dev, T* a, T* b, T* c) {
+    const double is = invstd[k], sgx = sum_gy_dev * is;
+    dbeta[k] = static_cast<T>(sum_gy);
+    dgamma[k] = static_cast<T>(sgx);
+    const double g = gamma[k] * is;
+    *a = static_cast<T>(g);
+    *b = static_cast<T>(-g * is * sgx / m);
+    *c = static_cast<T>(-g * sum_gy / m);
+  };
+  if (d.plane == 1) {  // rows of channels: the sums over row chunks, then dx row by row
+    std::vector<double> sum_gy(d.c), sum_gy_dev(d.c);
+    column_grad_sums(gy, x, d, mean, sum_gy.data(), sum_gy_dev.data());
+    std::vector<T> a(d.c), b(d.c), c(d.c);
+    for (int64_t j = 0; j < d.c; ++j)
+      coefficients(j, sum_gy[j], sum_gy_dev[j], &a[j], &b[j], &c[j]);
+    const CArrMap<T> av(a.data(), d.c), bv(b.data(), d.c), cv(c.data(), d.c), mu(mean, d.c);
+    parallel_for(d.n, grain_for(d.c), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t off = i * d.c;
+        ArrMap<T>(dx + off, d.c) =
+            CArrMap<T>(gy + off, d.c) * av + (CArrMap<T>(x + off, d.c) - mu) * bv + cv;
+      }
+    });
+    return;
+  }
   parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
     const int64_t w = c1 - c0;
     std::vector<double> sum_gy(w), sum_gy_dev(w);
-    if (d.plane == 1) {  // [N, C]: walk rows, one accumulator per channel of the block
-      for (int64_t i = 0; i < d.n; ++i)
-        for (int64_t j = 0; j < w; ++j) {
-          const int64_t at = i * d.c + c0 + j;
-          sum_gy[j] += gy[at];
-          sum_gy_dev[j] += gy[at] * (static_cast<double>(x[at]) - mean[c0 + j]);
-        }
-    } else {
-      for (int64_t j = 0; j < w; ++j)
-        for (int64_t i = 0; i < d.n; ++i) {
-          const int64_t off = (i * d.c + c0 + j) * d.plane;
-          seg_grad_sums(gy + off, x + off, d.plane, mean[c0 + j], &sum_gy[j], &sum_gy_dev[j]);
-        }
-    }
-    // dx = a * gy + (x - mean) * b + c, with the coefficients in double, rounded once.
-    std::vector<T> a(w), b(w), c(w), mu(w);
-    for (int64_t j = 0; j < w; ++j) {
-      const double is = invstd[c0 + j], sgx = sum_gy_dev[j] * is;
-      dbeta[c0 + j] = static_cast<T>(sum_gy[j]);
-      dgamma[c0 + j] = static_cast<T>(sgx);
-      const double k = gamma[c0 + j] * is;
-      a[j] = static_cast<T>(k);
-      b[j] = static_cast<T>(-k * is * sgx / m);
-      c[j] = static_cast<T>(-k * sum_gy[j] / m);
-      mu[j] = mean[c0 + j];
-    }
-    for (int64_t i = 0; i < d.n; ++i) {
-      if (d.plane == 1) {  // one row of the block's channels
-        const int64_t off = i * d.c + c0;
-        ArrMap<T>(dx + off, w) = CArrMap<T>(gy + off, w) * CArrMap<T>(a.data(), w) +
-                                 (CArrMap<T>(x + off, w) - CArrMap<T>(mu.data(), w)) *
-                                     CArrMap<T>(b.data(), w) +
-                                 CArrMap<T>(c.data(), w);
-      } else {  // one plane per channel
-        for (int64_t j = 0; j < w; ++j) {
-          const int64_t off = (i * d.c + c0 + j) * d.plane;
-          ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
-                                         (CArrMap<T>(x + off, d.plane) - mu[j]) * b[j] + c[j];
-        }
+    for (int64_t j = 0; j < w; ++j)
+      for (int64_t i = 0; i < d.n; ++i) {
+        const int64_t off = (i * d.c + c0 + j) * d.plane;
+        seg_grad_sums(gy + off, x + off, d.plane, mean[c0 + j], &sum_gy[j], &sum_gy_dev[j]);
       }
-    }
+    std::vector<T> a(w), b(w), c(w);
+    for (int64_t j = 0; j < w; ++j)
+      coefficients(c0 + j, sum_gy[j], sum_gy_dev[j], &a[j], &b[j], &c[j]);
+    for (int64_t i = 0; i < d.n; ++i)  // one plane per channel
+      for (int64_t j = 0; j < w; ++j) {
+        const int64_t off = (i * d.c + c0 + j) * d.plane;
+        ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
+                                       (CArrMap<T>(x + off, d.plane) - mean[c0 + j]) * b[j] + c[j];
+      }
   });
 }
 
@@ -382,8 +481,8 @@ void layer_norm_grad_t(Ins in, Outs out) {
 
 }  // namespace
 
-void batch_norm_grad(Ins in, Outs out) {
-  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_grad_t<decltype(t)>(in, out); });
+void batch_norm_grad(int64_t axis, Ins in, Outs out) {
+  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_grad_t<decltype(t)>(axis, in, out); });
 }
 
 void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {

@@ -47,8 +47,8 @@ struct ConvPrimitives {
   memory::desc scratchpad;
   // Forward: x, w, y. InputGrad: gy, w, gx. WeightGrad: x, gy, gw.
   Operand in0, in1, out;
-  // Forward: one image of `out` (the primitive's layout to NCHW), and where images start in the
-  // primitive's layout, in elements.
+  // Forward, when the primitive's output layout is not ours: one image of `out` (the primitive's
+  // layout to NCHW), and where images start in the primitive's layout, in elements.
   std::optional<Reorder> out_image;
   memory::desc out_image_inner, out_image_user;
   int64_t out_image_stride = 0;
@@ -108,10 +108,15 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
            dtype_name(dtype));
   use_one_omp_thread();  // the primitive takes the creating thread's OpenMP thread count
   const Type t = dtype == DType::BF16 ? Type::bf16 : Type::f32;
-  const memory::desc x_any = activations(g.n, g.c, g.h, g.w, t, Tag::any);
-  const memory::desc y_any = activations(g.n, g.o, g.oh, g.ow, t, Tag::any);
-  const memory::desc x_user = activations(g.n, g.c, g.h, g.w, t, Tag::nchw);
-  const memory::desc y_user = activations(g.n, g.o, g.oh, g.ow, t, Tag::nchw);
+  // Channels-last activations stay so inside the primitive: no reorders, and on AVX-512 oneDNN
+  // runs its brgemm forward on them, as fast as on its blocked layouts (docs/BENCHMARKS.md,
+  // "Channels-last activations"). NCHW ones go to the layout oneDNN picks and back.
+  const Tag user_tag = g.channels_last ? Tag::nhwc : Tag::nchw;
+  const Tag inner_tag = g.channels_last ? Tag::nhwc : Tag::any;
+  const memory::desc x_any = activations(g.n, g.c, g.h, g.w, t, inner_tag);
+  const memory::desc y_any = activations(g.n, g.o, g.oh, g.ow, t, inner_tag);
+  const memory::desc x_user = activations(g.n, g.c, g.h, g.w, t, user_tag);
+  const memory::desc y_user = activations(g.n, g.o, g.oh, g.ow, t, user_tag);
   const memory::desc w_any = weights(g, t, true), w_user = weights(g, t, false);
   // The weight gradient sums over images in f32 (bf16 kernels accumulate in f32 and write it so).
   const memory::desc gw_any = weights(g, Type::f32, true), gw_user = weights(g, Type::f32, false);
@@ -169,7 +174,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
       }
     }
     if (!is_jit(impl)) return nullptr;
-    if (pass == ConvPass::Forward) {
+    if (pass == ConvPass::Forward && made->out.inner != made->out.user) {
       if (!images_are_contiguous(made->out.inner)) return nullptr;
       const memory::dims image{1, g.o, g.oh, g.ow}, origin{0, 0, 0, 0};
       made->out_image_inner = made->out.inner.submemory_desc(image, origin);
@@ -290,6 +295,17 @@ void conv_forward(const ConvPrimitives& p, const void* x, const void* packed_w,
     thread_stream().wait();
     if (image_done) image_done(i, out);
   }
+}
+
+bool writes_our_layout(const ConvPrimitives& p) { return !p.out_image; }
+
+void conv_forward_direct(const ConvPrimitives& p, const void* x, const void* packed_w, void* y) {
+  LT_CHECK(writes_our_layout(p), "this forward writes its own layout");
+  use_one_omp_thread();
+  run(p, {{DNNL_ARG_SRC, inner_input(p.in0, x, 0)},
+          {DNNL_ARG_WEIGHTS, mem(p.in1.inner, packed_w)},
+          {DNNL_ARG_DST, mem(p.out.inner, y)}});
+  thread_stream().wait();
 }
 
 void conv_input_grad(const ConvPrimitives& p, const void* gy, const void* packed_w, void* gx) {

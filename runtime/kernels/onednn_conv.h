@@ -1,7 +1,8 @@
 // oneDNN's convolution primitives for one chunk of images on the calling thread (oneDNN's headers
-// stay in the .cpp). f32 or bf16 operands in our layouts: NCHW activations, [O, C/groups, KH, KW]
-// weights; each primitive runs in the blocked layouts oneDNN picks for it, with reorders on the way
-// in and out. A bf16 primitive accumulates in f32; its weight gradient is f32 (the chunks' sums
+// stay in the .cpp). f32 or bf16 operands in our layouts: NCHW or channels-last activations,
+// [O, C/groups, KH, KW] weights. On NCHW activations each primitive runs in the blocked layouts
+// oneDNN picks for it, with reorders on the way in and out; channels-last ones it reads and writes
+// as they are. A bf16 primitive accumulates in f32; its weight gradient is f32 (the chunks' sums
 // add up in f32 before the one rounding to bf16).
 #pragma once
 #include <cstddef>
@@ -39,6 +40,13 @@ bool same_weight_layout(const ConvPrimitives& a, const ConvPrimitives& b);
 void conv_forward(const ConvPrimitives& p, const void* x, const void* packed_w,
                   const std::function<void*(int64_t)>& image_out,
                   const std::function<void(int64_t, void*)>& image_done);
+
+/// Whether a Forward primitive writes our layout (channels-last activations): then
+/// conv_forward_direct runs it, with no per-image reorder.
+bool writes_our_layout(const ConvPrimitives& p);
+
+/// The forward over one chunk, written straight to y (the chunk's first output image).
+void conv_forward_direct(const ConvPrimitives& p, const void* x, const void* packed_w, void* y);
 
 /// gx = the input gradient of one chunk (gy and gx: its first image).
 void conv_input_grad(const ConvPrimitives& p, const void* gy, const void* packed_w, void* gx);

@@ -652,7 +652,7 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
   // Bias, relu and relu's backward mask on each image as its GEMM finishes; the convolution's
   // output lives in per-image scratch only (no launch writes it whole).
   const char* conv = R"(graph @f(%x: f32[5,4,9,9], %w: f32[6,4,3,3], %b: f32[6]) {
-      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : f32[5,6,9,9]
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[5,6,9,9]
       %1 = reshape(%b) {shape=[1,6,1,1]} : f32[1,6,1,1]
       %2 = expand(%1) {shape=[5,6,9,9]} : f32[5,6,9,9]
       %3 = add(%0, %2) : f32[5,6,9,9]
@@ -664,7 +664,7 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
   EXPECT_THAT(expect_fused_matches(conv), ElementsAre("full", "conv2d+loop/block"));
   // f64, groups and strides; the epilogue also reads a full-size input (a residual).
   EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f64[3,4,10,10], %w: f64[6,2,3,3], %r: f64[3,6,5,5]) {
-      %0 = conv2d(%x, %w) {stride=[2,2], padding=[1,1], dilation=[1,1], groups=2, grad_shape=[]} : f64[3,6,5,5]
+      %0 = conv2d(%x, %w) {stride=[2,2], padding=[1,1], dilation=[1,1], groups=2, grad_shape=[], channels_last=false} : f64[3,6,5,5]
       %1 = add(%0, %r) : f64[3,6,5,5]
       %2 = tanh(%1) : f64[3,6,5,5]
       return %2
@@ -675,7 +675,7 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
 TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {
   // The conv output is also a result: it is written whole, and the epilogue reads it per image.
   EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[4,3,6,6], %w: f32[5,3,3,3]) {
-      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : f32[4,5,4,4]
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[4,5,4,4]
       %1 = exp(%0) : f32[4,5,4,4]
       return %1, %0
     })"),
@@ -683,7 +683,7 @@ TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {
   // One element per image: the loop's rows do not split by image (its only dim is the batch),
   // so the epilogue runs once over the whole output, which then needs a buffer of its own.
   EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[7,2,3,3], %w: f32[1,2,3,3], %y: f32[7,1,1,1]) {
-      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : f32[7,1,1,1]
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[7,1,1,1]
       %1 = mul(%0, %y) : f32[7,1,1,1]
       return %1
     })"),

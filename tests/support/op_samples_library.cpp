@@ -25,13 +25,22 @@ std::vector<ConvCase> conv_cases() {
        {{3, 3}, {3, 3}, {1, 1}, 1, {}}},
       {"4 images of [16,16,16], 16 filters (split over images)", {4, 16, 16, 16}, {16, 16, 3, 3},
        {{1, 1}, {1, 1}, {1, 1}, 1, {}}},
+      // Channels-last: x is [N, H, W, C].
+      {"channels-last 3x3 pad 1, 16 channels (oneDNN's path)", {2, 5, 6, 16}, {16, 16, 3, 3},
+       {{1, 1}, {1, 1}, {1, 1}, 1, {}, true}},
+      {"channels-last groups 2, stride (2,1), dilation (1,2) (NCHW paths)", {2, 5, 6, 4},
+       {6, 2, 3, 3}, {{2, 1}, {1, 0}, {1, 2}, 2, {}, true}},
+      {"channels-last 1x1 stride 2, 32 to 16 channels", {2, 5, 5, 32}, {16, 32, 1, 1},
+       {{2, 2}, {0, 0}, {1, 1}, 1, {}, true}},
   };
 }
 
 Shape conv_out(const ConvCase& c) {
-  Shape o{c.x[0], c.w[0], 0, 0};
+  const bool cl = c.attrs.channels_last;
+  const int64_t h = cl ? 1 : 2;  // the first spatial dim of x and of the output
+  Shape o = cl ? Shape{c.x[0], 0, 0, c.w[0]} : Shape{c.x[0], c.w[0], 0, 0};
   for (int i = 0; i < 2; ++i)
-    o[2 + i] = (c.x[2 + i] + 2 * c.attrs.padding[i] - c.attrs.dilation[i] * (c.w[2 + i] - 1) - 1) /
+    o[h + i] = (c.x[h + i] + 2 * c.attrs.padding[i] - c.attrs.dilation[i] * (c.w[2 + i] - 1) - 1) /
                    c.attrs.stride[i] + 1;
   return o;
 }

@@ -8,14 +8,16 @@ namespace {
 /// Layer norm (x, gamma, beta), or batch norm (x, gamma, beta, running_mean, running_var). Only
 /// output 0 carries a gradient (the statistics feed running statistics under no_grad), so
 /// gradcheck seeds output 0 alone.
-OpSample norm(ir::Op op, Rng& r, std::string name, Shape x, Shape g, double eps = 1e-5) {
+/// Batch norm's channel axis is `bn_axis`.
+OpSample norm(ir::Op op, Rng& r, std::string name, Shape x, Shape g, double eps = 1e-5,
+              int64_t bn_axis = 1) {
   std::vector<Tensor> in = {uniform(r, std::move(x)), uniform(r, g, 0.5, 1.5),
                             uniform(r, g, -1, 1)};
   ir::Attrs attrs = ir::NormAttrs{eps};
   if (op == ir::Op::BatchNorm) {
     in.push_back(uniform(r, g, -1, 1));
     in.push_back(uniform(r, g, 0.5, 1.5));
-    attrs = ir::BatchNormAttrs{eps, 0.25};
+    attrs = ir::BatchNormAttrs{eps, 0.25, bn_axis};
   }
   OpSample s = make(op, std::move(name), std::move(in), std::move(attrs));
   s.grad_outputs = 1;
@@ -30,17 +32,20 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
     case BatchNorm:
       return {norm(op, r, "[4,3,2,2] (spatial)", {4, 3, 2, 2}, {3}),
               norm(op, r, "[6,3] eps 0.1", {6, 3}, {3}, 0.1),
-              norm(op, r, "large [8,16,5,5]", {8, 16, 5, 5}, {16})};
+              norm(op, r, "large [8,16,5,5]", {8, 16, 5, 5}, {16}),
+              norm(op, r, "channels-last [2,3,3,10] (axis 3)", {2, 3, 3, 10}, {10}, 1e-5, 3)};
     case BatchNormGrad: {
       // (x, gamma, mean, invstd, gy): any statistics are valid operands of the formula.
-      const auto grad = [&](std::string name, Shape x) {
-        const Shape c{x[1]};
+      const auto grad = [&](std::string name, Shape x, int64_t axis = 1) {
+        const Shape c{x[axis]};
         return make(op, std::move(name),
                     {uniform(r, x), uniform(r, c, 0.5, 1.5), uniform(r, c, -0.5, 0.5),
-                     uniform(r, c, 0.5, 2), uniform(r, x)});
+                     uniform(r, c, 0.5, 2), uniform(r, x)},
+                    ir::AxisAttrs{axis});
       };
       return {grad("[4,3,2,2] (spatial)", {4, 3, 2, 2}), grad("[6,3] (no spatial dims)", {6, 3}),
-              grad("large [8,16,5,5]", {8, 16, 5, 5})};
+              grad("large [8,16,5,5]", {8, 16, 5, 5}),
+              grad("channels-last [2,3,3,10] (axis 3)", {2, 3, 3, 10}, 3)};
     }
     case LayerNorm:
       return {norm(op, r, "[2,3,4] over the last axis", {2, 3, 4}, {4}),

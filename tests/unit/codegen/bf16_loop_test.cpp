@@ -119,7 +119,7 @@ constexpr const char* kImageBlocks = R"(
 graph @autocast_block(%x: f32[4,3,6,6], %w: f32[8,3,3,3], %b: f32[8], %h: f32[5,16], %v: f32[7,16]) {
   %0 = cast(%x) {to=LOW} : LOW[4,3,6,6]
   %1 = cast(%w) {to=LOW} : LOW[8,3,3,3]
-  %2 = conv2d(%0, %1) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : LOW[4,8,6,6]
+  %2 = conv2d(%0, %1) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : LOW[4,8,6,6]
   %3 = cast(%2) {to=f32} : f32[4,8,6,6]
   %4 = reshape(%b) {shape=[1,8,1,1]} : f32[1,8,1,1]
   %5 = expand(%4) {shape=[4,8,6,6]} : f32[4,8,6,6]
@@ -170,7 +170,7 @@ constexpr const char* kWholeOutputConv = R"(
 graph @pixel_conv(%x: f32[4,3,3,3], %w: f32[1,3,3,3], %b: f32[1]) {
   %0 = cast(%x) {to=LOW} : LOW[4,3,3,3]
   %1 = cast(%w) {to=LOW} : LOW[1,3,3,3]
-  %2 = conv2d(%0, %1) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[]} : LOW[4,1,1,1]
+  %2 = conv2d(%0, %1) {stride=[1,1], padding=[0,0], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : LOW[4,1,1,1]
   %3 = cast(%2) {to=f32} : f32[4,1,1,1]
   %4 = reshape(%b) {shape=[1,1,1,1]} : f32[1,1,1,1]
   %5 = expand(%4) {shape=[4,1,1,1]} : f32[4,1,1,1]

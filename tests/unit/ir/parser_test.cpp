@@ -32,7 +32,7 @@ std::string parse_error(std::string_view text) {
 TEST(Parser, RoundTripsMultiOutputAndIndexedUses) {
   const std::string text = R"(graph @step(%w: f32[512,784], %x: f32[128,784], %g: f32[512], %b: f32[512], %rm: f32[512], %rv: f32[512]) {
   %0 = matmul(%x, %w) {transpose_a=false, transpose_b=true} : f32[128,512]
-  %1:5 = batch_norm(%0, %g, %b, %rm, %rv) {eps=1e-05, momentum=0.1} : (f32[128,512], f32[512], f32[512], f32[512], f32[512])
+  %1:5 = batch_norm(%0, %g, %b, %rm, %rv) {eps=1e-05, momentum=0.1, axis=1} : (f32[128,512], f32[512], f32[512], f32[512], f32[512])
   %2 = add(%1#0, %0) : f32[128,512]
   return %2, %1#1
 }

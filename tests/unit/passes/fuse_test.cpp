@@ -544,7 +544,7 @@ TEST_F(VerifyFusionPlan, NodeInTwoKernels) {
 
 TEST(Fuse, ConvBiasReluBecomesAnEpilogue) {
   EXPECT_EQ(plan_of(R"(graph @f(%x: f32[2,3,8,8], %w: f32[4,3,3,3], %b: f32[4]) {
-      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[]} : f32[2,4,8,8]
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[2,4,8,8]
       %1 = reshape(%b) {shape=[1,4,1,1]} : f32[1,4,1,1]
       %2 = expand(%1) {shape=[2,4,8,8]} : f32[2,4,8,8]
       %3 = add(%0, %2) : f32[2,4,8,8]

@@ -186,17 +186,24 @@ constexpr DType kIds[] = {DType::I32, DType::I64};
 
 // ---- tests ----
 
-void check_batch_norm(DType dt, const Shape& s, const Vals& x0, double y_tol, double stat_tol) {
-  const int64_t c = s[1];
+/// s seen by a batch norm over channel axis `axis`: [outer, C, inner], the references' layout.
+Shape around_axis(const Shape& s, int64_t axis) {
+  const std::span<const int64_t> d(s);
+  return {numel(d.first(axis)), s[axis], numel(d.subspan(axis + 1))};
+}
+
+void check_batch_norm(DType dt, const Shape& s, const Vals& x0, double y_tol, double stat_tol,
+                      int64_t axis = 1) {
+  const int64_t c = s[axis];
   const Vals x = rounded(dt, x0), g = rounded(dt, randu(c, 0.5, 2, 2)),
              b = rounded(dt, randu(c, -1, 1, 3));
   const Vals rm = rounded(dt, randu(c, -1, 1, 8)), rv = rounded(dt, randu(c, 0.5, 2, 9));
-  const ir::BatchNormAttrs attrs{1e-5, 0.25};
+  const ir::BatchNormAttrs attrs{1e-5, 0.25, axis};
   auto out = run(Op::BatchNorm,
                  {make(dt, s, x), make(dt, {c}, g), make(dt, {c}, b), make(dt, {c}, rm),
                   make(dt, {c}, rv)},
                  attrs);
-  const NormRef r = batch_norm_ref(x, s, g, b, attrs.eps);
+  const NormRef r = batch_norm_ref(x, around_axis(s, axis), g, b, attrs.eps);
   expect_close(values(out[0]), r.y, y_tol, "y");
   expect_close(values(out[1]), r.mean, stat_tol, "mean");
   expect_close(values(out[2]), r.inv, stat_tol, "invstd");
@@ -220,18 +227,30 @@ TEST(BatchNormKernel, MatchesReferenceOnRank2AndRank4) {
     }
 }
 
+TEST(BatchNormKernel, ChannelsLastMatchesReference) {
+  // Channel axis 3 of [N, H, W, C]: rows of C channels; 20 channels are two full vectors of 8
+  // and 4 more.
+  for (DType dt : kFloats)
+    for (const Shape& s : {Shape{3, 5, 7, 20}, Shape{32, 16, 16, 16}, Shape{2, 3, 3, 3}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      check_batch_norm(dt, s, randu(numel(s), -3, 3, 5), tol(dt), tol(dt), 3);
+    }
+}
+
 /// batch_norm_grad against the formula in f64: dbeta = sum(gy), dgamma = sum(gy * xhat),
 /// dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m), xhat = (x - mean) * invstd.
-void check_batch_norm_grad(DType dt, const Shape& s, double mean_at, double tolerance) {
+void check_batch_norm_grad(DType dt, const Shape& given, double mean_at, double tolerance,
+                           int64_t axis = 1) {
+  const Shape s = around_axis(given, axis);  // the kernel runs on `given`, the reference on s
   const int64_t c = s[1], plane = numel(s) / (s[0] * c), m = s[0] * plane;
   const Vals x = rounded(dt, randu(numel(s), mean_at - 2, mean_at + 2, 11));
   const Vals gy = rounded(dt, randu(numel(s), -1, 1, 12)), g = rounded(dt, randu(c, 0.5, 2, 13));
   const Vals mu = rounded(dt, randu(c, mean_at - 0.5, mean_at + 0.5, 14));
   const Vals is = rounded(dt, randu(c, 0.5, 2, 15));
   auto out = run(Op::BatchNormGrad,
-                 {make(dt, s, x), make(dt, {c}, g), make(dt, {c}, mu), make(dt, {c}, is),
-                  make(dt, s, gy)},
-                 ir::NoAttrs{});
+                 {make(dt, given, x), make(dt, {c}, g), make(dt, {c}, mu), make(dt, {c}, is),
+                  make(dt, given, gy)},
+                 ir::AxisAttrs{axis});
   Vals dx(x.size()), dgamma(c), dbeta(c);
   for (int64_t ch = 0; ch < c; ++ch) {
     auto idx = [&](int64_t i) { return ((i / plane) * c + ch) * plane + i % plane; };
@@ -253,6 +272,14 @@ TEST(BatchNormGradKernel, MatchesTheFormulaOnRank2AndRank4) {
     for (const Shape& s : {Shape{7, 5}, Shape{3, 4, 5, 6}, Shape{8, 3, 33, 33}, Shape{4096, 24}}) {
       SCOPED_TRACE(type_str({dt, s}));
       check_batch_norm_grad(dt, s, 0, tol(dt));
+    }
+}
+
+TEST(BatchNormGradKernel, ChannelsLastMatchesTheFormula) {
+  for (DType dt : kFloats)
+    for (const Shape& s : {Shape{3, 5, 7, 20}, Shape{32, 16, 16, 16}, Shape{2, 3, 3, 3}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      check_batch_norm_grad(dt, s, 0, tol(dt), 3);
     }
 }
 
@@ -318,6 +345,8 @@ TEST(BatchNormKernel, F32StatisticsStayAccurateForLargeMean) {
     SCOPED_TRACE(shape_str(s));
     check_batch_norm(DType::F32, s, randu(numel(s), 999, 1001, 4), 5e-4, 1e-6);
   }
+  check_batch_norm(DType::F32, {64, 16, 16, 4}, randu(64 * 16 * 16 * 4, 999, 1001, 4), 5e-4, 1e-6,
+                   3);
 }
 
 TEST(LayerNormKernel, MatchesReferenceOverOneAndTwoTrailingDims) {
@@ -542,7 +571,8 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
       {Op::EmbeddingGrad, {make(DType::F32, {4096, 24}, x), make(DType::I64, {4096}, ids)}}};
   auto attrs_of = [](Op op) -> ir::Attrs {
     if (op == Op::BatchNorm) return ir::BatchNormAttrs{};
-    if (op == Op::BatchNormGrad || op == Op::LayerNormGrad) return ir::NoAttrs{};
+    if (op == Op::BatchNormGrad) return ir::AxisAttrs{1};
+    if (op == Op::LayerNormGrad) return ir::NoAttrs{};
     if (op == Op::LayerNorm) return ir::NormAttrs{};
     if (op == Op::LogSoftmax) return ir::AxisAttrs{1};
     if (op == Op::CrossEntropy) return ir::CrossEntropyAttrs{0.1};

@@ -1,0 +1,93 @@
+// Channels-last convolutions on the paths that take only NCHW activations (im2col: f64, and
+// geometries oneDNN has no JIT kernel for or is slower on): the activations are permuted to NCHW,
+// the NCHW entry point runs, and its result is permuted back.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "runtime/kernels/conv_paths.h"
+#include "runtime/kernels/image_scratch.h"
+#include "runtime/kernels/library_kernels.h"
+#include "runtime/thread_pool.h"
+
+namespace lt::rt {
+namespace {
+
+/// [N, H, W, C] <-> [N, C, H, W] of elements of E bytes; `to_nchw` picks the direction. dims are
+/// the NCHW sizes.
+template <class E>
+void permute_images(const E* src, E* dst, int64_t n, int64_t c, int64_t hw, bool to_nchw) {
+  parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const E* s = src + i * c * hw;
+      E* d = dst + i * c * hw;
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t p = 0; p < hw; ++p) {
+          if (to_nchw) d[ch * hw + p] = s[p * c + ch];
+          else d[p * c + ch] = s[ch * hw + p];
+        }
+    }
+  });
+}
+
+void permute(const TensorRef& from, void* to, bool to_nchw) {
+  const Shape& s = from.shape();  // [N, H, W, C] to NCHW, or [N, C, H, W] back
+  const int64_t n = s[0], c = to_nchw ? s[3] : s[1];
+  const int64_t hw = to_nchw ? s[1] * s[2] : s[2] * s[3];
+  switch (dtype_size(from.dtype())) {
+    case 2: return permute_images(from.as<const uint16_t>(), static_cast<uint16_t*>(to), n, c, hw,
+                                  to_nchw);
+    case 4: return permute_images(from.as<const uint32_t>(), static_cast<uint32_t*>(to), n, c, hw,
+                                  to_nchw);
+    default: return permute_images(from.as<const uint64_t>(), static_cast<uint64_t*>(to), n, c,
+                                   hw, to_nchw);
+  }
+}
+
+Shape nchw(const Shape& s) { return {s[0], s[3], s[1], s[2]}; }
+
+/// An NCHW copy of a channels-last tensor, with its type.
+struct NchwCopy {
+  TensorType type;
+  std::vector<char> bytes;
+  NchwCopy(const TensorRef& t)
+      : type{t.dtype(), nchw(t.shape())}, bytes(t.numel() * dtype_size(t.dtype())) {
+    permute(t, bytes.data(), true);
+  }
+  TensorRef ref() { return {bytes.data(), &type}; }
+};
+
+}  // namespace
+
+void conv_channels_last_via_nchw(ConvPass pass, const ir::ConvAttrs& a, Ins in, Outs out,
+                                 const OutputBlocks* blocks) {
+  ir::ConvAttrs na = a;
+  na.channels_last = false;
+  const bool weight_grad = pass == ConvPass::WeightGrad;
+  // Forward: (x, w) -> y; input grad: (gy, w) -> gx; weight grad: (x, gy) -> gw.
+  NchwCopy in0(in[0]);
+  std::vector<NchwCopy> in1;
+  if (weight_grad) in1.emplace_back(in[1]);
+  const TensorRef nin[] = {in0.ref(), weight_grad ? in1[0].ref() : in[1]};
+  if (weight_grad) return conv2d_weight_grad(na, nin, out);
+  const TensorRef& y = out[0];
+  TensorType ny_type{y.dtype(), nchw(y.shape())};
+  std::vector<char> ny(y.numel() * dtype_size(y.dtype()));
+  const TensorRef nout[] = {{ny.data(), &ny_type}};
+  if (pass == ConvPass::InputGrad) {
+    na.grad_shape = nchw(a.grad_shape);
+    conv2d_input_grad(na, nin, nout);
+  } else {
+    conv2d(na, nin, nout, nullptr);
+  }
+  // The output whole (or, not written whole, in scratch), then the epilogue's blocks.
+  ImageScratch<char> scratch(y.data ? 0 : ny.size());
+  void* dst = y.data ? y.data : scratch.at(0);
+  permute(nout[0], dst, false);
+  if (!blocks) return;
+  const int64_t elem = dtype_size(y.dtype());
+  for (int64_t b = 0; b < y.numel(); b += blocks->block_elems)
+    blocks->done(b, b + blocks->block_elems, static_cast<const char*>(dst) + b * elem);
+}
+
+}  // namespace lt::rt
