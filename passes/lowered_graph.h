@@ -15,6 +15,7 @@ namespace lt::passes {
 /// How a graph is lowered; it decides the plans, which key the compiled code.
 struct LowerOptions {
   bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (bisecting)
+  bool channels_last = true;  ///< convolutions on [N, H, W, C] activations (passes/channels_last.h)
   FuseOptions fusion;    ///< fusion.enabled = false: every node its own kernel (opt level 1)
   BufferPlanOptions buffers;
   BucketOptions buckets;  ///< how all_reduces are packed (replicas' gradients)

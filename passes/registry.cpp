@@ -3,6 +3,7 @@
 #include "ir/error.h"
 #include "passes/bucket_all_reduce.h"
 #include "passes/canonicalize.h"
+#include "passes/channels_last.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
@@ -51,6 +52,8 @@ const PassEntry kPasses[] = {
      "compute elementwise ops and views of full constants"},
     {"cse", StageKind::Graph, rewrite_stage<cse>, cse,
      "merge nodes with equal op, attributes and inputs"},
+    {"channels_last", StageKind::Graph, rewrite_stage<channels_last>, channels_last,
+     "convolutions and the batch norms and elementwise ops between them on [N,H,W,C] values"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
     {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
      "pack gradient all_reduces into buckets, each right after its last operand"},

@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
       ->check(lt::cli::integer_at_least(1));
   app.add_flag("!--no-fusion", options.fusion.enabled,
                "'fuse' makes the unfused plan (every node its own kernel, opt level 1)");
+  app.add_flag("!--no-channels-last", options.channels_last,
+               "'pipeline' keeps convolutions on NCHW activations (LT_CHANNELS_LAST=0)");
   app.add_flag("!--no-epilogues", options.fusion.epilogues,
                "'fuse' keeps loops after matmul/conv2d as kernels of their own");
   int64_t bucket_first_kb = options.buckets.first_bytes >> 10;

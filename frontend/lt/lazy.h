@@ -31,8 +31,8 @@ class ModeGuard {
   Mode prev_;
 };
 
-/// How lazy graphs are prepared: the settings LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY and
-/// LT_CACHE_DIR (lt/options.h), typed.
+/// How lazy graphs are prepared: the settings LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST,
+/// LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB (lt/options.h), typed.
 struct CompileOptions {
   /// LT_OPT_LEVEL. 0: the reference interpreter; 1: passes, then every op its own kernel call;
   /// 2: passes, fusion and JIT-compiled loop kernels (the default).
@@ -40,6 +40,9 @@ struct CompileOptions {
   /// LT_EPILOGUES. Opt level 2: a loop kernel that alone reads a matmul's or conv2d's output
   /// runs as its epilogue, on the output while it is still in cache.
   bool epilogues = true;
+  /// LT_CHANNELS_LAST. Opt levels 1 and 2: convolutions, and the batch norms and elementwise ops
+  /// between them, run on [N, H, W, C] activations, which oneDNN convolves without reordering.
+  bool channels_last = true;
   bool verify = false;     ///< LT_VERIFY: re-verify the graph after every pass (tests turn it on)
   bool disk_cache = true;  ///< compiled objects kept in the folder LT_CACHE_DIR (not "off")
   /// LT_BUCKET_FIRST_KB and LT_BUCKET_KB: a replica's gradient all_reduces are packed into

@@ -1,6 +1,6 @@
-// lt::CompileOptions: the typed face of six settings (LT_OPT_LEVEL, LT_EPILOGUES, LT_VERIFY,
-// LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code setting them goes through the
-// same validation as the environment.
+// lt::CompileOptions: the typed face of seven settings (LT_OPT_LEVEL, LT_EPILOGUES,
+// LT_CHANNELS_LAST, LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code
+// setting them goes through the same validation as the environment.
 #include "frontend/options/store.h"
 #include "lt/lazy.h"
 #include "lt/options.h"
@@ -13,6 +13,7 @@ CompileOptions compile_options() {
   CompileOptions o;
   o.opt_level = static_cast<int>(options::number(Setting::OptLevel));
   o.epilogues = options::enabled(Setting::Epilogues);
+  o.channels_last = options::enabled(Setting::ChannelsLast);
   o.verify = options::enabled(Setting::Verify);
   o.disk_cache = !options::text(Setting::CacheDir).empty();
   o.bucket_first_kb = options::number(Setting::BucketFirstKb);
@@ -26,6 +27,8 @@ void set_compile_options(const CompileOptions& o) {
   // Only what changes is set, so that the rest keeps its source in options_report().
   if (o.opt_level != now.opt_level) options::set_number(Setting::OptLevel, o.opt_level);
   if (o.epilogues != now.epilogues) options::set_number(Setting::Epilogues, o.epilogues);
+  if (o.channels_last != now.channels_last)
+    options::set_number(Setting::ChannelsLast, o.channels_last);
   if (o.verify != now.verify) options::set_number(Setting::Verify, o.verify);
   if (o.bucket_first_kb != now.bucket_first_kb)
     options::set_number(Setting::BucketFirstKb, o.bucket_first_kb);

@@ -16,6 +16,7 @@ enum class Setting : int {
   NumThreads,
   OptLevel,
   Epilogues,
+  ChannelsLast,
   Verify,
   CacheDir,
   CacheSize,
@@ -29,7 +30,7 @@ enum class Setting : int {
   BucketFirstKb,
   BucketKb,
 };
-inline constexpr int kSettingCount = 15;
+inline constexpr int kSettingCount = 16;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
@@ -53,6 +54,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_NUM_THREADS", Kind::Integer, 1, 1024, 1, {}},
     {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}},
     {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}},
+    {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}},
     {"LT_VERIFY", Kind::Switch, 0, 1, 0, {}},
     {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}},
     {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}},

@@ -1,0 +1,196 @@
+#include "passes/channels_last.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace lt::passes {
+namespace {
+
+// NHWC = permute(NCHW, kToLast); NCHW = permute(NHWC, kToFirst). kToLast[i] is the NCHW axis at
+// NHWC position i, so NCHW axis a sits at NHWC position kToFirst[a].
+constexpr std::array<int64_t, 4> kToLast{0, 2, 3, 1};
+constexpr std::array<int64_t, 4> kToFirst{0, 3, 1, 2};
+
+// Input channels per group from which a convolution goes channels-last: the kernels run fewer
+// on NCHW with im2col (runtime/kernels/conv.cpp), which would permute them back.
+constexpr int64_t kMinChannelsPerGroup = 16;
+
+/// Whether n is a convolution pass (forward or gradient) to run channels-last.
+bool to_channels_last(const ir::Graph& g, const ir::Node& n) {
+  if (n.op != ir::Op::Conv2d && n.op != ir::Op::Conv2dInputGrad &&
+      n.op != ir::Op::Conv2dWeightGrad)
+    return false;
+  const auto& a = std::get<ir::ConvAttrs>(n.attrs);
+  const Shape& x = n.op == ir::Op::Conv2dInputGrad ? a.grad_shape : g.type(n.inputs[0]).shape;
+  return !a.channels_last && n.types[0].dtype != DType::F64 &&
+         x[1] / a.groups >= kMinChannelsPerGroup;
+}
+
+/// The new graph, with each old value in either layout, made on first use.
+class LayoutBuilder {
+ public:
+  explicit LayoutBuilder(const ir::Graph& g) : g_(g), index_(g), nchw_(index_.size()),
+                                               nhwc_(index_.size()) {
+    for (const ir::Param& p : g.params()) out_.add_param(p.type, p.name);
+    for (int i = 0; i < static_cast<int>(g.params().size()); ++i)
+      nchw_[i] = ir::Value::param(i);
+  }
+
+  bool has_nhwc(ir::Value v) const { return nhwc_[index_(v)].has_value(); }
+
+  ir::Value nchw(ir::Value v, const std::string& loc) {
+    std::optional<ir::Value>& slot = nchw_[index_(v)];
+    if (!slot) slot = permute(*nhwc_[index_(v)], kToFirst, loc);
+    return *slot;
+  }
+  ir::Value nhwc(ir::Value v, const std::string& loc) {
+    std::optional<ir::Value>& slot = nhwc_[index_(v)];
+    if (!slot) slot = permute(nchw(v, loc), kToLast, loc);
+    return *slot;
+  }
+  /// Operand v in channels-last form when it is rank 4, as it is otherwise (scalars).
+  ir::Value nhwc_if_4d(ir::Value v, const std::string& loc) {
+    return g_.type(v).rank() == 4 ? nhwc(v, loc) : nchw(v, loc);
+  }
+
+  /// Adds the node; output i of old node `id` is then layout[i] (true: channels-last).
+  void add(int id, ir::Op op, std::vector<ir::Value> ins, ir::Attrs attrs,
+           std::initializer_list<bool> layout) {
+    const ir::Node& old = g_.node(id);
+    const ir::Value first = out_.add(op, std::move(ins), std::move(attrs), old.loc);
+    int i = 0;
+    for (bool last : layout) {
+      const ir::Value v = ir::Value::node(first.def, i);
+      (last ? nhwc_ : nchw_)[index_(ir::Value::node(id, i))] = v;
+      ++i;
+    }
+  }
+  /// Copies old node `id` with its operands in NCHW form.
+  void copy(int id) {
+    const ir::Node& n = g_.node(id);
+    std::vector<ir::Value> ins;
+    for (ir::Value v : n.inputs) ins.push_back(nchw(v, n.loc));
+    const ir::Value first = out_.add_typed(n.op, std::move(ins), n.attrs, n.types, n.loc);
+    for (int i = 0; i < g_.num_outputs(id); ++i)
+      nchw_[index_(ir::Value::node(id, i))] = ir::Value::node(first.def, i);
+  }
+
+  ir::Graph finish() {
+    std::vector<ir::Value> results;
+    for (ir::Value v : g_.results()) results.push_back(nchw(v, ""));
+    out_.set_results(std::move(results));
+    for (const ir::Donation& d : g_.donations()) out_.add_donation(d);
+    return std::move(out_);
+  }
+
+ private:
+  ir::Value permute(ir::Value v, const std::array<int64_t, 4>& perm, const std::string& loc) {
+    return out_.add(ir::Op::Permute, {v}, ir::PermuteAttrs{ir::Ints(perm.begin(), perm.end())},
+                    loc);
+  }
+
+  const ir::Graph& g_;
+  ir::ValueIndex index_;
+  ir::Graph out_{g_.name()};
+  std::vector<std::optional<ir::Value>> nchw_, nhwc_;  // by old value
+};
+
+bool is_loop_reduce(ir::Op op) {
+  return op == ir::Op::Sum || op == ir::Op::Mean || op == ir::Op::ReduceMax ||
+         op == ir::Op::ReduceMin;
+}
+
+/// A reduce of x's NCHW axes as one of its channels-last form: the axes moved, and whether the
+/// result is channels-last too (rank 4, keepdim) or in the order the NCHW reduce gives (the kept
+/// axes in the same order either way). Nullopt when the kept axes would come out reordered.
+std::optional<std::pair<ir::ReduceAttrs, bool>> reduce_on_nhwc(const ir::ReduceAttrs& a) {
+  ir::ReduceAttrs moved = a;
+  for (int64_t& ax : moved.axes) ax = kToFirst[ax];
+  std::sort(moved.axes.begin(), moved.axes.end());
+  if (a.keepdim || a.axes.empty()) return std::pair{moved, a.keepdim};
+  int64_t last = -1;
+  for (int64_t pos = 0; pos < 4; ++pos) {  // the NHWC axes kept, in NHWC order
+    if (std::binary_search(moved.axes.begin(), moved.axes.end(), pos)) continue;
+    const int64_t nchw_axis = kToLast[pos];
+    if (nchw_axis < last) return std::nullopt;
+    last = nchw_axis;
+  }
+  return std::pair{moved, false};
+}
+
+}  // namespace
+
+bool channels_last(ir::Graph& g) {
+  if (std::none_of(g.nodes().begin(), g.nodes().end(),
+                   [&](const ir::Node& n) { return to_channels_last(g, n); }))
+    return false;
+  LayoutBuilder b(g);
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
+    const ir::Node& n = g.node(id);
+    const std::string& loc = n.loc;
+    if (to_channels_last(g, n)) {
+      auto a = std::get<ir::ConvAttrs>(n.attrs);
+      a.channels_last = true;
+      const ir::Value in0 = b.nhwc(n.inputs[0], loc);
+      if (n.op == ir::Op::Conv2dWeightGrad) {  // (x, gy) -> gw
+        b.add(id, n.op, {in0, b.nhwc(n.inputs[1], loc)}, a, {false});
+      } else {  // (x, w) -> y, (gy, w) -> gx
+        if (n.op == ir::Op::Conv2dInputGrad)
+          a.grad_shape = {a.grad_shape[0], a.grad_shape[2], a.grad_shape[3], a.grad_shape[1]};
+        b.add(id, n.op, {in0, b.nchw(n.inputs[1], loc)}, a, {true});
+      }
+      continue;
+    }
+    const bool rank4 = n.types[0].rank() == 4;
+    if ((n.op == ir::Op::BatchNorm || n.op == ir::Op::BatchNormGrad) && rank4) {
+      // On a convolution's channels-last output (or gradient): channel axis 3. The per-channel
+      // operands and results are [C] in either layout.
+      const bool forward = n.op == ir::Op::BatchNorm;
+      const bool on_nhwc = b.has_nhwc(n.inputs[0]) || (!forward && b.has_nhwc(n.inputs[4]));
+      const int64_t axis = forward ? std::get<ir::BatchNormAttrs>(n.attrs).axis
+                                   : std::get<ir::AxisAttrs>(n.attrs).axis;
+      if (on_nhwc && axis == 1) {
+        std::vector<ir::Value> ins;
+        for (size_t i = 0; i < n.inputs.size(); ++i)
+          ins.push_back(i == 0 || (i == 4 && !forward) ? b.nhwc(n.inputs[i], loc)
+                                                     : b.nchw(n.inputs[i], loc));
+        if (forward) {
+          auto a = std::get<ir::BatchNormAttrs>(n.attrs);
+          a.axis = 3;
+          b.add(id, n.op, std::move(ins), a, {true, false, false, false, false});
+        } else {
+          b.add(id, n.op, std::move(ins), ir::AxisAttrs{3}, {true, false, false});
+        }
+        continue;
+      }
+    }
+    if (ir::as_elementwise(n.op) && rank4) {
+      bool any_nhwc = false, shapes_ok = true;
+      for (ir::Value v : n.inputs) {
+        const int64_t r = g.type(v).rank();
+        shapes_ok &= r == 4 || r == 0;
+        any_nhwc |= r == 4 && b.has_nhwc(v);
+      }
+      if (any_nhwc && shapes_ok) {
+        std::vector<ir::Value> ins;
+        for (ir::Value v : n.inputs) ins.push_back(b.nhwc_if_4d(v, loc));
+        b.add(id, n.op, std::move(ins), n.attrs, {true});
+        continue;
+      }
+    }
+    if (is_loop_reduce(n.op) && g.type(n.inputs[0]).rank() == 4 && b.has_nhwc(n.inputs[0])) {
+      if (auto r = reduce_on_nhwc(std::get<ir::ReduceAttrs>(n.attrs))) {
+        b.add(id, n.op, {b.nhwc(n.inputs[0], loc)}, r->first, {r->second});
+        continue;
+      }
+    }
+    b.copy(id);
+  }
+  g = b.finish();
+  return true;
+}
+
+}  // namespace lt::passes

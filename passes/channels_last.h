@@ -1,0 +1,18 @@
+// Layout assignment for convolutions.
+#pragma once
+#include "ir/graph.h"
+
+namespace lt::passes {
+
+/// Runs conv2d and its gradients on channels-last activations ([N, H, W, C]), which oneDNN
+/// convolves without reordering them to its blocked layouts and back, and keeps the values
+/// between convolutions channels-last where the ops on them do not depend on the layout:
+/// elementwise ops whose operands are all rank 4 or scalars, batch norm and its gradient (their
+/// channel axis moves to 3), and sum, mean, max and min (their axes move). Everything else reads
+/// the NCHW form, and a permute converts wherever one form is needed and only the other exists.
+/// Convolutions on f64, or with fewer than 16 input channels per group, keep NCHW: their im2col
+/// path would only permute back. Parameters, results and donations are kept. Returns true if the
+/// graph changed.
+bool channels_last(ir::Graph& g);
+
+}  // namespace lt::passes
