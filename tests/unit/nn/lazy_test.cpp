@@ -3,7 +3,12 @@
 // steady-state graph; batch norm's running-statistics update is traced with the forward.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "lt/metrics.h"
+#include "lt/options.h"
 #include "tests/support/all_close.h"
 #include "tests/unit/nn/nn_testing.h"
 
@@ -170,6 +175,81 @@ TEST(LazyModules, BatchNormRunningStatsAreTracedWithTheForward) {
   EXPECT_TRUE(testing::AllClose(bn.running_mean, eager_bn.running_mean));
   EXPECT_TRUE(testing::AllClose(bn.running_var, eager_bn.running_var));
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
+}
+
+TEST(NnLazy, ChannelsLastStepMatchesNchwAndEager) {
+  // A residual conv + batch norm + relu block, a strided conv and a pooled head: with
+  // LT_CHANNELS_LAST the compiled step runs the convolutions and batch norms on [N, H, W, C]
+  // values; its loss, gradients and running statistics equal the NCHW step's and eager's up to
+  // the rounding of the convolutions' sums in another order.
+  struct Net {
+    nn::Conv2d c1{16, 16, 3, {.padding = 1, .bias = false}};
+    nn::BatchNorm2d b1{16};
+    nn::Conv2d c2{16, 32, 3, {.stride = 2, .padding = 1, .bias = false}};
+    nn::BatchNorm2d b2{32};
+    nn::Linear fc{32, 10};
+    std::vector<Tensor> state() {
+      return {c1.weight.grad(), b1.weight.grad(), b1.bias.grad(), c2.weight.grad(),
+              b2.weight.grad(), fc.weight.grad(),  b1.running_mean, b1.running_var,
+              b2.running_mean,  b2.running_var};
+    }
+  };
+  auto run = [](Mode mode, bool channels_last) {
+    manual_seed(11);
+    Net net;
+    const Tensor x = randn({4, 16, 8, 8});
+    const Tensor labels = from_vector<int64_t>({1, 3, 5, 7}, {4});
+    const CompileOptions saved = compile_options();
+    CompileOptions o = saved;
+    o.channels_last = channels_last;
+    set_compile_options(o);
+    std::vector<std::vector<double>> out;
+    {
+      ModeGuard guard(mode);
+      const Tensor h = relu(net.b1.forward(net.c1.forward(x)) + x);
+      const Tensor y = relu(net.b2.forward(net.c2.forward(h)));
+      const Tensor loss = cross_entropy(net.fc.forward(mean(y, {2, 3})), labels);
+      loss.backward();
+      if (mode == Mode::Lazy) mark_step();
+      out.push_back(testing::values(loss));
+      for (const Tensor& t : net.state()) out.push_back(testing::values(t));
+    }
+    set_compile_options(saved);
+    return out;
+  };
+  const auto eager = run(Mode::Eager, false);
+  const auto nchw = run(Mode::Lazy, false);
+  // The channels-last step's lowerings, as LT_DUMP_DIR writes them (the step's graph, and those
+  // of the tensors made before it): both convolutions' passes and both batch norms converted.
+  const std::string dir = ::testing::TempDir() + "lt_channels_last_step";
+  std::filesystem::remove_all(dir);
+  const std::string saved_dir = option("LT_DUMP_DIR");
+  set_option("LT_DUMP_DIR", dir);
+  const auto last = run(Mode::Lazy, true);
+  set_option("LT_DUMP_DIR", saved_dir);
+  std::string lowered;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().string().ends_with("-channels_last.ir")) {
+      std::ifstream in(f.path());
+      lowered.append(std::istreambuf_iterator<char>(in), {});
+    }
+  const auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = lowered.find(what); at != std::string::npos; at = lowered.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("channels_last=true"), 5) << lowered;  // 2 forward, 1 input and 2 weight grads
+  EXPECT_EQ(count("axis=3"), 4) << lowered;              // 2 batch_norm, 2 batch_norm_grad
+  ASSERT_EQ(last.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i) {
+    double scale = 0;
+    for (double v : eager[i]) scale = std::max(scale, std::abs(v));
+    for (size_t k = 0; k < eager[i].size(); ++k) {
+      EXPECT_NEAR(last[i][k], eager[i][k], 1e-5 * scale + 1e-7) << "tensor " << i << " [" << k << "]";
+      EXPECT_NEAR(last[i][k], nchw[i][k], 1e-5 * scale + 1e-7) << "tensor " << i << " [" << k << "]";
+    }
+  }
 }
 
 }  // namespace
