@@ -314,29 +314,31 @@ BENCHMARK(BM_LayerNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1,
 
 // --- batch norm ---------------------------------------------------------------------------
 
-/// Batch norm over the ResNet-20's first stage at lt_bench_step's batch ([32,16,32,32]) forward
-/// (x, gamma, beta, running mean and var -> y, mean, invstd, running mean and var), and its
-/// gradient (x, gamma, mean, invstd, gy -> dx, dgamma, dbeta): GB/s of the x-sized operands.
+/// Batch norm over the ResNet-20's first stage at lt_bench_step's batch ([32,16,32,32], or
+/// [32,32,32,16] channels-last with channel axis 3) forward (x, gamma, beta, running mean and var
+/// -> y, mean, invstd, running mean and var), and its gradient (x, gamma, mean, invstd, gy -> dx,
+/// dgamma, dbeta): GB/s of the x-sized operands.
 void BM_BatchNorm(benchmark::State& st) {
-  set_threads(st, 1);
-  const bool grad = st.range(0) == 1;
+  set_threads(st, 2);
+  const bool grad = st.range(0) == 1, last = st.range(1) == 1;
+  const int64_t axis = last ? 3 : 1;
   KernelArgs args;
-  const lt::Shape x{32, 16, 32, 32}, c{16};
+  const lt::Shape x = last ? lt::Shape{32, 32, 32, 16} : lt::Shape{32, 16, 32, 32}, c{16};
   for (const lt::Shape& s : grad ? std::vector<lt::Shape>{x, c, c, c, x, x, c, c}
                                  : std::vector<lt::Shape>{x, c, c, c, c, x, c, c, c, c})
     args.add(s);
   if (grad) {  // invstd positive, as batch_norm makes it
     for (float& v : args.data[3]) v = 1.0f + std::abs(v);
-    run_kernel_loop(st, lt::ir::Op::BatchNormGrad, lt::ir::NoAttrs{}, args, 5);
+    run_kernel_loop(st, lt::ir::Op::BatchNormGrad, lt::ir::AxisAttrs{axis}, args, 5);
   } else {  // running variance positive
     for (float& v : args.data[4]) v = 1.0f + std::abs(v);
-    run_kernel_loop(st, lt::ir::Op::BatchNorm, lt::ir::BatchNormAttrs{}, args, 5);
+    run_kernel_loop(st, lt::ir::Op::BatchNorm, lt::ir::BatchNormAttrs{1e-5, 0.1, axis}, args, 5);
   }
   st.counters["GB/s"] = rate((grad ? 3 : 2) * args.bytes(0) / kGB);
   st.SetLabel(grad ? "batch_norm_grad" : "batch_norm");
 }
-BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1, 2}})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "channels_last", "threads"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_MaxPool2dGrad(benchmark::State& st) {
   set_threads(st, 2);

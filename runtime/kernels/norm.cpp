@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/kernels/double_lanes.h"
+#include "runtime/kernels/norm_rows.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -28,25 +30,11 @@ int64_t grain_for(int64_t elems_per_item) {
 }
 
 // Sums in double with kLanes independent accumulators: lane j adds the elements i + j of each
-// block of kLanes, so the order depends only on n, never on the pointer's alignment. The lanes
-// are vectors of the GCC and clang vector extensions: written as plain loops over a double array
-// GCC 12 ran them scalar, one conversion and one add per element, even at -O3 (the widening
-// from float defeats its vectorizer). Each lane still adds the same values in the same order.
+// block of kLanes, so the order depends only on n, never on the pointer's alignment
+// (double_lanes.h says why vectors).
 constexpr int kLanes = 16;
-constexpr int kVec = 8;  // doubles per vector
-using VecD = double __attribute__((vector_size(kVec * sizeof(double))));
-using VecF = float __attribute__((vector_size(kVec * sizeof(float))));
 static_assert(kLanes % kVec == 0);
 constexpr int kVecs = kLanes / kVec;
-
-// p[0, kVec) as doubles. Vectors go by reference: passing one by value would change the calling
-// convention on CPUs without AVX-512 (and GCC warns about it).
-inline void load_wide(const float* p, VecD& out) {
-  VecF v;
-  std::memcpy(&v, p, sizeof v);
-  out = __builtin_convertvector(v, VecD);
-}
-inline void load_wide(const double* p, VecD& out) { std::memcpy(&out, p, sizeof out); }
 
 // s plus the lanes of acc, lane 0 first.
 inline double add_lanes(double s, const VecD (&acc)[kVecs]) {
@@ -94,65 +82,6 @@ struct BnDims {
 BnDims bn_dims(const TensorRef& x, int64_t axis) {
   const std::span<const int64_t> s(x.shape());
   return {numel(s.first(axis)), s[axis], numel(s.subspan(axis + 1))};
-}
-
-// plane == 1: x is n rows of c channels ([N, C], or channels-last images with n = N * H * W).
-// Rows go in fixed chunks (set by n and c alone, so results do not depend on the thread count),
-// each summing into per-channel vectors of doubles; the chunks' sums are added in chunk order.
-struct RowChunks {
-  int64_t rows, count;
-  RowChunks(int64_t n, int64_t c) {
-    constexpr int64_t kMaxChunks = 64;  // bounds the partial sums at 64 * c doubles each
-    rows = std::max({int64_t{1}, kGrainElems / std::max<int64_t>(1, c),
-                     (n + kMaxChunks - 1) / kMaxChunks});
-    count = (n + rows - 1) / rows;
-  }
-};
-
-// Adds one row of c channels (less shift, squared when asked) to the sums: vector v of acc holds
-// channels [v * kVec, (v + 1) * kVec), and tail the last c % kVec channels.
-template <class T>
-void add_row(const T* row, int64_t c, VecD* acc, const VecD* shift, double* tail,
-             const double* tail_shift, bool square) {
-  const int64_t full = c / kVec;
-  for (int64_t v = 0; v < full; ++v) {
-    VecD x;
-    load_wide(row + v * kVec, x);
-    if (shift) x -= shift[v];
-    acc[v] += square ? x * x : x;
-  }
-  for (int64_t j = full * kVec; j < c; ++j) {
-    double x = row[j];
-    if (tail_shift) x -= tail_shift[j - full * kVec];
-    tail[j - full * kVec] += square ? x * x : x;
-  }
-}
-
-/// Per-channel sums over all rows of x (square: of (x - mean)^2), in double.
-template <class T>
-std::vector<double> column_sums(const T* x, BnDims d, const double* mean, bool square) {
-  const RowChunks rc(d.n, d.c);
-  const int64_t nv = (d.c + kVec - 1) / kVec;
-  std::vector<double> partial(rc.count * nv * kVec);
-  std::vector<VecD> mean_v(mean ? nv : 0);
-  for (int64_t j = 0; mean && j < d.c; ++j) mean_v[j / kVec][j % kVec] = mean[j];
-  const int64_t full = d.c / kVec;
-  parallel_for(rc.count, 1, [&](int64_t k0, int64_t k1) {
-    std::vector<VecD> acc(nv);
-    for (int64_t k = k0; k < k1; ++k) {
-      std::fill(acc.begin(), acc.end(), VecD{});
-      double* tail = reinterpret_cast<double*>(acc.data() + full);
-      const double* tail_shift = mean ? mean + full * kVec : nullptr;
-      for (int64_t i = k * rc.rows; i < std::min(d.n, (k + 1) * rc.rows); ++i)
-        add_row(x + i * d.c, d.c, acc.data(), mean ? mean_v.data() : nullptr, tail, tail_shift,
-                square);
-      std::memcpy(partial.data() + k * nv * kVec, acc.data(), nv * sizeof(VecD));
-    }
-  });
-  std::vector<double> sum(d.c, 0.0);
-  for (int64_t k = 0; k < rc.count; ++k)
-    for (int64_t j = 0; j < d.c; ++j) sum[j] += partial[k * nv * kVec + j];
-  return sum;
 }
 
 // plane > 1: each channel is n contiguous planes.
@@ -203,20 +132,21 @@ struct BnChannelOut {
   }
 };
 
-// plane == 1: column sums over row chunks, then y row by row.
+// plane == 1: x is rows of channels ([N, C], or channels-last images), norm_rows.h's passes.
+// The statistics in one pass, shifted by x's first row (norm_rows.h), instead of the two passes
+// of the planes: x comes from a convolution and is read from memory, not cache.
 template <class T>
-void batch_norm_columns(const T* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
-  std::vector<double> mean = column_sums(x, d, nullptr, false);
-  for (double& m : mean) m /= static_cast<double>(d.n);
-  std::vector<double> var = column_sums(x, d, mean.data(), true);
+void batch_norm_rows(const T* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
+  std::vector<double> sum_d(d.c), sum_d2(d.c);
+  if (d.n > 0) row_channel_moments(x, d.n, d.c, x, sum_d.data(), sum_d2.data());
   std::vector<T> scale(d.c), shift(d.c);
-  for (int64_t j = 0; j < d.c; ++j)
-    ch.set(j, mean[j], var[j] / static_cast<double>(d.n), &scale[j], &shift[j]);
-  const CArrMap<T> sc(scale.data(), d.c), sh(shift.data(), d.c);
-  parallel_for(d.n, grain_for(d.c), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i)
-      ArrMap<T>(y + i * d.c, d.c) = CArrMap<T>(x + i * d.c, d.c) * sc + sh;
-  });
+  const double n = static_cast<double>(d.n);
+  for (int64_t j = 0; j < d.c; ++j) {
+    const double m = d.n > 0 ? sum_d[j] / n : NAN, first = d.n > 0 ? x[j] : 0.0;
+    const double var = d.n > 0 ? std::max(0.0, sum_d2[j] / n - m * m) : NAN;
+    ch.set(j, first + m, var, &scale[j], &shift[j]);
+  }
+  row_channel_affine(x, y, d.n, d.c, scale.data(), shift.data());
 }
 
 template <class T>
@@ -237,7 +167,7 @@ void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
   const double unbiased = count > 1 ? count / (count - 1) : 1.0;
   const BnChannelOut<T> ch{gamma,      beta, running_mean, running_var, mean_out, invstd_out,
                            running_mean_out, running_var_out, eps, momentum, unbiased};
-  if (d.plane == 1) return batch_norm_columns(x, out[0].as<T>(), d, ch);
+  if (d.plane == 1) return batch_norm_rows(x, out[0].as<T>(), d, ch);
   // Channels are independent, so splitting over them needs no cross-thread reduction and the
   // result does not depend on the thread count.
   parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
@@ -300,47 +230,6 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
 //   dbeta = sum(gy), dgamma = sum(gy * xhat),
 //   dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m).
 // Two passes over x and gy per channel (the sums, then dx), channels split across threads.
-// Per-channel sums of gy and of gy * (x - mean) over all rows of [n, c] operands, in double,
-// over the row chunks of column_sums.
-template <class T>
-void column_grad_sums(const T* gy, const T* x, BnDims d, const T* mean, double* sum_gy,
-                      double* sum_gy_dev) {
-  const RowChunks rc(d.n, d.c);
-  const int64_t nv = (d.c + kVec - 1) / kVec, full = d.c / kVec;
-  std::vector<VecD> mean_v(nv);
-  for (int64_t j = 0; j < d.c; ++j) mean_v[j / kVec][j % kVec] = mean[j];
-  std::vector<double> partial(rc.count * 2 * nv * kVec);
-  parallel_for(rc.count, 1, [&](int64_t k0, int64_t k1) {
-    std::vector<VecD> a(nv), b(nv);
-    for (int64_t k = k0; k < k1; ++k) {
-      std::fill(a.begin(), a.end(), VecD{});
-      std::fill(b.begin(), b.end(), VecD{});
-      for (int64_t i = k * rc.rows; i < std::min(d.n, (k + 1) * rc.rows); ++i) {
-        const T *g = gy + i * d.c, *xr = x + i * d.c;
-        for (int64_t v = 0; v < full; ++v) {
-          VecD gv, xv;
-          load_wide(g + v * kVec, gv);
-          load_wide(xr + v * kVec, xv);
-          a[v] += gv;
-          b[v] += gv * (xv - mean_v[v]);
-        }
-        for (int64_t j = full * kVec; j < d.c; ++j) {
-          a[full][j % kVec] += g[j];
-          b[full][j % kVec] += g[j] * (static_cast<double>(xr[j]) - mean_v[full][j % kVec]);
-        }
-      }
-      double* p = partial.data() + k * 2 * nv * kVec;
-      std::memcpy(p, a.data(), nv * sizeof(VecD));
-      std::memcpy(p + nv * kVec, b.data(), nv * sizeof(VecD));
-    }
-  });
-  for (int64_t k = 0; k < rc.count; ++k)
-    for (int64_t j = 0; j < d.c; ++j) {
-      sum_gy[j] += partial[k * 2 * nv * kVec + j];
-      sum_gy_dev[j] += partial[(k * 2 + 1) * nv * kVec + j];
-    }
-}
-
 template <class T>
 void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
   const BnDims d = bn_dims(in[0], axis);
@@ -363,20 +252,13 @@ void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
     *b = static_cast<T>(-g * is * sgx / m);
     *c = static_cast<T>(-g * sum_gy / m);
   };
-  if (d.plane == 1) {  // rows of channels: the sums over row chunks, then dx row by row
+  if (d.plane == 1) {  // rows of channels: norm_rows.h's sums, then dx
     std::vector<double> sum_gy(d.c), sum_gy_dev(d.c);
-    column_grad_sums(gy, x, d, mean, sum_gy.data(), sum_gy_dev.data());
+    row_channel_grad_sums(gy, x, d.n, d.c, mean, sum_gy.data(), sum_gy_dev.data());
     std::vector<T> a(d.c), b(d.c), c(d.c);
     for (int64_t j = 0; j < d.c; ++j)
       coefficients(j, sum_gy[j], sum_gy_dev[j], &a[j], &b[j], &c[j]);
-    const CArrMap<T> av(a.data(), d.c), bv(b.data(), d.c), cv(c.data(), d.c), mu(mean, d.c);
-    parallel_for(d.n, grain_for(d.c), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const int64_t off = i * d.c;
-        ArrMap<T>(dx + off, d.c) =
-            CArrMap<T>(gy + off, d.c) * av + (CArrMap<T>(x + off, d.c) - mu) * bv + cv;
-      }
-    });
+    row_channel_grad_apply(gy, x, dx, d.n, d.c, a.data(), mean, b.data(), c.data());
     return;
   }
   parallel_for(d.c, grain_for(d.n * d.plane), [&](int64_t c0, int64_t c1) {
