@@ -14,8 +14,8 @@ namespace {
 constexpr std::array<int64_t, 4> kToLast{0, 2, 3, 1};
 constexpr std::array<int64_t, 4> kToFirst{0, 3, 1, 2};
 
-// Input channels per group from which a convolution goes channels-last: the kernels run fewer
-// on NCHW with im2col (runtime/kernels/conv.cpp), which would permute them back.
+// Input channels per group from which a convolution goes channels-last. Fewer run on NCHW with
+// im2col (runtime/kernels/conv.cpp), which would only permute a channels-last one back.
 constexpr int64_t kMinChannelsPerGroup = 16;
 
 /// Whether n is a convolution pass (forward or gradient) to run channels-last.

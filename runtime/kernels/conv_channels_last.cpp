@@ -2,7 +2,7 @@
 // geometries oneDNN has no JIT kernel for or is slower on): the activations are permuted to NCHW,
 // the NCHW entry point runs, and its result is permuted back.
 #include <cstdint>
-#include <cstring>
+#include <optional>
 #include <vector>
 
 #include "runtime/kernels/conv_paths.h"
@@ -50,7 +50,7 @@ Shape nchw(const Shape& s) { return {s[0], s[3], s[1], s[2]}; }
 struct NchwCopy {
   TensorType type;
   std::vector<char> bytes;
-  NchwCopy(const TensorRef& t)
+  explicit NchwCopy(const TensorRef& t)
       : type{t.dtype(), nchw(t.shape())}, bytes(t.numel() * dtype_size(t.dtype())) {
     permute(t, bytes.data(), true);
   }
@@ -66,9 +66,9 @@ void conv_channels_last_via_nchw(ConvPass pass, const ir::ConvAttrs& a, Ins in, 
   const bool weight_grad = pass == ConvPass::WeightGrad;
   // Forward: (x, w) -> y; input grad: (gy, w) -> gx; weight grad: (x, gy) -> gw.
   NchwCopy in0(in[0]);
-  std::vector<NchwCopy> in1;
-  if (weight_grad) in1.emplace_back(in[1]);
-  const TensorRef nin[] = {in0.ref(), weight_grad ? in1[0].ref() : in[1]};
+  std::optional<NchwCopy> in1;  // the weight gradient's gy; the others' second operand is w
+  if (weight_grad) in1.emplace(in[1]);
+  const TensorRef nin[] = {in0.ref(), in1 ? in1->ref() : in[1]};
   if (weight_grad) return conv2d_weight_grad(na, nin, out);
   const TensorRef& y = out[0];
   TensorType ny_type{y.dtype(), nchw(y.shape())};

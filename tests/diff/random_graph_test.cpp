@@ -670,6 +670,18 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
       return %2
     })"),
               ElementsAre("conv2d+loop/block"));
+  // 16 channels: the lowering runs the convolution channels-last, and the bias and relu still
+  // run image by image on its [N,H,W,C] output; the pool reads NCHW through a permute.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[3,16,9,9], %w: f32[16,16,3,3], %b: f32[16]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[3,16,9,9]
+      %1 = reshape(%b) {shape=[1,16,1,1]} : f32[1,16,1,1]
+      %2 = expand(%1) {shape=[3,16,9,9]} : f32[3,16,9,9]
+      %3 = add(%0, %2) : f32[3,16,9,9]
+      %4 = relu(%3) : f32[3,16,9,9]
+      %5 = max_pool2d(%4) {kernel=[2,2], stride=[2,2], padding=[0,0], grad_shape=[], ceil_mode=false, count_include_pad=true} : f32[3,16,4,4]
+      return %5
+    })"),
+              ElementsAre("permute", "conv2d+loop/block", "permute", "max_pool2d"));
 }
 
 TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {

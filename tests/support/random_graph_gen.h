@@ -125,6 +125,7 @@ class DagGen {
   void reduce();
   void fused_chain();  // view, elementwise, reduction in a row (one loop kernel, usually)
   void matmul();
+  void conv();  // conv2d, often of 16 channels: the lowering then runs it channels-last
   void softmax();
   void new_leaf();
   Val reshape_to(const Val& x, Shape s);

@@ -469,6 +469,32 @@ void DagGen::matmul() {
        {kk * a.bound * b.bound, e, a.special || b.special});
 }
 
+void DagGen::conv() {
+  // x: a rank-4 float value of the pool, or a new [N, C, H, W] leaf with C 16 (channels-last in
+  // the lowering, whose permutes and moved axes the ops drawn after it then meet) or a few.
+  auto ok = [&](const Val& v) { return v.dt() == fdt_ && v.rank() == 4; };
+  const int i = r_.coin(0.4) ? pick_index(ok) : -1;
+  Val x = i >= 0 ? pool_[i]
+                 : leaf(fdt_, {r_.range(1, 3), r_.coin(0.7) ? 16 : r_.range(1, 4), r_.range(3, 7),
+                               r_.range(3, 7)},
+                        false);
+  const Shape& s = x.t.shape;
+  const int64_t k = r_.range(1, 3), stride = r_.range(1, 2), pad = r_.range(0, (k - 1) / 2 + 1);
+  if (s[2] + 2 * pad < k || s[3] + 2 * pad < k) throw Reject{};
+  const int64_t o = r_.coin(0.6) ? 16 : r_.range(1, 5);
+  Val w = leaf(fdt_, {o, s[1], k, k}, false);
+  if (x.special) throw Reject{};  // padding's zeros times inf
+  // As matmul's, over the c * k * k products of an output element (padding adds exact zeros).
+  const double kk = static_cast<double>(s[1] * k * k);
+  const double lim = std::sqrt(float_limit(fdt_) / std::max(kk, 1.0));
+  x = fit(x, lim);
+  w = fit(w, lim);
+  const double e = kk * (x.err * w.bound + w.err * x.bound + x.err * w.err) +
+                   2 * unit(fdt_) * kk * kk * x.bound * w.bound;
+  emit(Op::Conv2d, {x, w}, ir::ConvAttrs{{stride, stride}, {pad, pad}, {1, 1}, 1, {}},
+       {kk * x.bound * w.bound, e, false});
+}
+
 void DagGen::softmax() {
   Val x = to_float(pick_any());
   if (x.rank() == 0) x = reshape_to(x, {1});
