@@ -1,6 +1,7 @@
 // Batch norm, its gradient, and layer norm: one fused kernel each (statistics, then normalize +
 // affine; the gradient's sums, then the input gradient).
-// Statistics are two-pass (mean, then squared deviations) and accumulated in double, so f32
+// Statistics are accumulated in double and taken about a point near the mean (two passes: the
+// mean, then squared deviations; or, on rows of channels, one pass about the first row), so f32
 // inputs with a large mean or many elements per channel keep their digits.
 #include "runtime/kernels/norm.h"
 

@@ -110,7 +110,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
   const Type t = dtype == DType::BF16 ? Type::bf16 : Type::f32;
   // Channels-last activations stay so inside the primitive: no reorders, and on AVX-512 oneDNN
   // runs its brgemm forward on them, as fast as on its blocked layouts (docs/BENCHMARKS.md,
-  // "Channels-last activations"). NCHW ones go to the layout oneDNN picks and back.
+  // "Channels-last convolutions"). NCHW ones go to the layout oneDNN picks and back.
   const Tag user_tag = g.channels_last ? Tag::nhwc : Tag::nchw;
   const Tag inner_tag = g.channels_last ? Tag::nhwc : Tag::any;
   const memory::desc x_any = activations(g.n, g.c, g.h, g.w, t, inner_tag);
