@@ -32,6 +32,8 @@ std::vector<ConvCase> conv_cases() {
        {6, 2, 3, 3}, {{2, 1}, {1, 0}, {1, 2}, 2, {}, true}},
       {"channels-last 1x1 stride 2, 32 to 16 channels", {2, 5, 5, 32}, {16, 32, 1, 1},
        {{2, 2}, {0, 0}, {1, 1}, 1, {}, true}},
+      {"channels-last groups 2 of 16 channels, pad 1", {2, 4, 5, 32}, {32, 16, 3, 3},
+       {{1, 1}, {1, 1}, {1, 1}, 2, {}, true}},
   };
 }
 
