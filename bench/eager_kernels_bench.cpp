@@ -314,16 +314,18 @@ BENCHMARK(BM_LayerNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1,
 
 // --- batch norm ---------------------------------------------------------------------------
 
-/// Batch norm over the ResNet-20's first stage at lt_bench_step's batch ([32,16,32,32], or
-/// [32,32,32,16] channels-last with channel axis 3) forward (x, gamma, beta, running mean and var
+/// Batch norm over the ResNet-20's first or last stage at lt_bench_step's batch ([32,16,32,32] or
+/// [32,64,8,8], or the same channels-last with channel axis 3) forward (x, gamma, beta, running mean and var
 /// -> y, mean, invstd, running mean and var), and its gradient (x, gamma, mean, invstd, gy -> dx,
 /// dgamma, dbeta): GB/s of the x-sized operands.
 void BM_BatchNorm(benchmark::State& st) {
-  set_threads(st, 2);
+  set_threads(st, 3);
   const bool grad = st.range(0) == 1, last = st.range(1) == 1;
   const int64_t axis = last ? 3 : 1;
+  // The first stage's [32,16,32,32], or (channels 64) the last stage's [32,64,8,8].
+  const int64_t ch = st.range(2), hw = ch == 16 ? 32 : 8;
   KernelArgs args;
-  const lt::Shape x = last ? lt::Shape{32, 32, 32, 16} : lt::Shape{32, 16, 32, 32}, c{16};
+  const lt::Shape x = last ? lt::Shape{32, hw, hw, ch} : lt::Shape{32, ch, hw, hw}, c{ch};
   for (const lt::Shape& s : grad ? std::vector<lt::Shape>{x, c, c, c, x, x, c, c}
                                  : std::vector<lt::Shape>{x, c, c, c, c, x, c, c, c, c})
     args.add(s);
@@ -337,8 +339,9 @@ void BM_BatchNorm(benchmark::State& st) {
   st.counters["GB/s"] = rate((grad ? 3 : 2) * args.bytes(0) / kGB);
   st.SetLabel(grad ? "batch_norm_grad" : "batch_norm");
 }
-BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "channels_last", "threads"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "channels_last", "channels", "threads"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {16, 64}, {1, 2}})->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 void BM_MaxPool2dGrad(benchmark::State& st) {
   set_threads(st, 2);
