@@ -315,9 +315,9 @@ BENCHMARK(BM_LayerNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1,
 // --- batch norm ---------------------------------------------------------------------------
 
 /// Batch norm over the ResNet-20's first or last stage at lt_bench_step's batch ([32,16,32,32] or
-/// [32,64,8,8], or the same channels-last with channel axis 3) forward (x, gamma, beta, running mean and var
-/// -> y, mean, invstd, running mean and var), and its gradient (x, gamma, mean, invstd, gy -> dx,
-/// dgamma, dbeta): GB/s of the x-sized operands.
+/// [32,64,8,8], or the same channels-last with channel axis 3) forward (x, gamma, beta, running
+/// mean and var -> y, mean, invstd, running mean and var), and its gradient (x, gamma, mean,
+/// invstd, gy -> dx, dgamma, dbeta): GB/s of the x-sized operands.
 void BM_BatchNorm(benchmark::State& st) {
   set_threads(st, 3);
   const bool grad = st.range(0) == 1, last = st.range(1) == 1;

@@ -157,6 +157,26 @@ void gemm_blas(const GemmArgs& g) {
   else gemm_typed<float>(g);
 }
 
+void gemm_batch(const GemmArgs& g, int64_t batch, int64_t stride_a, int64_t stride_b,
+                int64_t stride_c) {
+  check_dtypes(g);
+  LT_CHECK(stride_a > 0 && stride_b > 0 && stride_c > 0, "gemm_batch: strides {}, {}, {}",
+           stride_a, stride_b, stride_c);
+  if (g.m <= 0 || g.n <= 0 || batch <= 0) return;
+  const bool on_onednn = g.a_type() == DType::BF16 ? onednn::bf16_isa() != nullptr
+                                                   : g.a_type() == DType::F32 && f32_on_onednn();
+  if (on_onednn && g.k > 0)
+    return onednn::matmul_batch(g, batch, stride_a, stride_b, stride_c);
+  for (int64_t i = 0; i < batch; ++i) {
+    GemmArgs gi = g;
+    gi.a = static_cast<const char*>(g.a) + i * stride_a * dtype_size(g.a_type());
+    gi.b = static_cast<const char*>(g.b) + i * stride_b * dtype_size(g.b_type());
+    gi.c = static_cast<char*>(g.c) + i * stride_c * dtype_size(g.c_type());
+    gi.parallel = false;
+    gemm(gi);
+  }
+}
+
 void gemm(const GemmArgs& g) {
   check_dtypes(g);
   if (g.m <= 0 || g.n <= 0) return;

@@ -50,4 +50,11 @@ const char* gemm_bf16_backend();
 /// inside a parallel_for).
 void gemm(const GemmArgs& g);
 
+/// `batch` GEMMs of g's shape on the calling thread: matrix i of A starts stride_a elements after
+/// matrix i - 1, likewise B with stride_b and C with stride_c (all > 0). oneDNN runs them as one
+/// batched primitive where it would run g, which saves its fixed cost per call on small matrices
+/// (attention's), with the bits each GEMM alone gives; other backends run one GEMM at a time.
+void gemm_batch(const GemmArgs& g, int64_t batch, int64_t stride_a, int64_t stride_b,
+                int64_t stride_c);
+
 }  // namespace lt::rt

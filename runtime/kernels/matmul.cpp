@@ -34,6 +34,15 @@ std::vector<int64_t> batch_offsets(const Shape& s, const Shape& out, int64_t mat
   return off;
 }
 
+/// The spacing of evenly spaced offsets (0 when all are equal), or -1.
+int64_t evenly_spaced(const std::vector<int64_t>& off) {
+  const int64_t step = off.size() > 1 ? off[1] - off[0] : 0;
+  if (step < 0) return -1;
+  for (size_t i = 1; i < off.size(); ++i)
+    if (off[i] - off[i - 1] != step) return -1;
+  return step;
+}
+
 void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
   const TensorRef &a = in[0], &b = in[1], &y = out[0];
   const Shape &as = a.shape(), &bs = b.shape(), &ys = y.shape();
@@ -63,11 +72,22 @@ void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
     gi.parallel = parallel;
     gemm(gi);
   };
-  // Many small matrices: one thread per run of matrices. Few large ones: split each GEMM.
+  // Many small matrices: one thread per run of matrices, as one batched GEMM where each operand
+  // has a matrix of its own per output matrix, evenly spaced (no broadcast batch dim: oneDNN's
+  // batched primitive with a broadcast operand does not always give the bits of one GEMM at a
+  // time). Few large ones: split each GEMM.
   const double flops = 2.0 * m * n * k;
   if (batch >= 2 * num_threads() || flops < num_threads() * kGemmMinFlopsPerPart) {
     const int64_t grain = std::max<int64_t>(1, kGemmMinFlopsPerPart / std::max(1.0, flops));
+    const int64_t sa = evenly_spaced(aoff), sb = evenly_spaced(boff);
     parallel_for(batch, grain, [&](int64_t lo, int64_t hi) {
+      if (sa > 0 && sb > 0) {
+        GemmArgs gi = g;
+        gi.a = static_cast<const char*>(a.data) + aoff[lo] * esize;
+        gi.b = static_cast<const char*>(b.data) + boff[lo] * esize;
+        gi.c = static_cast<char*>(y.data) + lo * m * n * esize;
+        return gemm_batch(gi, hi - lo, sa, sb, m * n);
+      }
       for (int64_t i = lo; i < hi; ++i) one(i, false);
     });
   } else {

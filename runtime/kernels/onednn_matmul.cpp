@@ -33,13 +33,17 @@ struct Signature {
   bool trans_a, trans_b;
   int64_t m, n, k, lda, ldb, ldc;
   uint32_t alpha, beta;
+  int64_t batch, stride_a, stride_b, stride_c;  // batch 1: one GEMM, strides unused
   auto operator<=>(const Signature&) const = default;
 };
 
-Signature signature_of(const GemmArgs& g) {
+Signature signature_of(const GemmArgs& g, int64_t batch = 1, int64_t stride_a = 0,
+                       int64_t stride_b = 0, int64_t stride_c = 0) {
+  if (batch == 1) stride_a = stride_b = stride_c = 0;
   return {g.a_type(), g.b_type(), g.c_type(), g.trans_a, g.trans_b, g.m, g.n, g.k, g.lda, g.ldb,
           g.ldc, std::bit_cast<uint32_t>(static_cast<float>(g.alpha)),
-          std::bit_cast<uint32_t>(static_cast<float>(g.beta))};
+          std::bit_cast<uint32_t>(static_cast<float>(g.beta)), batch, stride_a, stride_b,
+          stride_c};
 }
 
 struct Prepared {
@@ -57,6 +61,14 @@ memory::desc matrix_desc(DType t, bool trans, int64_t rows, int64_t cols, int64_
   return memory::desc({rows, cols}, dnnl_type(t), strides);
 }
 
+/// matrix_desc with a leading batch dim: `batch` matrices `stride` elements apart.
+memory::desc batch_desc(DType t, bool trans, int64_t rows, int64_t cols, int64_t ld,
+                        int64_t batch, int64_t stride) {
+  const memory::desc m = matrix_desc(t, trans, rows, cols, ld);
+  const dnnl_dim_t* s = m.data.format_desc.blocking.strides;
+  return memory::desc({batch, rows, cols}, dnnl_type(t), memory::dims{stride, s[0], s[1]});
+}
+
 std::shared_ptr<const Prepared> prepare(const Signature& s) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per thread (run below)
@@ -67,9 +79,13 @@ std::shared_ptr<const Prepared> prepare(const Signature& s) {
     ops.append_sum(beta);
     attr.set_post_ops(ops);
   }
-  const memory::desc a = matrix_desc(s.a, s.trans_a, s.m, s.k, s.lda);
-  const memory::desc b = matrix_desc(s.b, s.trans_b, s.k, s.n, s.ldb);
-  const memory::desc c = matrix_desc(s.c, false, s.m, s.n, s.ldc);
+  const bool batched = s.batch > 1;
+  const memory::desc a = batched ? batch_desc(s.a, s.trans_a, s.m, s.k, s.lda, s.batch, s.stride_a)
+                                 : matrix_desc(s.a, s.trans_a, s.m, s.k, s.lda);
+  const memory::desc b = batched ? batch_desc(s.b, s.trans_b, s.k, s.n, s.ldb, s.batch, s.stride_b)
+                                 : matrix_desc(s.b, s.trans_b, s.k, s.n, s.ldb);
+  const memory::desc c = batched ? batch_desc(s.c, false, s.m, s.n, s.ldc, s.batch, s.stride_c)
+                                 : matrix_desc(s.c, false, s.m, s.n, s.ldc);
   try {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, cpu_engine());
     return std::make_shared<const Prepared>(
@@ -110,9 +126,13 @@ bool has_avx512() {
   return yes;
 }
 
-void matmul(const GemmArgs& g) {
+void matmul(const GemmArgs& g) { matmul_batch(g, 1, 0, 0, 0); }
+
+void matmul_batch(const GemmArgs& g, int64_t batch, int64_t stride_a, int64_t stride_b,
+                  int64_t stride_c) {
   use_one_omp_thread();
-  const std::shared_ptr<const Prepared> p = cache().get(signature_of(g), prepare);
+  const std::shared_ptr<const Prepared> p =
+      cache().get(signature_of(g, batch, stride_a, stride_b, stride_c), prepare);
   const dnnl::engine& e = cpu_engine();
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->a, e, const_cast<void*>(g.a))},
                                        {DNNL_ARG_WEIGHTS, memory(p->b, e, const_cast<void*>(g.b))},

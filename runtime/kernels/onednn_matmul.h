@@ -16,5 +16,8 @@ bool has_avx512();
 /// calling thread only. A primitive is created once per shape, strides, transposes, dtypes, alpha
 /// and beta.
 void matmul(const GemmArgs& g);
+/// `batch` such GEMMs as one primitive, on the calling thread (rt::gemm_batch's strides).
+void matmul_batch(const GemmArgs& g, int64_t batch, int64_t stride_a, int64_t stride_b,
+                  int64_t stride_c);
 
 }  // namespace lt::rt::onednn

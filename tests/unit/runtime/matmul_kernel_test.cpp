@@ -3,6 +3,7 @@
 // and columns), empty contractions, and alpha/beta with strided operands.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -165,6 +166,60 @@ TEST(MatMulKernel, GemmEntryPointHonoursStridesAlphaBeta) {
       check_gemm<double>(ta, tb, 0.5, 2.0, rng);
       check_gemm<double>(ta, tb, -1.0, 1.0, rng);
     }
+}
+
+TEST(MatMulKernel, BatchedGemmGivesEachMatrixsOwnBits) {
+  // Attention's shapes: 64 matrices of [64, 32] x [32, 64] and back. gemm_batch (one oneDNN
+  // primitive per run of matrices, where oneDNN runs f32) writes the bits one GEMM per matrix
+  // writes, so a matmul's result does not depend on how the pool cuts the batch.
+  std::mt19937 rng(5);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const auto& [m, n, k] : {std::array<int64_t, 3>{64, 64, 32}, {64, 32, 64}, {7, 5, 3}}) {
+        const int64_t batch = 64;
+        Tensor<float> a = random_tensor<float>({batch, ta ? k : m, ta ? m : k}, rng);
+        Tensor<float> b = random_tensor<float>({batch, tb ? n : k, tb ? k : n}, rng);
+        std::vector<float> one(batch * m * n), batched(batch * m * n, 1.0f);
+        rt::GemmArgs g{.trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k,
+                       .a = a.data.data(), .lda = ta ? m : k, .b = b.data.data(),
+                       .ldb = tb ? k : n, .c = one.data(), .ldc = n};
+        for (int64_t i = 0; i < batch; ++i) {
+          rt::GemmArgs gi = g;
+          gi.a = a.data.data() + i * m * k;
+          gi.b = b.data.data() + i * k * n;
+          gi.c = one.data() + i * m * n;
+          gi.parallel = false;
+          rt::gemm(gi);
+        }
+        g.c = batched.data();
+        rt::gemm_batch(g, batch, m * k, k * n, m * n);
+        EXPECT_EQ(batched, one) << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb;
+      }
+}
+
+TEST(MatMulKernel, BatchedBf16GemmGivesEachMatrixsOwnBits) {
+  // bf16 operands and result (autocast's attention), on oneDNN's bf16 kernels where the CPU has
+  // them and on the f32 fallback elsewhere.
+  std::mt19937 rng(6);
+  std::uniform_int_distribution<uint16_t> bits(0x3c00, 0x3f80);  // bf16 in [2^-7, 1)
+  const int64_t batch = 64, m = 64, n = 32, k = 64;
+  std::vector<uint16_t> a(batch * m * k), b(batch * k * n);
+  for (uint16_t& v : a) v = bits(rng) ^ (rng() & 1 ? 0x8000 : 0);
+  for (uint16_t& v : b) v = bits(rng);
+  std::vector<uint16_t> one(batch * m * n), batched(batch * m * n, 0);
+  rt::GemmArgs g{.dtype = DType::BF16, .m = m, .n = n, .k = k, .a = a.data(), .lda = k,
+                 .b = b.data(), .ldb = n, .c = one.data(), .ldc = n};
+  for (int64_t i = 0; i < batch; ++i) {
+    rt::GemmArgs gi = g;
+    gi.a = a.data() + i * m * k;
+    gi.b = b.data() + i * k * n;
+    gi.c = one.data() + i * m * n;
+    gi.parallel = false;
+    rt::gemm(gi);
+  }
+  g.c = batched.data();
+  rt::gemm_batch(g, batch, m * k, k * n, m * n);
+  EXPECT_EQ(batched, one);
 }
 
 }  // namespace
