@@ -21,7 +21,7 @@ constexpr int64_t kMaxBlockElems = 4096;
 constexpr int64_t kAffineBlockElems = 256;
 
 struct RowBlocks {
-  int64_t n, c;
+  int64_t n, c;  // c > 0
   int64_t rows;         // per block
   int64_t elems;        // per block: rows * c
   int64_t vecs, tail;   // elems = vecs * kVec + tail
@@ -30,7 +30,7 @@ struct RowBlocks {
 
   /// Blocks of at least min_elems elements where rows are short (the affine maps, whose loop
   /// over a block then runs long enough to pay for its start).
-  RowBlocks(int64_t n_, int64_t c_, int64_t min_elems = 0) : n(n_), c(std::max<int64_t>(1, c_)) {
+  RowBlocks(int64_t n_, int64_t c_, int64_t min_elems = 0) : n(n_), c(c_) {
     const int64_t l = std::lcm(c, int64_t{kVec});
     rows = l <= kMaxBlockElems ? l / c : 1;
     if (rows * c < min_elems) rows *= (min_elems + rows * c - 1) / (rows * c);
@@ -80,8 +80,6 @@ void for_blocks(const RowBlocks& rb, int64_t r0, int64_t r1, F&& f) {
   for (; r + rb.rows <= r1; r += rb.rows) f(r * rb.c, rb.elems);
   if (r < r1) f(r * rb.c, (r1 - r) * rb.c);
 }
-
-}  // namespace
 
 /// Two sums per element over rows of blocks: with Moments, of d and d^2 with d = x - shift; else
 /// of gy and gy * (x - shift) (batch norm's gradient).
@@ -153,6 +151,7 @@ bool whole_blocks(const RowBlocks& rb, const Sums& s, int64_t at, int64_t blocks
 template <class Sums, class S>
 void pair_sums(const Sums& s, int64_t n, int64_t c, const S* shift, double* sum_a,
                double* sum_b) {
+  if (c == 0) return;
   const RowBlocks rb(n, c);
   const int64_t nv = rb.acc_vecs();
   const std::vector<VecD> sh = repeat_wide(rb, shift);
@@ -177,6 +176,8 @@ void pair_sums(const Sums& s, int64_t n, int64_t c, const S* shift, double* sum_
   std::copy(s2.begin(), s2.end(), sum_b);
 }
 
+}  // namespace
+
 template <class T>
 void row_channel_moments(const T* x, int64_t n, int64_t c, const T* shift, double* sum_d,
                          double* sum_d2) {
@@ -191,6 +192,7 @@ void row_channel_grad_sums(const T* gy, const T* x, int64_t n, int64_t c, const 
 
 template <class T>
 void row_channel_affine(const T* x, T* y, int64_t n, int64_t c, const T* scale, const T* shift) {
+  if (c == 0) return;
   const RowBlocks rb(n, c, kAffineBlockElems);
   const std::vector<T> sc = repeat(rb, scale), sh = repeat(rb, shift);
   const T *s = sc.data(), *h = sh.data();
@@ -207,6 +209,7 @@ void row_channel_affine(const T* x, T* y, int64_t n, int64_t c, const T* scale, 
 template <class T>
 void row_channel_grad_apply(const T* gy, const T* x, T* dx, int64_t n, int64_t c, const T* a,
                             const T* mu, const T* b, const T* k) {
+  if (c == 0) return;
   const RowBlocks rb(n, c, kAffineBlockElems);
   const std::vector<T> av = repeat(rb, a), mv = repeat(rb, mu), bv = repeat(rb, b),
                        kv = repeat(rb, k);

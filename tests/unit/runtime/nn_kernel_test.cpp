@@ -275,6 +275,28 @@ TEST(BatchNormGradKernel, MatchesTheFormulaOnRank2AndRank4) {
     }
 }
 
+TEST(BatchNormKernel, EmptyRowsOrChannelsWriteNothingOutOfBounds) {
+  // No channels, or no rows, on both layouts' paths (under ASan an overrun would be a report).
+  for (const auto& [s, axis] : {std::pair{Shape{3, 0}, int64_t{1}}, {Shape{2, 3, 3, 0}, 3},
+                                {Shape{0, 5}, 1}, {Shape{0, 2, 2, 4}, 3}, {Shape{0, 4, 2, 2}, 1}}) {
+    SCOPED_TRACE(shape_str(s));
+    const int64_t c = s[axis];
+    auto out = run(Op::BatchNorm,
+                   {make(DType::F32, s, Vals(numel(s), 1.0)), make(DType::F32, {c}, Vals(c, 1.0)),
+                    make(DType::F32, {c}, Vals(c, 0.0)), make(DType::F32, {c}, Vals(c, 0.0)),
+                    make(DType::F32, {c}, Vals(c, 1.0))},
+                   ir::BatchNormAttrs{1e-5, 0.1, axis});
+    EXPECT_EQ(out[0].type.numel(), numel(s));
+    auto grad = run(Op::BatchNormGrad,
+                    {make(DType::F32, s, Vals(numel(s), 1.0)), make(DType::F32, {c}, Vals(c, 1.0)),
+                     make(DType::F32, {c}, Vals(c, 0.0)), make(DType::F32, {c}, Vals(c, 1.0)),
+                     make(DType::F32, s, Vals(numel(s), 1.0))},
+                    ir::AxisAttrs{axis});
+    // No rows: the sums over them are 0.
+    for (double v : values(grad[2])) EXPECT_EQ(v, 0.0);
+  }
+}
+
 TEST(BatchNormGradKernel, ChannelsLastMatchesTheFormula) {
   for (DType dt : kFloats)
     for (const Shape& s : {Shape{3, 5, 7, 20}, Shape{32, 16, 16, 16}, Shape{2, 3, 3, 3}}) {
