@@ -1,47 +1,27 @@
 // Channels-last convolutions on the paths that take only NCHW activations (im2col: f64, and
 // geometries oneDNN has no JIT kernel for or is slower on): the activations are permuted to NCHW,
 // the NCHW entry point runs, and its result is permuted back.
-#include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/image_scratch.h"
+#include "runtime/kernels/kernel.h"
 #include "runtime/kernels/library_kernels.h"
-#include "runtime/thread_pool.h"
 
 namespace lt::rt {
 namespace {
 
-/// [N, H, W, C] <-> [N, C, H, W] of elements of E bytes; `to_nchw` picks the direction. dims are
-/// the NCHW sizes.
-template <class E>
-void permute_images(const E* src, E* dst, int64_t n, int64_t c, int64_t hw, bool to_nchw) {
-  parallel_for(n, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const E* s = src + i * c * hw;
-      E* d = dst + i * c * hw;
-      for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t p = 0; p < hw; ++p) {
-          if (to_nchw) d[ch * hw + p] = s[p * c + ch];
-          else d[p * c + ch] = s[ch * hw + p];
-        }
-    }
-  });
-}
-
+/// [N, H, W, C] to [N, C, H, W] (to_nchw) or back, by the permute view kernel (blocked
+/// transposes).
 void permute(const TensorRef& from, void* to, bool to_nchw) {
-  const Shape& s = from.shape();  // [N, H, W, C] to NCHW, or [N, C, H, W] back
-  const int64_t n = s[0], c = to_nchw ? s[3] : s[1];
-  const int64_t hw = to_nchw ? s[1] * s[2] : s[2] * s[3];
-  switch (dtype_size(from.dtype())) {
-    case 2: return permute_images(from.as<const uint16_t>(), static_cast<uint16_t*>(to), n, c, hw,
-                                  to_nchw);
-    case 4: return permute_images(from.as<const uint32_t>(), static_cast<uint32_t*>(to), n, c, hw,
-                                  to_nchw);
-    default: return permute_images(from.as<const uint64_t>(), static_cast<uint64_t*>(to), n, c,
-                                   hw, to_nchw);
-  }
+  const Shape& s = from.shape();
+  const ir::PermuteAttrs perm{to_nchw ? ir::Ints{0, 3, 1, 2} : ir::Ints{0, 2, 3, 1}};
+  const TensorType type{from.dtype(), to_nchw ? Shape{s[0], s[3], s[1], s[2]}
+                                              : Shape{s[0], s[2], s[3], s[1]}};
+  const TensorRef out[] = {{to, &type}};
+  run_view(ir::ViewOp::Permute, perm, std::span(&from, 1), out);
 }
 
 Shape nchw(const Shape& s) { return {s[0], s[3], s[1], s[2]}; }
