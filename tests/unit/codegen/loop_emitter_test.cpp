@@ -159,22 +159,23 @@ TEST(LoopEmitter, InnerReductionRowsAndVectorAccumulators) {
   }
 }
 
-// A bias gradient: rows are blocks of columns; each accumulates the batch into its block.
+// A bias gradient: rows are blocks of columns; each accumulates the batch into its block (the
+// last block is short).
 TEST(LoopEmitter, OuterReductionAccumulatesBlocksOfColumns) {
-  const ir::Graph g = ir::parse(R"(graph @f(%g: f32[128,512]) {
-      %0 = sum(%g) {axes=[0], keepdim=true} : f32[1,512]
-      %1 = reshape(%0) {shape=[512]} : f32[512]
+  const ir::Graph g = ir::parse(R"(graph @f(%g: f32[128,2560]) {
+      %0 = sum(%g) {axes=[0], keepdim=true} : f32[1,2560]
+      %1 = reshape(%0) {shape=[2560]} : f32[2560]
       return %1
     })");
-  const Compiled c = compile_group(g, whole_graph(g, {128, 512}));
-  EXPECT_EQ(c.shape.rows, 2);  // 256 columns per block (whole cache lines per row, see emitter)
-  EXPECT_EQ(c.shape.inner, 128 * 256);
+  const Compiled c = compile_group(g, whole_graph(g, {128, 2560}));
+  EXPECT_EQ(c.shape.rows, 3);  // 1024 columns per block (4 KB runs per row, see loop_nest.cpp)
+  EXPECT_EQ(c.shape.inner, 128 * 1024);
   EXPECT_NE(c.optimized_ir.find(" x float>"), std::string::npos) << "not vectorized";
-  std::vector<float> x = iota_data(128 * 512, 0.37f), out(512, -1);
+  std::vector<float> x = iota_data(128 * 2560, 0.37f), out(2560, -1);
   run_rows(c, {x.data(), out.data()}, 1);
-  for (int j = 0; j < 512; ++j) {
+  for (int j = 0; j < 2560; ++j) {
     float want = 0;  // same order as the kernel: down the batch
-    for (int r = 0; r < 128; ++r) want += x[r * 512 + j];
+    for (int r = 0; r < 128; ++r) want += x[r * 2560 + j];
     EXPECT_EQ(out[j], want) << j;
   }
 }
