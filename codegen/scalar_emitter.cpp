@@ -76,6 +76,11 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
       for (int i = 3; i >= 0; --i) q = fma(q, t, fconst(a, Q[i]));
       return b.CreateFDiv(b.CreateFMul(c, p), q);
     }
+    case GeluErf: {  // ir::scalar::gelu_erf
+      llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
+      llvm::Value* e = emit_float(b, m, Erf, {&u, 1});
+      return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), e));
+    }
     case IsFinite:
       return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
                              fconst(a, std::numeric_limits<double>::infinity()));
@@ -122,7 +127,7 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Where: return b.CreateSelect(a, x[1], x[2]);
     // Float only, integer division (checks data: can_emit_elementwise) and casts (emit_cast).
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case Pow: case Div: case Cast: break;
+    case Cos: case Reciprocal: case Erf: case GeluErf: case Pow: case Div: case Cast: break;
   }
   LT_UNREACHABLE();
 }

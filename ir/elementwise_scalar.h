@@ -19,6 +19,7 @@ namespace lt::ir::scalar {
 /// gelu, tanh form: x/2 (1 + tanh(kGeluScale (x + kGeluCubic x^3))).
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCubic = 0.044715;
+inline constexpr double kSqrtHalf = 0.7071067811865476;  // gelu_erf: erf(x sqrt(1/2))
 
 template <class T>
 constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
@@ -86,6 +87,11 @@ T erf(T x) {
   } else {
     return std::erf(x);
   }
+}
+/// Exact GELU, x Phi(x) = x/2 (1 + erf(x / sqrt(2))), through the erf above.
+template <class T>
+T gelu_erf(T x) {
+  return T(0.5) * x * (T(1) + erf(x * T(kSqrtHalf)));
 }
 template <class T>
 bool isfinite(T x) {

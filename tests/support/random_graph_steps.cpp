@@ -38,7 +38,7 @@ Val DagGen::reshape_to(const Val& x, Shape s) {
 void DagGen::unary() {
   constexpr std::array kOps{Op::Neg,   Op::Abs,  Op::Exp,        Op::Log,     Op::Sqrt,
                             Op::Rsqrt, Op::Tanh, Op::Sigmoid,    Op::Relu,    Op::Gelu,
-                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite};
+                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite, Op::GeluErf};
   const Op op = draw(r_, kOps);
   Val x = pick_any();
   const bool any_dtype = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::IsFinite;
@@ -65,7 +65,8 @@ void DagGen::unary() {
     case Op::Sigmoid:
       emit(op, {x}, kNone, {1, x.err / 4 + transcendental(dt, 1), x.special});
       return;
-    case Op::Gelu: {
+    case Op::Gelu:
+    case Op::GeluErf: {  // both within [-0.17, x] and of slope at most 1.13
       x = fit(x, 50);
       const double b = std::max(x.bound, 0.2);
       emit(op, {x}, kNone, {b, 1.2 * x.err + transcendental(dt, b), x.special});

@@ -45,5 +45,23 @@ TEST(ScalarErf, SpecialValues) {
   EXPECT_EQ(erf(0.3), std::erf(0.3));
 }
 
+// Exact GELU against x/2 (1 + erf(x/sqrt(2))) in double: within 1e-6 of |x| (for large negative
+// x it is a small difference of nearly equal terms, as in every float GELU).
+TEST(ScalarGeluErf, FloatFormCloseToTheDoubleDefinition) {
+  double worst = 0;
+  for (int i = -800000; i <= 800000; ++i) {
+    const float x = static_cast<float>(i) * 1e-5f;  // [-8, 8]
+    const double xd = x;
+    const double want = 0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)));
+    worst = std::max(worst, std::fabs(gelu_erf(x) - want) / std::max(1.0, std::fabs(xd)));
+  }
+  EXPECT_LE(worst, 1e-6);
+  EXPECT_EQ(gelu_erf(0.0f), 0.0f);
+  EXPECT_EQ(gelu_erf(10.0f), 10.0f);
+  EXPECT_EQ(gelu_erf(-10.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(gelu_erf(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_DOUBLE_EQ(gelu_erf(0.3), 0.15 * (1 + std::erf(0.3 / std::sqrt(2.0))));
+}
+
 }  // namespace
 }  // namespace lt::ir::scalar
