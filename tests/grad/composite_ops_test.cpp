@@ -1,9 +1,8 @@
-// The user functions composed of rows (exact gelu, clamp, masked_fill, max/min along a dim,
-// var/std, cross_entropy's options, nll_loss) and the ones over rows with extra argument
-// handling (cumsum, topk, argmin): no op row carries their meaning, so the table-driven gradcheck
-// and eager-vs-lazy tests do not see them. The same two checks, over a table of calls: autograd
-// against central differences in f64 with a random cotangent, and lazy at every opt level
-// against eager.
+// The user functions composed of rows (clamp, masked_fill, max/min along a dim, var/std,
+// cross_entropy's options, nll_loss) and the ones over rows with extra argument handling
+// (gelu's approximate, cumsum, topk, argmin): the table-driven gradcheck and eager-vs-lazy tests
+// see rows, not these calls. The same two checks, over a table of calls: autograd against
+// central differences in f64 with a random cotangent, and lazy at every opt level against eager.
 #include <gtest/gtest.h>
 
 #include <functional>
