@@ -159,6 +159,45 @@ TEST(LoopEmitter, InnerReductionRowsAndVectorAccumulators) {
   }
 }
 
+// f32 exp is emitted inline (scalar_emitter.cpp's emit_expf) so that it vectorizes at the full
+// width with no calls: against e^x in double, within 1 ulp where the result is normal and one
+// step of 2^-149 where it is subnormal; 0, inf and NaN where they belong.
+TEST(LoopEmitter, InlineExpf) {
+  constexpr int64_t n = 1 << 20;
+  const ir::Graph g = ir::parse(R"(graph @f(%x: f32[1048576]) {
+      %0 = exp(%x) : f32[1048576]
+      return %0
+    })");
+  const Compiled c = compile_group(g, whole_graph(g, {n}));
+  EXPECT_EQ(c.optimized_ir.find("expf"), std::string::npos) << "exp is a library call";
+  EXPECT_NE(c.optimized_ir.find("x float>"), std::string::npos) << "not vectorized";
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                            88.72283f, 88.72284f, 89.5f, -87.33654f, -103.97f, -103.98f, -104.5f,
+                            1e-30f, -1e-30f, 1e-45f};
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = -110.0f + 200.0f * static_cast<float>(i) / n;
+  for (size_t i = 0; i < std::size(specials); ++i) x[i] = specials[i];
+  run_rows(c, {x.data(), y.data()}, 1);
+  const double tiny = std::ldexp(1.0, -149);
+  for (int64_t i = 0; i < n; ++i) {
+    const double want = std::exp(static_cast<double>(x[i]));
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
+    } else if (want > std::numeric_limits<float>::max()) {
+      ASSERT_EQ(y[i], inf) << x[i];
+    } else if (want < std::numeric_limits<float>::min()) {
+      ASSERT_LE(std::fabs(y[i] - want), tiny) << x[i];
+    } else {
+      const float w = static_cast<float>(want);
+      const double ulp = std::nextafter(w, inf) - w;
+      ASSERT_LE(std::fabs(y[i] - want), ulp) << x[i];
+    }
+  }
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_EQ(y[3], 0.0f);
+}
+
 // A bias gradient: rows are blocks of columns; each accumulates the batch into its block (the
 // last block is short).
 TEST(LoopEmitter, OuterReductionAccumulatesBlocksOfColumns) {
