@@ -111,6 +111,7 @@ class Fuser {
   bool joinable(int id, NodeClass c, int r);
   Shape iteration_shape(int id, NodeClass c, std::span<const int> set) const;
   bool holds(std::span<const int> set, int id, const Shape& iter);  // id < 0: no new node
+  bool view_chain_folds(std::span<const int> set, int id);
   bool acyclic(std::span<const int> set, std::span<const int> ext);
   int unite(int a, int b);
   void raise_levels(int root);
@@ -241,6 +242,14 @@ bool Fuser::holds(std::span<const int> set, int id, const Shape& iter) {
   return true;
 }
 
+// Would view `id`, read through the view chains in `set`, have one index map over its own shape?
+bool Fuser::view_chain_folds(std::span<const int> set, int id) {
+  auto outside = [&](Value v) {
+    return v.is_param() || (v.def != id && !contains(set, find(v.def)));
+  };
+  return ir::read_map(g_, Value::node(id), g_.node(id).types[0].shape, outside).has_value();
+}
+
 // Node `id` joins every producer group it legally can (greedy, operand order), merging them;
 // otherwise it starts a group of its own.
 void Fuser::place(int id) {
@@ -259,9 +268,13 @@ void Fuser::place(int id) {
       ext.clear();
       for (int e : ins)
         if (!contains(set, e)) ext.push_back(e);
-      // A view joining only view chains forms no loop kernel yet: nothing to check.
-      const bool ok = (c == NodeClass::View && !has_loop(set)) ||
-                      holds(set, id, iteration_shape(id, c, set));
+      // A view joining only view chains forms no loop kernel yet; it joins where the chain still
+      // folds into one index map, so that a chain that cannot (a reshape of a permuted value) is
+      // cut before the view that breaks it: the part before runs as a copy, and what comes after
+      // may still fold into the loop kernel that reads it.
+      const bool ok = c == NodeClass::View && !has_loop(set)
+                          ? view_chain_folds(set, id)
+                          : holds(set, id, iteration_shape(id, c, set));
       if (ok && acyclic(set, ext))
         size += size_[r];
       else
