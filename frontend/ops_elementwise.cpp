@@ -1,7 +1,6 @@
 // Elementwise op functions and the operators.
 #include <fmt/format.h>
 
-
 #include "frontend/dispatch.h"
 #include "lt/ops.h"
 
@@ -35,6 +34,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
     fail_op("gelu", fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\"",
                                 approximate),
             {&x, 1}, loc);
+  if (!x.defined()) fail_op("gelu", "operand is an undefined tensor", {&x, 1}, loc);
   return apply1(Op::GeluErf, {&x, 1}, ir::NoAttrs{}, loc);
 }
 
