@@ -12,6 +12,10 @@ namespace lt::rt {
 int num_threads();
 /// Changes the thread count (benchmarks compare 1 vs 2). n >= 1.
 void set_num_threads(int n);
+/// Microseconds an idle worker polls for the next parallel_for, and the caller for the workers to
+/// finish, before sleeping (the frontend passes LT_SPIN_US down; 0 sleeps at once).
+void set_spin_us(int64_t us);
+int64_t spin_us();
 
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
 void parallel_for_impl(int64_t n, int64_t grain, RangeFn fn, void* ctx);

@@ -43,6 +43,7 @@ const char* env(const char* name) { return std::getenv(name); }
 // The runtime does not read the environment: its settings are passed down.
 void pass_down(Setting s, const SettingValue& v) {
   if (s == Setting::NumThreads) rt::set_num_threads(static_cast<int>(v.number));
+  if (s == Setting::SpinUs) rt::set_spin_us(v.number);
   if (s == Setting::BufferCacheMb) rt::Buffer::set_cache_limit(static_cast<size_t>(v.number) << 20);
 }
 

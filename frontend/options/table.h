@@ -14,6 +14,7 @@ namespace lt::options {
 
 enum class Setting : int {
   NumThreads,
+  SpinUs,
   OptLevel,
   Epilogues,
   ChannelsLast,
@@ -30,7 +31,7 @@ enum class Setting : int {
   BucketFirstKb,
   BucketKb,
 };
-inline constexpr int kSettingCount = 16;
+inline constexpr int kSettingCount = 17;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
@@ -52,6 +53,7 @@ inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 // In the order of Setting.
 inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_NUM_THREADS", Kind::Integer, 1, 1024, 1, {}},
+    {"LT_SPIN_US", Kind::Integer, 0, 1000000, 100, {}},
     {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}},
     {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}},
     {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}},

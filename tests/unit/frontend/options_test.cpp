@@ -144,6 +144,7 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
   EXPECT_EQ(settings_report(s),
             "lazytrain options\n"
             "  LT_NUM_THREADS       4 (default)\n"
+            "  LT_SPIN_US           100 (default)\n"
             "  LT_OPT_LEVEL         1 (env)\n"
             "  LT_EPILOGUES         1 (default)\n"
             "  LT_CHANNELS_LAST     1 (default)\n"
@@ -187,15 +188,16 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
   EXPECT_EQ(error_of([] { set_option("LT_FASHION_MNIST_DIR", ""); }),
             "LT_FASHION_MNIST_DIR= (set in code): expected a non-empty path");
   EXPECT_EQ(error_of([] { set_option("LT_OPTLEVEL", "1"); }),
-            "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_OPT_LEVEL, "
-            "LT_EPILOGUES, LT_CHANNELS_LAST, LT_VERIFY, LT_CACHE_DIR, LT_CACHE_SIZE, "
+            "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_SPIN_US, "
+            "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_VERIFY, LT_CACHE_DIR, LT_CACHE_SIZE, "
             "LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, LT_DEBUG, LT_METRICS, "
             "LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, LT_BUCKET_KB)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 
 TEST(Options, OverridesReachTheirConsumers) {
-  Saved threads("LT_NUM_THREADS"), buffers("LT_BUFFER_CACHE_MB"), size("LT_CACHE_SIZE");
+  Saved threads("LT_NUM_THREADS"), buffers("LT_BUFFER_CACHE_MB"), size("LT_CACHE_SIZE"),
+      spin("LT_SPIN_US");
   set_option("LT_NUM_THREADS", "3");
   EXPECT_EQ(num_threads(), 3);
   EXPECT_EQ(rt::num_threads(), 3);
@@ -204,6 +206,8 @@ TEST(Options, OverridesReachTheirConsumers) {
   EXPECT_EQ(rt::num_threads(), 2);
   set_option("LT_BUFFER_CACHE_MB", "3");
   EXPECT_EQ(rt::Buffer::cache_limit(), size_t{3} << 20);
+  set_option("LT_SPIN_US", "0");
+  EXPECT_EQ(rt::spin_us(), 0);
   set_option("LT_CACHE_SIZE", "17");
   EXPECT_EQ(number(Setting::CacheSize), 17);
   const std::string report = options_report();
