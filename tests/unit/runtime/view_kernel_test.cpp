@@ -150,7 +150,8 @@ TEST(ViewKernel, LargeTransposesTakeTiledParallelPath) {
       {{3, 130, 67}, {0, 2, 1}},
       {{40, 30, 50}, {2, 1, 0}},
       {{64, 3, 33}, {2, 0, 1}},   // channel-last to channel-first style
-      {{9, 33, 65}, {1, 2, 0}}};
+      {{9, 33, 65}, {1, 2, 0}},
+      {{3, 16, 9, 17}, {0, 2, 3, 1}}};  // NCHW to NHWC, as the ResNet-20's first layer
   for (DType dt : kSizes)
     for (const auto& [shape, perm] : cases) {
       std::vector<Buf> in;
