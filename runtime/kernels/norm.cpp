@@ -37,11 +37,17 @@ constexpr int kLanes = 16;
 static_assert(kLanes % kVec == 0);
 constexpr int kVecs = kLanes / kVec;
 
-// s plus the lanes of acc, lane 0 first.
+// s plus the lanes of acc, added as a tree in a fixed order: the vectors, then halves of the
+// vector. One add after another would be a chain of 16 dependent adds, which on rows of 128
+// (the GPT's layer norms) took as long as the loads and arithmetic of the row.
 inline double add_lanes(double s, const VecD (&acc)[kVecs]) {
-  for (const VecD& a : acc)
-    for (int j = 0; j < kVec; ++j) s += a[j];
-  return s;
+  VecD v = acc[0];
+  for (int i = 1; i < kVecs; ++i) v += acc[i];
+  double h[kVec];
+  std::memcpy(h, &v, sizeof h);
+  for (int w = kVec / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) h[j] += h[j + w];
+  return s + h[0];
 }
 
 template <class T>
