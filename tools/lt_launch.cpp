@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cores", "none"}))
       ->capture_default_str();
   app.add_flag("--oversubscribe", oversubscribe,
-               "allow more ranks than cores (binding is then off)");
+               "allow more ranks than cores (binding is then off, and LT_SPIN_US=0 unless set)");
   app.add_option("--mca", mca, "an OpenMPI parameter: --mca btl tcp,self (repeatable)")
       ->expected(2)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -184,6 +185,9 @@ int main(int argc, char** argv) {
       cmd.insert(cmd.end(), {"--mca", "coll_libnbc_iallreduce_algorithm", "3"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.
     cmd.insert(cmd.end(), {"-x", fmt::format("LT_NUM_THREADS={}", threads)});
+    // Ranks that may share cores: a thread that polls for its next launch would hold a core
+    // another rank needs, so the pools sleep at once unless the user says otherwise.
+    if (oversubscribe && !std::getenv("LT_SPIN_US")) cmd.insert(cmd.end(), {"-x", "LT_SPIN_US=0"});
     for (char** e = environ; *e; ++e) {
       const std::string kv = *e;
       const std::string name = kv.substr(0, kv.find('='));
