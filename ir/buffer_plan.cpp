@@ -61,7 +61,28 @@ std::vector<int> check_slots(const Graph& g, std::span<const PlannedLaunch> laun
   return last;
 }
 
-// Arena slots whose live ranges meet must not share a byte.
+// The first slot of an alias chain.
+int alias_root(const BufferPlan& plan, int s) {
+  while (plan.slots[s].alias >= 0) s = plan.slots[s].alias;
+  return s;
+}
+
+// An alias is the output of a library reshape whose operand is its aliased slot, both in the
+// arena at one offset.
+void check_alias(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan, int s) {
+  const BufferSlot& b = plan.slots[s];
+  const Node& n = g.node(b.value.def);
+  const int src = n.op == Op::Reshape ? plan.slot_of(n.inputs[0]) : -1;
+  const bool library = std::any_of(fusion.groups.begin(), fusion.groups.end(), [&](auto& grp) {
+    return grp.kind == KernelKind::Library && grp.nodes.front() == b.value.def;
+  });
+  if (src != b.alias || !library || b.storage != Storage::Arena ||
+      plan.slots[src].storage != Storage::Arena || plan.slots[src].offset != b.offset ||
+      plan.slots[src].bytes() != b.bytes())
+    fail(g, b.value, "an alias that is not a library reshape of an arena value at its offset");
+}
+
+// Arena slots whose live ranges meet must not share a byte, unless one aliases the other.
 void check_arena(const Graph& g, const BufferPlan& plan) {
   std::vector<int> arena;
   for (size_t s = 0; s < plan.slots.size(); ++s) {
@@ -79,7 +100,8 @@ void check_arena(const Graph& g, const BufferPlan& plan) {
       const bool live_together =
           std::max(a.first, b.first) <= std::min(a.live_until(), b.live_until());
       const bool overlap = a.offset < b.offset + b.bytes() && b.offset < a.offset + a.bytes();
-      if (live_together && overlap && a.bytes() > 0 && b.bytes() > 0)
+      const bool aliased = alias_root(plan, arena[i]) == alias_root(plan, arena[j]);
+      if (live_together && overlap && !aliased && a.bytes() > 0 && b.bytes() > 0)
         fail(g, a.value,
              fmt::format("shares arena bytes with {}, live at the same launch",
                          value_name(g, b.value)));
@@ -192,6 +214,8 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
     if (plan.slots.at(p).storage != Storage::Param || plan.slots[p].value != Value::param(p))
       fail(g, Value::param(p), "parameter slot out of place");
   const std::vector<int> last = check_slots(g, launches, plan);
+  for (int s = 0; s < static_cast<int>(plan.slots.size()); ++s)
+    if (plan.slots[s].alias >= 0) check_alias(g, fusion, plan, s);
   check_arena(g, plan);
   check_results_and_donations(g, fusion, launches, plan, last);
 }
@@ -205,6 +229,7 @@ std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
     const BufferSlot& b = plan.slots[i];
     s += fmt::format("{} {} {}", value_name(g, b.value), type_str(b.type), storage_name(b.storage));
     if (b.storage == Storage::Arena) s += fmt::format(" @{} +{}", b.offset, aligned(b.bytes()));
+    if (b.alias >= 0) s += fmt::format(" alias {}", value_name(g, plan.slots[b.alias].value));
     if (b.storage == Storage::Donated)
       s +=
           fmt::format(" {}{}", value_name(g, Value::param(b.donor)), b.in_place ? " in place" : "");

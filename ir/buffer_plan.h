@@ -52,6 +52,9 @@ struct BufferSlot {
   bool in_place = false;  // Donated: its (Loop) launch also reads the donor, element by element
   int first = -1;         // the launch that writes it; -1 for a parameter
   int last = -1;          // the last launch that reads it; -1 when none does
+  /// Arena: the slot of the value this one is a reshape of (a library reshape's output), or -1.
+  /// It has that slot's bytes, and the reshape's launch copies nothing (codegen drops it).
+  int alias = -1;
 
   int64_t bytes() const { return static_cast<int64_t>(type.bytes()); }
   /// The last launch it must survive: the last read, or the write for a value nobody reads.
@@ -84,7 +87,8 @@ struct BufferPlan {
 };
 
 /// Checks the plan's promises against the graph: every launch's values have slots; two arena
-/// slots live at the same launch never overlap (so no launch writes over its own inputs); results
+/// slots live at the same launch never overlap (so no launch writes over its own inputs), except a
+/// reshape's output and the value it aliases (a library reshape of an arena value); results
 /// are never in the arena; a donated parameter is not a result and is read by no launch after the
 /// one that writes over it, nor by that launch unless it is an in-place Loop launch. Throws
 /// lt::InternalError naming the first violation.
@@ -93,6 +97,7 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
 /// The plan as text: a summary line, then one line per written value, for dumps and tests:
 ///   buffers: 9 launches, arena 1024 bytes (live peak 1024), results 64, donated 128, naive 2048
 ///   %3 f32[4,8] arena @0 launches 2..4
+///   %4 f32[32] arena @0 alias %3 launches 4..6
 std::string print_buffer_plan(const Graph& g, const BufferPlan& plan);
 
 }  // namespace lt::ir

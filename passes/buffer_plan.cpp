@@ -98,12 +98,39 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
   }
 }
 
+// A library reshape of an arena value copies it into a buffer of its own for nothing: the
+// reshape's output takes the value's bytes instead (its launch copies nothing), and the value
+// stays live for as long as the reshape's output is read. Not for a result (it needs a buffer of
+// its own) nor a parameter (its buffer may be donated and written).
+void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
+                   std::span<const PlannedLaunch> launches, BufferPlan& plan) {
+  for (const PlannedLaunch& l : launches) {
+    if (l.node < 0 || g.node(l.node).op != ir::Op::Reshape ||
+        fusion.groups[l.group].kind != ir::KernelKind::Library)
+      continue;
+    const int src = plan.slot_of(g.node(l.node).inputs[0]), out = plan.slot_of(l.writes[0]);
+    if (plan.slots[src].storage == Storage::Arena && plan.slots[out].storage == Storage::Arena)
+      plan.slots[out].alias = src;
+  }
+}
+
+// The last launch each slot's bytes must survive: its own reads, and those of its aliases.
+std::vector<int> live_ends(const BufferPlan& plan) {
+  std::vector<int> end(plan.slots.size());
+  for (size_t s = 0; s < plan.slots.size(); ++s) end[s] = plan.slots[s].live_until();
+  for (size_t s = plan.slots.size(); s-- > 0;)  // an alias comes after the slot it aliases
+    if (const int a = plan.slots[s].alias; a >= 0) end[a] = std::max(end[a], end[s]);
+  return end;
+}
+
 // Greedy by size: largest first, each into the smallest gap that fits among the ranges of the
-// values already placed that are live at a common launch, else after the last of them.
+// values already placed that are live at a common launch, else after the last of them. Aliases
+// take their slot's offset.
 void place_arena(BufferPlan& plan) {
+  const std::vector<int> until = live_ends(plan);
   std::vector<int> order;
   for (int s = plan.num_params; s < static_cast<int>(plan.slots.size()); ++s)
-    if (plan.slots[s].storage == Storage::Arena) order.push_back(s);
+    if (plan.slots[s].storage == Storage::Arena && plan.slots[s].alias < 0) order.push_back(s);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const int64_t sa = aligned(plan.slots[a].bytes()), sb = aligned(plan.slots[b].bytes());
     return sa != sb ? sa > sb : plan.slots[a].first < plan.slots[b].first;
@@ -117,7 +144,7 @@ void place_arena(BufferPlan& plan) {
     busy.clear();
     for (int t : placed) {
       const BufferSlot& c = plan.slots[t];
-      if (std::max(b.first, c.first) <= std::min(b.live_until(), c.live_until()))
+      if (std::max(b.first, c.first) <= std::min(until[s], until[t]))
         busy.push_back({c.offset, c.offset + aligned(c.bytes())});
     }
     std::sort(busy.begin(), busy.end());
@@ -133,18 +160,21 @@ void place_arena(BufferPlan& plan) {
     plan.arena_bytes = std::max(plan.arena_bytes, b.offset + size);
     placed.push_back(s);
   }
+  for (BufferSlot& b : plan.slots)  // in slot order: an alias's slot is placed before it
+    if (b.alias >= 0) b.offset = plan.slots[b.alias].offset;
 }
 
 void tally(BufferPlan& plan) {
+  const std::vector<int> until = live_ends(plan);
   std::vector<int64_t> delta(plan.num_launches + 1);
   for (int s = plan.num_params; s < static_cast<int>(plan.slots.size()); ++s) {
     const BufferSlot& b = plan.slots[s];
     plan.naive_bytes += b.bytes();
     if (b.storage == Storage::Result) plan.result_bytes += b.bytes();
     if (b.storage == Storage::Donated) plan.donated_bytes += b.bytes();
-    if (b.storage != Storage::Arena) continue;
+    if (b.storage != Storage::Arena || b.alias >= 0) continue;
     delta[b.first] += aligned(b.bytes());
-    delta[b.live_until() + 1] -= aligned(b.bytes());
+    delta[until[s] + 1] -= aligned(b.bytes());
   }
   int64_t live = 0;
   for (int64_t d : delta) plan.live_peak_bytes = std::max(plan.live_peak_bytes, live += d);
@@ -158,6 +188,7 @@ BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
   BufferPlan plan = collect_slots(g, launches);
   place_results(g, plan);
   if (options.donate) place_donations(g, fusion, launches, options, plan);
+  if (options.alias_reshapes) place_aliases(g, fusion, launches, plan);
   place_arena(plan);
   tally(plan);
   return plan;

@@ -14,6 +14,9 @@ struct BufferPlanOptions {
   /// kernel that reads `w`. false: a donated parameter must be dead before the writing launch.
   // Codegen drops noalias on such kernels, so LLVM keeps each element's load before its store.
   bool in_place_loops = true;
+  /// A library reshape of an intermediate takes that intermediate's bytes (ir::BufferSlot::alias)
+  /// instead of copying it. false: every reshape launch copies.
+  bool alias_reshapes = true;
 };
 
 /// Plans where every value a launch writes lives (launches as ir::launch_sequence counts them):
@@ -21,7 +24,8 @@ struct BufferPlanOptions {
 ///   live from the launch that writes it to the last launch that reads it, and values live at a
 ///   common launch never share a byte, so no launch writes over its own inputs. Offsets are
 ///   assigned greedily by size, largest first, each in the best-fitting gap among the values it
-///   is live with;
+///   is live with. A library reshape of an intermediate that is not a result aliases it: same
+///   bytes, and the intermediate stays live while the reshape's output is read;
 /// - a result named by a donation (parameter p -> result r) takes over p's buffer when p is not a
 ///   result itself and no launch after the one writing r reads p, nor that launch, unless it is
 ///   an in-place Loop kernel (options); any other result gets a fresh buffer. A result that is a

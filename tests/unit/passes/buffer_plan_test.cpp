@@ -44,16 +44,25 @@ const ir::BufferSlot& slot(const BufferPlan& plan, Value v) {
   return plan.slots.at(s);
 }
 
+// The first slot of a chain of reshape aliases (ir::BufferSlot::alias).
+int alias_root(const BufferPlan& plan, int s) {
+  while (plan.slots[s].alias >= 0) s = plan.slots[s].alias;
+  return s;
+}
+
 // The independent check: at every launch, no output shares a byte with an input or with any other
-// arena value still live; no result is in the arena.
+// arena value still live, but for a reshape's output and the value it aliases; no result is in
+// the arena.
 void expect_no_aliasing(const ir::Graph& g, const ir::FusionPlan& fusion, const BufferPlan& plan) {
   const auto launches = ir::launch_sequence(g, fusion);
   for (int li = 0; li < static_cast<int>(launches.size()); ++li)
     for (Value w : launches[li].writes) {
       const ir::BufferSlot& out = slot(plan, w);
       if (out.storage != Storage::Arena || out.bytes() == 0) continue;
+      const int root = alias_root(plan, plan.slot_of(w));
       for (const ir::BufferSlot& other : plan.slots) {
         if (&other == &out || other.storage != Storage::Arena || other.bytes() == 0) continue;
+        if (alias_root(plan, static_cast<int>(&other - plan.slots.data())) == root) continue;
         if (other.first > li || other.live_until() < li) continue;  // not live at this launch
         EXPECT_FALSE(out.offset < other.offset + other.bytes() &&
                      other.offset < out.offset + out.bytes())
@@ -144,6 +153,64 @@ TEST(BufferPlan, VerifierRejectsSharedBytesOfLiveValues) {
   BufferPlan in_arena = plan_ok(g, fusion);
   in_arena.slots[in_arena.slot_of(Value::node(4))].storage = Storage::Arena;
   EXPECT_THROW(ir::verify_buffer_plan(g, fusion, in_arena), InternalError);
+}
+
+// A library reshape of an intermediate takes its bytes, and the intermediate's bytes stay taken
+// while the reshape's output is read (%2 may not reuse them: %1 is read at launch 3).
+TEST(BufferPlan, ReshapeOfAnIntermediateAliasesIt) {
+  const ir::Graph g = parse_ok(R"(graph @f(%x: f32[4,8]) {
+    %0 = exp(%x) : f32[4,8]
+    %1 = reshape(%0) {shape=[32]} : f32[32]
+    %2 = neg(%1) : f32[32]
+    %3 = add(%2, %1) : f32[32]
+    return %3
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(ir::print_buffer_plan(g, plan),
+            "buffers: 4 launches, arena 256 bytes (live peak 256), results 128, donated 0, "
+            "naive 512\n"
+            "%0 f32[4,8] arena @0 +128 launches 0..1\n"
+            "%1 f32[32] arena @0 +128 alias %0 launches 1..3\n"
+            "%2 f32[32] arena @128 +128 launches 2..3\n"
+            "%3 f32[32] result launch 3\n");
+  expect_no_aliasing(g, fusion, plan);
+  BufferPlanOptions copies;
+  copies.alias_reshapes = false;
+  EXPECT_EQ(plan_ok(g, fusion, copies).slots[plan.slot_of(Value::node(1))].alias, -1);
+}
+
+// A reshape that is a result needs a buffer of its own, and one of a parameter copies it (a
+// donated parameter's buffer may be written): no alias either way.
+TEST(BufferPlan, NoAliasForAResultOrOfAParameter) {
+  const ir::Graph g = parse_ok(R"(graph @f(%x: f32[4,8]) {
+    %0 = exp(%x) : f32[4,8]
+    %1 = reshape(%0) {shape=[32]} : f32[32]
+    %2 = reshape(%x) {shape=[32]} : f32[32]
+    %3 = add(%2, %2) : f32[32]
+    return %1, %3
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(slot(plan, Value::node(1)).storage, Storage::Result);
+  EXPECT_EQ(slot(plan, Value::node(1)).alias, -1);
+  EXPECT_EQ(slot(plan, Value::node(2)).storage, Storage::Arena);
+  EXPECT_EQ(slot(plan, Value::node(2)).alias, -1);
+}
+
+TEST(BufferPlan, VerifierRejectsAnAliasThatIsNoReshape) {
+  const ir::Graph g = parse_ok(kChain);
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  BufferPlan plan = plan_ok(g, fusion);
+  ir::BufferSlot& b = plan.slots[plan.slot_of(Value::node(2))];
+  b.alias = plan.slot_of(Value::node(1));
+  b.offset = slot(plan, Value::node(1)).offset;
+  try {
+    ir::verify_buffer_plan(g, fusion, plan);
+    FAIL() << "accepted";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("an alias that is not a library reshape"));
+  }
 }
 
 TEST(BufferPlan, ResultsAreNeverInTheArenaEvenWhenReadLater) {
