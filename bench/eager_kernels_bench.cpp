@@ -290,6 +290,23 @@ BENCHMARK(BM_MaxPool2d)->ArgNames({"shape", "rows", "threads"})
 
 // --- layer norm ---------------------------------------------------------------------------
 
+/// Softmax over the last axis at the GPT step's shapes: attention probabilities [16,4,64,64]
+/// (rows of 64) and the vocabulary's [1024,256]. GB/s of the input and the output.
+void BM_Softmax(benchmark::State& st) {
+  set_threads(st, 1);
+  const bool vocab = st.range(0) == 1;
+  KernelArgs args;
+  const lt::Shape x = vocab ? lt::Shape{1024, 256} : lt::Shape{16, 4, 64, 64};
+  args.add(x);
+  args.add(x);
+  run_kernel_loop(st, lt::ir::Op::Softmax, lt::ir::AxisAttrs{static_cast<int64_t>(x.size()) - 1},
+                  args, 1);
+  st.counters["GB/s"] = rate(2 * args.bytes(0) / kGB);
+  st.SetLabel(vocab ? "softmax [1024,256]" : "softmax [16,4,64,64]");
+}
+BENCHMARK(BM_Softmax)->ArgNames({"vocab", "threads"})->ArgsProduct({{0, 1}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 /// Layer norm over the GPT's rows (lt_bench_step: 16 x 64 rows of 128) forward, and its
 /// gradient (x, gamma, mean, rstd, gy) -> (dx, dgamma, dbeta): GB/s of the row-sized operands.
 void BM_LayerNorm(benchmark::State& st) {
