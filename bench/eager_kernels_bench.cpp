@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <vector>
 
 #if defined(__AVX512F__) || defined(__AVX2__)
@@ -226,28 +225,14 @@ BENCHMARK(BM_Conv2d)->ArgNames({"threads"})->Arg(1)->Arg(2)->Unit(benchmark::kMi
 // run im2col/col2im around the GEMM. The kernels run on preallocated, already-touched buffers.
 
 /// Preallocated f32 tensors with deterministic, tie-free values, passed straight to run_kernel.
-// 64-byte aligned, as the runtime's buffers are (rt::Buffer): Eigen's kernels peel scalar
-// heads off rows that are not.
-template <class T>
-struct CacheLineAllocator {
-  using value_type = T;
-  CacheLineAllocator() = default;
-  template <class U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64)));
-  }
-  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(64)); }
-  bool operator==(const CacheLineAllocator&) const { return true; }
-};
-
 struct KernelArgs {
   std::vector<lt::TensorType> types;
-  std::vector<std::vector<float, CacheLineAllocator<float>>> data;
+  // 64-byte aligned, as the runtime's buffers are.
+  std::vector<std::vector<float, lt::rt::Aligned64<float>>> data;
 
   void add(lt::Shape s) {
     types.push_back({lt::DType::F32, std::move(s)});
-    std::vector<float, CacheLineAllocator<float>> v(static_cast<size_t>(types.back().numel()));
+    std::vector<float, lt::rt::Aligned64<float>> v(static_cast<size_t>(types.back().numel()));
     uint32_t state = 12345u + static_cast<uint32_t>(data.size());
     for (float& f : v) {
       state = state * 1664525u + 1013904223u;

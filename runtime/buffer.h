@@ -3,8 +3,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 namespace lt::rt {
+
+/// A std allocator aligned like Buffer (64 bytes), for host arrays that kernels read as if they
+/// were buffers: Eigen peels the unaligned head of a row with scalar code, whose exp can differ
+/// from its packet exp in the last bit and is slower.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
+  bool operator==(const Aligned64&) const = default;
+};
 
 class Buffer {
   struct Made {};  // allocate() is the only way in (std::allocate_shared needs a public ctor)

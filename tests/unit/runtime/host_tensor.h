@@ -7,25 +7,13 @@
 #include <vector>
 
 #include "ir/shape.h"
+#include "runtime/buffer.h"
 #include "runtime/kernels/kernel.h"
 
 namespace lt::testing {
 
-/// An allocator aligned to 64 bytes like runtime buffers: Eigen peels unaligned heads with scalar
-/// code whose exp can differ from the packet exp in the last bit, so bitwise comparisons of
-/// kernels need the production alignment.
-template <class T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <class U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
-  bool operator==(const Aligned64&) const = default;
-};
+/// Bitwise comparisons of kernels need the production alignment (rt::Aligned64 says why).
+using rt::Aligned64;
 
 template <class T>
 struct HostTensor {
