@@ -404,14 +404,17 @@ void Fuser::merge_siblings() {
 ir::FusionPlan Fuser::emit() {
   // A view chain no compute node joined runs as library views, one node each (no compile for a
   // copy); splitting a group never closes a cycle. One that ends in a concat of views (a
-  // gradient bucket's pack: reshapes to 1-D) is one loop kernel instead, reading each piece
-  // through its views, rather than a copy per view and one for the concat.
+  // gradient bucket's pack: reshapes to 1-D), or that would copy more than once (a reshape of
+  // an intermediate copies nothing: the buffer plan aliases it), is one loop kernel instead,
+  // reading through the views' composed map: one copy (attention's head split, slice then
+  // permute).
   for (int id = 0; id < n_; ++id) {
     const int r = find(id);
     const std::vector<int>& chain = members_[r];
-    if (kind_[r] != Kind::Views || chain.size() < 2 || chain.back() != id ||
-        g_.node(id).op != ir::Op::Concat)
-      continue;
+    if (kind_[r] != Kind::Views || chain.size() < 2 || chain.back() != id) continue;
+    const auto copies = std::count_if(chain.begin(), chain.end(),
+                                      [&](int m) { return g_.node(m).op != ir::Op::Reshape; });
+    if (g_.node(id).op != ir::Op::Concat && copies < 2) continue;
     const Shape& shape = g_.node(id).types[0].shape;
     const int set[] = {r};
     if (!holds(set, -1, shape)) continue;
