@@ -38,7 +38,8 @@ Val DagGen::reshape_to(const Val& x, Shape s) {
 void DagGen::unary() {
   constexpr std::array kOps{Op::Neg,   Op::Abs,  Op::Exp,        Op::Log,     Op::Sqrt,
                             Op::Rsqrt, Op::Tanh, Op::Sigmoid,    Op::Relu,    Op::Gelu,
-                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite, Op::GeluErf};
+                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite, Op::GeluErf,
+                            Op::Erf};
   const Op op = draw(r_, kOps);
   Val x = pick_any();
   const bool any_dtype = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::IsFinite;
@@ -61,6 +62,10 @@ void DagGen::unary() {
     case Op::Reciprocal: return domain_unary(op, x);
     case Op::Tanh:
       emit(op, {x}, kNone, {std::min(1.0, x.bound), x.err + transcendental(dt, 1), x.special});
+      return;
+    case Op::Erf:  // in [-1, 1], of slope at most 2/sqrt(pi) = 1.13
+      emit(op, {x}, kNone,
+           {std::min(1.0, x.bound), 1.2 * x.err + transcendental(dt, 1), x.special});
       return;
     case Op::Sigmoid:
       emit(op, {x}, kNone, {1, x.err / 4 + transcendental(dt, 1), x.special});
