@@ -4,6 +4,8 @@
 //   paths  0 f32 through the build's BLAS (OpenBLAS), 1 f32 through oneDNN, 2 bf16 x bf16 -> f32,
 //          3 bf16 x bf16 -> bf16 (rt::gemm's paths, gemm_paths.h; each split over the pool).
 //   GFLOP/s = 2 m n k / time. Operands are preallocated and touched; C is overwritten (beta 0).
+//   cold 1 evicts the operands from the caches before each call (untimed), as a step finds them:
+//   a weight gradient reads activations written long before, in the forward pass.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -70,8 +72,16 @@ void BM_StepGemm(benchmark::State& st) {
     else if (path == 1) lt::rt::gemm_onednn(g);
     else lt::rt::gemm(g);
   };
+  const bool cold = st.range(3) != 0;
+  std::vector<char> evict(cold ? 64 << 20 : 0);
   run();  // creates the oneDNN primitives outside the timing
   for (auto _ : st) {
+    if (cold) {
+      st.PauseTiming();
+      for (size_t i = 0; i < evict.size(); i += 64) evict[i] = static_cast<char>(evict[i] + 1);
+      benchmark::DoNotOptimize(evict.data());
+      st.ResumeTiming();
+    }
     run();
     benchmark::ClobberMemory();
   }
@@ -79,8 +89,8 @@ void BM_StepGemm(benchmark::State& st) {
   st.counters["GFLOP/s"] = benchmark::Counter(2.0 * s.m * s.n * s.k / 1e9,
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_StepGemm)->ArgNames({"shape", "path", "threads"})
-    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumShapes - 1, 1), {0, 1, 2, 3}, {1, 2}})
+BENCHMARK(BM_StepGemm)->ArgNames({"shape", "path", "threads", "cold"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumShapes - 1, 1), {0, 1, 2, 3}, {1, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

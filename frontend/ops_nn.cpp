@@ -91,22 +91,27 @@ Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, Tens
   if (!x.defined() || x.rank() < 2)
     fail_op("batch_norm", "input must have rank >= 2 (channels on axis 1)", {&x, 1}, loc);
   const int64_t c = x.shape()[1];
-  const Tensor g = gamma.defined() ? gamma : ones({c}, x.dtype(), loc);
-  const Tensor b = beta.defined() ? beta : zeros({c}, x.dtype(), loc);
+  // A bf16 or f16 x is read widened to f32 (the op's row allows it), which is also the dtype of
+  // the parameters, the statistics and the result.
+  const bool narrow = x.dtype() == DType::BF16 || x.dtype() == DType::F16;
+  const DType dt = narrow ? DType::F32 : x.dtype();
+  const Tensor g = gamma.defined() ? gamma : ones({c}, dt, loc);
+  const Tensor b = beta.defined() ? beta : zeros({c}, dt, loc);
   Shape bshape(x.rank(), 1);
   bshape[1] = c;
   if (!training) {
     if (!running_mean.defined() || !running_var.defined())
       fail_op("batch_norm", "eval mode needs running_mean and running_var", {&x, 1}, loc);
-    Tensor scale = mul(g, rsqrt(add(running_var, scalar_like(eps, x, loc), loc), loc), loc);
+    const Tensor xw = narrow ? cast(x, dt, loc) : x;
+    Tensor scale = mul(g, rsqrt(add(running_var, scalar_like(eps, xw, loc), loc), loc), loc);
     Tensor shift = sub(b, mul(running_mean, scale, loc), loc);
-    return add(mul(x, reshape(scale, bshape, loc), loc), reshape(shift, bshape, loc), loc);
+    return add(mul(xw, reshape(scale, bshape, loc), loc), reshape(shift, bshape, loc), loc);
   }
   // The op moves the running statistics too (one traced node, not ten); without them it gets
   // zeros and ones of its own and their moved values are dropped.
   const bool track = running_mean.defined() && running_var.defined();
-  const Tensor in[] = {x, g, b, track ? running_mean : zeros({c}, x.dtype(), loc),
-                       track ? running_var : ones({c}, x.dtype(), loc)};
+  const Tensor in[] = {x, g, b, track ? running_mean : zeros({c}, dt, loc),
+                       track ? running_var : ones({c}, dt, loc)};
   std::vector<Tensor> r = apply(Op::BatchNorm, in, ir::BatchNormAttrs{eps, momentum}, loc);
   if (track) {
     NoGradGuard no_grad;

@@ -48,7 +48,9 @@ inline constexpr int kVariadic = -1;
 // The fact columns of the rows; ir/ops/all.def says what each value means.
 
 /// The operand dtypes an op's type rule takes.
-enum class OperandKind : uint8_t { Float, Numeric, AnyType, Stored, Select, Mixed, Nothing };
+enum class OperandKind : uint8_t {
+  Float, Numeric, AnyType, Stored, Select, Mixed, Nothing, FloatWidensFirst
+};
 /// The result dtype.
 enum class ResultKind : uint8_t { Same, Bool, I64, Attr };
 /// Whether the eager kernel checks the data at run time (and may throw).

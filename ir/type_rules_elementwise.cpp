@@ -54,7 +54,8 @@ TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, con
         type_fail(fmt::format("does not take bool operands, got {}", type_str(in[0])));
       break;
     case OperandKind::AnyType: case OperandKind::Select: case OperandKind::Stored: break;
-    case OperandKind::Mixed: case OperandKind::Nothing: LT_UNREACHABLE();  // no such row
+    case OperandKind::Mixed: case OperandKind::Nothing: case OperandKind::FloatWidensFirst:
+      LT_UNREACHABLE();  // no such row
   }
   return one_type(row.result == ResultKind::Bool ? DType::Bool : dt, std::move(shape));
 }

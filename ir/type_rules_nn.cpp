@@ -27,26 +27,39 @@ void need_trailing_gamma(const TensorType& x, const TensorType& g) {
   need_type(g, {x.dtype, g.shape}, "gamma");
 }
 
-/// Batch norm's per-channel operands: [C] of x's dtype, C = x's dim `axis` (1 up to its last).
-TensorType bn_channels(const TensorType& x, int64_t axis) {
+/// Batch norm's input x: f32 or f64, or f16 or bf16 (read widened; the op's row says
+/// FloatWidensFirst) where gamma is f32. Returns the dtype the op computes and results in.
+DType bn_compute_dtype(const TensorType& x, const TensorType& gamma) {
+  if ((x.dtype == DType::BF16 || x.dtype == DType::F16) && gamma.dtype == DType::F32)
+    return DType::F32;
+  if (x.dtype == DType::BF16 || x.dtype == DType::F16)
+    type_fail(fmt::format("input {} needs an f32 gamma, got {}", type_str(x), type_str(gamma)));
+  need_float(x, "input");
+  return x.dtype;
+}
+
+/// Batch norm's per-channel operands: [C] of the compute dtype, C = x's dim `axis` (1 up to its
+/// last).
+TensorType bn_channels(const TensorType& x, DType dtype, int64_t axis) {
   if (x.rank() < 2) type_fail(fmt::format("input must have rank >= 2, got {}", type_str(x)));
   if (axis < 1 || axis >= x.rank())
     type_fail(fmt::format("channel axis {} must be in [1, {}) for {}", axis, x.rank(),
                           type_str(x)));
-  return {x.dtype, {x.shape[axis]}};
+  return {dtype, {x.shape[axis]}};
 }
 
 TypeList norm_rule(NnOp op, std::span<const TensorType> in, int64_t bn_axis) {
   const TensorType& x = in[0];
-  need_float(x, "input");
   if (op == NnOp::BatchNorm) {
-    const TensorType c = bn_channels(x, bn_axis);
+    const DType dt = bn_compute_dtype(x, in[1]);
+    const TensorType c = bn_channels(x, dt, bn_axis);
     need_type(in[1], c, "gamma");
     need_type(in[2], c, "beta");
     need_type(in[3], c, "running_mean");
     need_type(in[4], c, "running_var");
-    return {x, c, c, c, c};
+    return {{dt, x.shape}, c, c, c, c};
   }
+  need_float(x, "input");
   const TensorType& g = in[1];
   need_trailing_gamma(x, g);
   need_type(in[2], g, "beta");
@@ -79,13 +92,14 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
     }
     case NnOp::BatchNormGrad: {
       const TensorType& x = in[0];
-      need_float(x, "input");
-      const TensorType c = bn_channels(x, std::get<AxisAttrs>(a).axis);
+      const DType dt = bn_compute_dtype(x, in[1]);
+      const TensorType c = bn_channels(x, dt, std::get<AxisAttrs>(a).axis);
+      const TensorType wide{dt, x.shape};
       need_type(in[1], c, "gamma");
       need_type(in[2], c, "mean");
       need_type(in[3], c, "invstd");
-      need_type(in[4], x, "grad");
-      return {x, c, c};
+      need_type(in[4], wide, "grad");
+      return {wide, c, c};
     }
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");

@@ -1,6 +1,7 @@
 #include "passes/registry.h"
 
 #include "ir/error.h"
+#include "passes/absorb_widening_casts.h"
 #include "passes/bucket_all_reduce.h"
 #include "passes/canonicalize.h"
 #include "passes/channels_last.h"
@@ -54,6 +55,9 @@ const PassEntry kPasses[] = {
      "merge nodes with equal op, attributes and inputs"},
     {"channels_last", StageKind::Graph, rewrite_stage<channels_last>, channels_last,
      "convolutions and the batch norms and elementwise ops between them on [N,H,W,C] values"},
+    {"absorb_widening_casts", StageKind::Graph, rewrite_stage<absorb_widening_casts>,
+     absorb_widening_casts,
+     "batch norms read a bf16 or f16 operand themselves instead of its cast to f32"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
     {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
      "pack gradient all_reduces into buckets, each right after its last operand"},

@@ -53,7 +53,9 @@ std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
   const Tensor in[] = {a.in[0], a.in[1], a.out[1], a.out[2], a.gout[0]};
   const ir::AxisAttrs axis{std::get<ir::BatchNormAttrs>(a.attrs).axis};
   std::vector<Tensor> g = apply(ir::Op::BatchNormGrad, in, axis, kHere);
-  return {g[0], g[1], g[2], Tensor(), Tensor()};
+  // A bf16 or f16 x (read widened) gets its gradient in its own dtype.
+  const Tensor gx = g[0].dtype() == a.in[0].dtype() ? g[0] : cast(g[0], a.in[0].dtype(), kHere);
+  return {gx, g[1], g[2], Tensor(), Tensor()};
 }
 
 std::vector<Tensor> layer_norm_vjp(const VjpArgs& a) {

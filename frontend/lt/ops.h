@@ -182,7 +182,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
                   Loc loc = Loc::current());
 /// Training: batch statistics, and running_mean/var (if defined) are updated in place with
 /// `momentum` in [0, 1] (PyTorch's convention, unbiased running variance). Eval: running
-/// statistics.
+/// statistics. x may be bf16 or f16 with f32 parameters: it is read widened, the result is f32,
+/// and x's gradient comes back in x's dtype.
 Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, Tensor running_mean,
                   Tensor running_var, bool training, double momentum = 0.1, double eps = 1e-5,
                   Loc loc = Loc::current());

@@ -61,7 +61,7 @@ double seg_sum(const T* p, int64_t n) {
       acc[v] += x;
     }
   double s = 0;
-  for (; i < n; ++i) s += p[i];
+  for (; i < n; ++i) s += wide(p[i]);
   return add_lanes(s, acc);
 }
 
@@ -77,7 +77,7 @@ double seg_sqdev(const T* p, int64_t n, double mean) {
       acc[v] += d * d;
     }
   double s = 0;
-  for (; i < n; ++i) s += (p[i] - mean) * (p[i] - mean);
+  for (; i < n; ++i) s += (wide(p[i]) - mean) * (wide(p[i]) - mean);
   return add_lanes(s, acc);
 }
 
@@ -92,8 +92,8 @@ BnDims bn_dims(const TensorRef& x, int64_t axis) {
 }
 
 // plane > 1: each channel is n contiguous planes.
-template <class T>
-void bn_stats_planes(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean, double* var) {
+template <class X>
+void bn_stats_planes(const X* x, BnDims d, int64_t c0, int64_t c1, double* mean, double* var) {
   const double count = static_cast<double>(d.n * d.plane);
   for (int64_t c = c0; c < c1; ++c) {
     double sum = 0;
@@ -108,12 +108,13 @@ void bn_stats_planes(const T* x, BnDims d, int64_t c0, int64_t c1, double* mean,
 
 // y = x * scale + shift in T: the rounding this adds is of the order of x's own representation
 // error relative to the channel's spread, so a double pass here would buy nothing.
-template <class T>
-void bn_apply(const T* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale, const T* shift) {
+template <class T, class X>
+void bn_apply(const X* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale, const T* shift) {
   for (int64_t c = c0; c < c1; ++c)
     for (int64_t i = 0; i < d.n; ++i) {
       const int64_t off = (i * d.c + c) * d.plane;
-      ArrMap<T>(y + off, d.plane) = CArrMap<T>(x + off, d.plane) * scale[c - c0] + shift[c - c0];
+      const T a = scale[c - c0], b = shift[c - c0];
+      for (int64_t e = 0; e < d.plane; ++e) y[off + e] = std::fma(load_as<T>(x + off, e), a, b);
     }
 }
 
@@ -142,24 +143,25 @@ struct BnChannelOut {
 // plane == 1: x is rows of channels ([N, C], or channels-last images), norm_rows.h's passes.
 // The statistics in one pass, shifted by x's first row (norm_rows.h), instead of the two passes
 // of the planes: x comes from a convolution and is read from memory, not cache.
-template <class T>
-void batch_norm_rows(const T* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
+template <class T, class X>
+void batch_norm_rows(const X* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
   std::vector<double> sum_d(d.c), sum_d2(d.c);
   if (d.n > 0) row_channel_moments(x, d.n, d.c, x, sum_d.data(), sum_d2.data());
   std::vector<T> scale(d.c), shift(d.c);
   const double n = static_cast<double>(d.n);
   for (int64_t j = 0; j < d.c; ++j) {
-    const double m = d.n > 0 ? sum_d[j] / n : NAN, first = d.n > 0 ? x[j] : 0.0;
+    const double m = d.n > 0 ? sum_d[j] / n : NAN, first = d.n > 0 ? wide(x[j]) : 0.0;
     const double var = d.n > 0 ? std::max(0.0, sum_d2[j] / n - m * m) : NAN;
     ch.set(j, first + m, var, &scale[j], &shift[j]);
   }
   row_channel_affine(x, y, d.n, d.c, scale.data(), shift.data());
 }
 
-template <class T>
+// T is the dtype of the parameters and results, X that of x (T, or bf16 or f16 read widened).
+template <class T, class X>
 void batch_norm_t(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
   const BnDims d = bn_dims(in[0], attrs.axis);
-  const T* x = in[0].as<T>();
+  const X* x = in[0].as<X>();
   const T* gamma = in[1].as<T>();
   const T* beta = in[2].as<T>();
   const T* running_mean = in[3].as<T>();
@@ -211,8 +213,8 @@ void layer_norm_t(double eps, Ins in, Outs out) {
 }
 
 // Sum of gy and of gy * (x - mean) over a segment, in double (see seg_sum).
-template <class T>
-void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_gy,
+template <class T, class X>
+void seg_grad_sums(const T* gy, const X* x, int64_t n, double mean, double* sum_gy,
                    double* sum_gy_dev) {
   VecD a[kVecs] = {}, b[kVecs] = {};
   int64_t i = 0;
@@ -226,7 +228,7 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
     }
   for (; i < n; ++i) {
     *sum_gy += gy[i];
-    *sum_gy_dev += gy[i] * (x[i] - mean);
+    *sum_gy_dev += gy[i] * (wide(x[i]) - mean);
   }
   *sum_gy = add_lanes(*sum_gy, a);
   *sum_gy_dev = add_lanes(*sum_gy_dev, b);
@@ -237,10 +239,11 @@ void seg_grad_sums(const T* gy, const T* x, int64_t n, double mean, double* sum_
 //   dbeta = sum(gy), dgamma = sum(gy * xhat),
 //   dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m).
 // Two passes over x and gy per channel (the sums, then dx), channels split across threads.
-template <class T>
+// T and X as batch_norm_t's.
+template <class T, class X>
 void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
   const BnDims d = bn_dims(in[0], axis);
-  const T* x = in[0].as<T>();
+  const X* x = in[0].as<X>();
   const T* gamma = in[1].as<T>();
   const T* mean = in[2].as<T>();
   const T* invstd = in[3].as<T>();
@@ -282,8 +285,9 @@ void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
     for (int64_t i = 0; i < d.n; ++i)  // one plane per channel
       for (int64_t j = 0; j < w; ++j) {
         const int64_t off = (i * d.c + c0 + j) * d.plane;
-        ArrMap<T>(dx + off, d.plane) = CArrMap<T>(gy + off, d.plane) * a[j] +
-                                       (CArrMap<T>(x + off, d.plane) - mean[c0 + j]) * b[j] + c[j];
+        const T aj = a[j], bj = b[j], cj = c[j], mj = mean[c0 + j];
+        for (int64_t e = 0; e < d.plane; ++e)
+          dx[off + e] = std::fma(gy[off + e], aj, std::fma(load_as<T>(x + off, e) - mj, bj, cj));
       }
   });
 }
@@ -370,12 +374,26 @@ void layer_norm_grad_t(Ins in, Outs out) {
 
 }  // namespace
 
+/// Calls f(T{}, X{}): T the dtype of gamma (operand 1), X that of x (operand 0), which the type
+/// rule lets be bf16 or f16 where T is f32.
+template <class F>
+void dispatch_norm(Ins in, F&& f) {
+  if (in[1].dtype() == DType::F64) return f(double{}, double{});
+  if (in[0].dtype() == DType::BF16) return f(float{}, Eigen::bfloat16{});
+  if (in[0].dtype() == DType::F16) return f(float{}, Eigen::half{});
+  return f(float{}, float{});
+}
+
 void batch_norm_grad(int64_t axis, Ins in, Outs out) {
-  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_grad_t<decltype(t)>(axis, in, out); });
+  dispatch_norm(in, [&](auto t, auto x) {
+    batch_norm_grad_t<decltype(t), decltype(x)>(axis, in, out);
+  });
 }
 
 void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out) {
-  dispatch_float(in[0].dtype(), [&](auto t) { batch_norm_t<decltype(t)>(attrs, in, out); });
+  dispatch_norm(in, [&](auto t, auto x) {
+    batch_norm_t<decltype(t), decltype(x)>(attrs, in, out);
+  });
 }
 
 void layer_norm(double eps, Ins in, Outs out) {

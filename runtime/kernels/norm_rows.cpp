@@ -5,6 +5,7 @@
 #include "runtime/kernels/norm_rows.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -50,7 +51,7 @@ struct RowBlocks {
 template <class T>
 std::vector<VecD> repeat_wide(const RowBlocks& rb, const T* v) {
   std::vector<VecD> out(rb.acc_vecs(), VecD{});
-  for (int64_t e = 0; e < rb.elems; ++e) out[e / kVec][e % kVec] = static_cast<double>(v[e % rb.c]);
+  for (int64_t e = 0; e < rb.elems; ++e) out[e / kVec][e % kVec] = wide(v[e % rb.c]);
   return out;
 }
 
@@ -83,13 +84,13 @@ void for_blocks(const RowBlocks& rb, int64_t r0, int64_t r1, F&& f) {
 
 /// Two sums per element over rows of blocks: with Moments, of d and d^2 with d = x - shift; else
 /// of gy and gy * (x - shift) (batch norm's gradient).
-template <bool Moments, class T>
+template <bool Moments, class T, class X>
 struct PairSums {
-  const T* x;
+  const X* x;
   const T* gy;  // unused with Moments
 
   void element(int64_t e, double shift, double& a, double& b) const {
-    const double d = static_cast<double>(x[e]) - shift;
+    const double d = wide(x[e]) - shift;
     if constexpr (Moments) {
       a += d;
       b += d * d;
@@ -178,20 +179,20 @@ void pair_sums(const Sums& s, int64_t n, int64_t c, const S* shift, double* sum_
 
 }  // namespace
 
-template <class T>
-void row_channel_moments(const T* x, int64_t n, int64_t c, const T* shift, double* sum_d,
+template <class X>
+void row_channel_moments(const X* x, int64_t n, int64_t c, const X* shift, double* sum_d,
                          double* sum_d2) {
-  pair_sums(PairSums<true, T>{x, nullptr}, n, c, shift, sum_d, sum_d2);
+  pair_sums(PairSums<true, float, X>{x, nullptr}, n, c, shift, sum_d, sum_d2);
 }
 
-template <class T>
-void row_channel_grad_sums(const T* gy, const T* x, int64_t n, int64_t c, const T* mean,
+template <class T, class X>
+void row_channel_grad_sums(const T* gy, const X* x, int64_t n, int64_t c, const T* mean,
                            double* sum_gy, double* sum_gy_dev) {
-  pair_sums(PairSums<false, T>{x, gy}, n, c, mean, sum_gy, sum_gy_dev);
+  pair_sums(PairSums<false, T, X>{x, gy}, n, c, mean, sum_gy, sum_gy_dev);
 }
 
-template <class T>
-void row_channel_affine(const T* x, T* y, int64_t n, int64_t c, const T* scale, const T* shift) {
+template <class T, class X>
+void row_channel_affine(const X* x, T* y, int64_t n, int64_t c, const T* scale, const T* shift) {
   if (c == 0) return;
   const RowBlocks rb(n, c, kAffineBlockElems);
   const std::vector<T> sc = repeat(rb, scale), sh = repeat(rb, shift);
@@ -199,15 +200,15 @@ void row_channel_affine(const T* x, T* y, int64_t n, int64_t c, const T* scale, 
   parallel_for(rb.chunks, 1, [&](int64_t k0, int64_t k1) {
     for_blocks(rb, k0 * rb.chunk_rows, std::min(n, k1 * rb.chunk_rows),
                [&](int64_t at, int64_t len) {
-                 const T* xp = x + at;
+                 const X* xp = x + at;
                  T* yp = y + at;
-                 for (int64_t e = 0; e < len; ++e) yp[e] = xp[e] * s[e] + h[e];
+                 for (int64_t e = 0; e < len; ++e) yp[e] = std::fma(load_as<T>(xp, e), s[e], h[e]);
                });
   });
 }
 
-template <class T>
-void row_channel_grad_apply(const T* gy, const T* x, T* dx, int64_t n, int64_t c, const T* a,
+template <class T, class X>
+void row_channel_grad_apply(const T* gy, const X* x, T* dx, int64_t n, int64_t c, const T* a,
                             const T* mu, const T* b, const T* k) {
   if (c == 0) return;
   const RowBlocks rb(n, c, kAffineBlockElems);
@@ -217,23 +218,26 @@ void row_channel_grad_apply(const T* gy, const T* x, T* dx, int64_t n, int64_t c
   parallel_for(rb.chunks, 1, [&](int64_t k0, int64_t k1) {
     for_blocks(rb, k0 * rb.chunk_rows, std::min(n, k1 * rb.chunk_rows),
                [&](int64_t at, int64_t len) {
-                 const T *g = gy + at, *xp = x + at;
+                 const T* g = gy + at;
+                 const X* xp = x + at;
                  T* d = dx + at;
                  for (int64_t e = 0; e < len; ++e)
-                   d[e] = g[e] * ap[e] + (xp[e] - mp[e]) * bp[e] + kp[e];
+                   d[e] = std::fma(g[e], ap[e], std::fma(load_as<T>(xp, e) - mp[e], bp[e], kp[e]));
                });
   });
 }
 
-#define LT_NORM_ROWS(T)                                                                        \
-  template void row_channel_moments(const T*, int64_t, int64_t, const T*, double*, double*);   \
-  template void row_channel_grad_sums(const T*, const T*, int64_t, int64_t, const T*, double*, \
+#define LT_NORM_ROWS(T, X)                                                                     \
+  template void row_channel_moments(const X*, int64_t, int64_t, const X*, double*, double*);   \
+  template void row_channel_grad_sums(const T*, const X*, int64_t, int64_t, const T*, double*, \
                                       double*);                                                \
-  template void row_channel_affine(const T*, T*, int64_t, int64_t, const T*, const T*);        \
-  template void row_channel_grad_apply(const T*, const T*, T*, int64_t, int64_t, const T*,     \
+  template void row_channel_affine(const X*, T*, int64_t, int64_t, const T*, const T*);        \
+  template void row_channel_grad_apply(const T*, const X*, T*, int64_t, int64_t, const T*,     \
                                        const T*, const T*, const T*);
-LT_NORM_ROWS(float)
-LT_NORM_ROWS(double)
+LT_NORM_ROWS(float, float)
+LT_NORM_ROWS(double, double)
+LT_NORM_ROWS(float, Eigen::bfloat16)
+LT_NORM_ROWS(float, Eigen::half)
 #undef LT_NORM_ROWS
 
 }  // namespace lt::rt

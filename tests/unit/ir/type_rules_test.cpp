@@ -112,6 +112,37 @@ TEST(TypeRules, AttributeValuesMustFitTheDtype) {
   EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
 }
 
+TEST(TypeRules, BatchNormReadsANarrowInputWidened) {
+  // The rows that say FloatWidensFirst: x may be bf16 or f16 where the rest is f32, and the
+  // results are f32.
+  for (Op op : all_ops())
+    EXPECT_EQ(info(op).operands == OperandKind::FloatWidensFirst,
+              op == Op::BatchNorm || op == Op::BatchNormGrad)
+        << mnemonic(op);
+  const TensorType c = f32({3});
+  for (DType narrow : {DType::BF16, DType::F16}) {
+    const TensorType x{narrow, {4, 3, 2}};
+    const TensorType bn_in[] = {x, c, c, c, c};
+    const TypeList bn = infer_types(Op::BatchNorm, bn_in, BatchNormAttrs{1e-5, 0.1, 1});
+    EXPECT_EQ(bn[0], f32({4, 3, 2}));
+    EXPECT_EQ(bn[1], c);
+    const TensorType grad_in[] = {x, c, c, c, f32({4, 3, 2})};
+    const TypeList grad = infer_types(Op::BatchNormGrad, grad_in, AxisAttrs{1});
+    EXPECT_EQ(grad[0], f32({4, 3, 2}));
+    EXPECT_EQ(grad[2], c);
+  }
+  const TensorType x16{DType::BF16, {4, 3, 2}}, c16{DType::BF16, {3}};
+  const TensorType narrow_all[] = {x16, c16, c16, c16, c16};
+  EXPECT_EQ(type_error(Op::BatchNorm, narrow_all, BatchNormAttrs{1e-5, 0.1, 1}),
+            "input bf16[4,3,2] needs an f32 gamma, got bf16[3]");
+  const TensorType narrow_grad[] = {x16, c, c, c, {DType::BF16, {4, 3, 2}}};
+  EXPECT_EQ(type_error(Op::BatchNormGrad, narrow_grad, AxisAttrs{1}),
+            "grad must be f32[4,3,2], got bf16[4,3,2]");
+  const TensorType ln_in[] = {{DType::BF16, {4, 3}}, c, c};
+  EXPECT_EQ(type_error(Op::LayerNorm, ln_in, NormAttrs{1e-5}),
+            "input must be f32 or f64, got bf16[4,3]");
+}
+
 TEST(TypeRules, ShapeArithmeticNeverOverflows) {
   // Found by fuzz_ir_lower's checks on hand-written inputs (UBSan: signed overflow in pad,
   // slice, concat, conv and pool shape arithmetic). Results past kMaxElements are errors.

@@ -105,6 +105,37 @@ TEST(BatchNorm2d, WithoutAffineOrTracking) {
                 std::to_string(line));
 }
 
+TEST(BatchNorm, ReadsABf16InputWidened) {
+  // batch_norm on a bf16 x (f32 parameters) is batch_norm on x widened to f32, bit for bit, in
+  // training and eval, and x's gradient comes back in bf16, as the widening's gradient would.
+  manual_seed(4);
+  Tensor x = randn({4, 3, 2, 5});
+  x.requires_grad_(true);
+  const Tensor w = randn({3}), b = randn({3}), up = randn({4, 3, 2, 5});
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "training" : "eval");
+    Tensor grads[2];
+    std::vector<double> ys[2];
+    for (int widen = 0; widen < 2; ++widen) {
+      const Tensor xb = cast(x, DType::BF16);
+      const Tensor in = widen ? cast(xb, DType::F32) : xb;
+      Tensor rm = zeros({3}), rv = ones({3});
+      const Tensor y = batch_norm(in, w, b, rm, rv, training);
+      EXPECT_EQ(y.dtype(), DType::F32);
+      ys[widen] = values(y);
+      x.zero_grad();
+      sum(y * up).backward();
+      grads[widen] = x.grad();
+    }
+    EXPECT_EQ(ys[0], ys[1]);
+    EXPECT_EQ(values(grads[0]), values(grads[1]));
+  }
+  Tensor leaf = cast(randn({4, 3}), DType::BF16);
+  leaf.requires_grad_(true);
+  sum(batch_norm(leaf, ones({3}), zeros({3}), Tensor(), Tensor(), true)).backward();
+  EXPECT_EQ(leaf.grad().dtype(), DType::BF16);
+}
+
 TEST(LayerNorm, NormalizesTheTrailingDims) {
   nn::LayerNorm ln({2, 3}, 1e-4);
   EXPECT_EQ(ln.weight.shape(), (Shape{2, 3}));

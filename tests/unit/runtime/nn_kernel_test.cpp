@@ -4,9 +4,12 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "ir/error.h"
@@ -302,6 +305,69 @@ TEST(BatchNormGradKernel, ChannelsLastMatchesTheFormula) {
     for (const Shape& s : {Shape{3, 5, 7, 20}, Shape{32, 16, 16, 16}, Shape{2, 3, 3, 3}}) {
       SCOPED_TRACE(type_str({dt, s}));
       check_batch_norm_grad(dt, s, 0, tol(dt), 3);
+    }
+}
+
+/// x rounded to the narrow float dt, as a buffer of dt and as its f32 widening.
+std::pair<Buf, Buf> narrow_and_wide(DType dt, const Shape& s, const Vals& v) {
+  Buf narrow{{dt, s}, {}}, wide{{DType::F32, s}, {}};
+  narrow.bytes.resize(narrow.type.bytes());
+  wide.bytes.resize(wide.type.bytes());
+  auto* n = reinterpret_cast<uint16_t*>(narrow.bytes.data());
+  auto* w = reinterpret_cast<float*>(wide.bytes.data());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dt == DType::F16) {  // the compiler's own half type, not the runtime's conversions
+      const _Float16 h = static_cast<_Float16>(static_cast<float>(v[i]));
+      std::memcpy(&n[i], &h, sizeof h);
+      w[i] = static_cast<float>(h);
+    } else {  // bf16: the top half of the f32 bits, rounded to nearest even
+      uint32_t bits;
+      const float f = static_cast<float>(v[i]);
+      std::memcpy(&bits, &f, sizeof bits);
+      n[i] = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+      const uint32_t back = static_cast<uint32_t>(n[i]) << 16;
+      std::memcpy(&w[i], &back, sizeof back);
+    }
+  }
+  return {std::move(narrow), std::move(wide)};
+}
+
+TEST(BatchNormKernel, NarrowInputGivesTheBitsOfItsWidening) {
+  // What absorb_widening_casts relies on: batch_norm and its gradient on a bf16 or f16 x (f32
+  // everything else) give the f32 results of x widened, bit for bit, on both layouts' paths
+  // (planes, rows of 5 and of 16 channels, rows with a tail).
+  for (DType dt : {DType::BF16, DType::F16})
+    for (const auto& [s, axis] : {std::pair{Shape{3, 4, 5, 6}, int64_t{1}}, {Shape{8, 3, 33, 33}, 1},
+                                  {Shape{7, 5}, 1}, {Shape{32, 16, 16, 16}, 3},
+                                  {Shape{3, 5, 7, 20}, 3}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      const int64_t c = s[axis];
+      const auto [narrow, wide] = narrow_and_wide(dt, s, randu(numel(s), -3, 3, 21));
+      auto params = [&](std::vector<Buf> in) {
+        in.push_back(make(DType::F32, {c}, randu(c, 0.5, 2, 22)));
+        in.push_back(make(DType::F32, {c}, randu(c, -1, 1, 23)));
+        in.push_back(make(DType::F32, {c}, randu(c, -1, 1, 24)));
+        in.push_back(make(DType::F32, {c}, randu(c, 0.5, 2, 25)));
+        return in;
+      };
+      const ir::BatchNormAttrs attrs{1e-5, 0.1, axis};
+      const auto from_narrow = run(Op::BatchNorm, params({narrow}), attrs);
+      const auto from_wide = run(Op::BatchNorm, params({wide}), attrs);
+      ASSERT_EQ(from_narrow.size(), from_wide.size());
+      for (size_t i = 0; i < from_wide.size(); ++i) {
+        EXPECT_EQ(from_narrow[i].type, from_wide[i].type) << "output " << i;
+        EXPECT_TRUE(from_narrow[i].bytes == from_wide[i].bytes) << "output " << i;
+      }
+      auto grad_in = [&](const Buf& x) {
+        return std::vector<Buf>{x, make(DType::F32, {c}, randu(c, 0.5, 2, 26)), from_wide[1],
+                                from_wide[2], make(DType::F32, s, randu(numel(s), -1, 1, 27))};
+      };
+      const auto g_narrow = run(Op::BatchNormGrad, grad_in(narrow), ir::AxisAttrs{axis});
+      const auto g_wide = run(Op::BatchNormGrad, grad_in(wide), ir::AxisAttrs{axis});
+      for (size_t i = 0; i < g_wide.size(); ++i) {
+        EXPECT_EQ(g_narrow[i].type, g_wide[i].type) << "gradient output " << i;
+        EXPECT_TRUE(g_narrow[i].bytes == g_wide[i].bytes) << "gradient output " << i;
+      }
     }
 }
 
