@@ -11,12 +11,14 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "ir/error.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/norm.h"
 #include "runtime/kernels/scan.h"
+#include "runtime/kernels/softmax_rows.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -88,6 +90,12 @@ void assign_exp_or_zero(Y&& y, const D& d) {
 // Softmax axis last: each row is contiguous.
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!log && softmax_rows_f32_fits(n))
+      return parallel_for(rows, grain_for(n), [&](int64_t r0, int64_t r1) {
+        softmax_rows_f32(x, y, r0, r1, n);
+      });
+  }
   parallel_for(rows, grain_for(n), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const CArrMap<T> xr(x + r * n, n);

@@ -477,6 +477,8 @@ TEST(SoftmaxKernel, MatchesReferenceOnEveryAxis) {
     check_softmax(dt, {3, 200, 2}, 1, randu(1200, -4, 4, 10));
     check_softmax(dt, {300, 200}, 1, randu(60000, -4, 4, 11));  // rows split across threads
     check_softmax(dt, {8, 40, 300}, 1, randu(96000, -4, 4, 12));
+    check_softmax(dt, {9, 4, 64}, 2, randu(2304, -4, 4, 13));  // rows of 64: 4 side by side
+    check_softmax(dt, {5, 256}, 1, randu(1280, -8, 8, 14));
   }
 }
 
@@ -501,26 +503,58 @@ TEST(SoftmaxKernel, LargeLogitsStayFinite) {
 // cores), on the contiguous and the strided layout; the rest still matches the reference.
 TEST(SoftmaxKernel, MaskedLogitsGiveExactZeros) {
   const double inf = std::numeric_limits<double>::infinity();
-  for (DType dt : kFloats)
-    for (int64_t axis : {1, 0}) {
-      SCOPED_TRACE(std::string(dtype_name(dt)) + " axis " + std::to_string(axis));
-      // Row r of the [rows=3, cols=20] logits keeps r + 1 entries; the rest are masked.
-      Vals x = randu(60, -4, 4, 15);
-      for (int r = 0; r < 3; ++r)
-        for (int j = r + 1; j < 20; ++j) x[r * 20 + j] = j == 19 ? -inf : j % 2 ? -1e9 : -800;
-      const Shape s = axis == 1 ? Shape{3, 20} : Shape{20, 3};
-      Vals xs = x;  // axis 0: the transpose, so each softmax runs down a column
-      if (axis == 0)
-        for (int r = 0; r < 3; ++r)
-          for (int j = 0; j < 20; ++j) xs[j * 3 + r] = x[r * 20 + j];
-      auto out = run(Op::Softmax, {make(dt, s, rounded(dt, xs))}, ir::AxisAttrs{axis});
+  // 20 columns, and 64 (f32 rows of a multiple of 16 go 4 rows side by side: softmax_rows.cpp,
+  // with 7 rows so that a block of 4 and 3 single rows run).
+  for (const auto& [rows, cols] : {std::pair{3, 20}, {7, 64}})
+    for (DType dt : kFloats)
+      for (int64_t axis : {1, 0}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " axis " + std::to_string(axis) + " cols " +
+                     std::to_string(cols));
+        // Row r keeps r + 1 entries; the rest are masked.
+        Vals x = randu(rows * cols, -4, 4, 15);
+        for (int r = 0; r < rows; ++r)
+          for (int j = r + 1; j < cols; ++j)
+            x[r * cols + j] = j == cols - 1 ? -inf : j % 2 ? -1e9 : -800;
+        const Shape s = axis == 1 ? Shape{rows, cols} : Shape{cols, rows};
+        Vals xs = x;  // axis 0: the transpose, so each softmax runs down a column
+        if (axis == 0)
+          for (int r = 0; r < rows; ++r)
+            for (int j = 0; j < cols; ++j) xs[j * rows + r] = x[r * cols + j];
+        auto out = run(Op::Softmax, {make(dt, s, rounded(dt, xs))}, ir::AxisAttrs{axis});
+        const Vals y = values(out[0]);
+        expect_close(y, softmax_ref(rounded(dt, xs), s, axis, false), tol(dt), "y");
+        for (int r = 0; r < rows; ++r)
+          for (int j = r + 1; j < cols; ++j) {
+            const double v = y[axis == 1 ? r * cols + j : j * rows + r];
+            ASSERT_EQ(v, 0.0) << "row " << r << " col " << j;
+          }
+      }
+}
+
+TEST(SoftmaxKernel, NaNAndAllMaskedRowsGiveNaNRows) {
+  // A row with a NaN, or with every logit -inf (max - max is NaN), gives NaN throughout, as
+  // PyTorch's softmax does; the other rows are untouched by them. Rows of 5 and of 32.
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int64_t cols : {5, 32})
+    for (DType dt : kFloats) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " cols " + std::to_string(cols));
+      Vals x = randu(6 * cols, -4, 4, 16);
+      x[1 * cols + 2] = std::nan("");
+      for (int64_t j = 0; j < cols; ++j) x[4 * cols + j] = -inf;
+      auto out = run(Op::Softmax, {make(dt, {6, cols}, x)}, ir::AxisAttrs{1});
       const Vals y = values(out[0]);
-      expect_close(y, softmax_ref(rounded(dt, xs), s, axis, false), tol(dt), "y");
-      for (int r = 0; r < 3; ++r)
-        for (int j = r + 1; j < 20; ++j) {
-          const double v = y[axis == 1 ? r * 20 + j : j * 3 + r];
-          ASSERT_EQ(v, 0.0) << "row " << r << " col " << j;
+      for (int64_t r = 0; r < 6; ++r) {
+        double sum = 0;
+        for (int64_t j = 0; j < cols; ++j) {
+          if (r == 1 || r == 4) {
+            EXPECT_TRUE(std::isnan(y[r * cols + j])) << r << "," << j;
+          }
+          sum += y[r * cols + j];
         }
+        if (r != 1 && r != 4) {
+          EXPECT_NEAR(sum, 1.0, 1e-6) << "row " << r;
+        }
+      }
     }
 }
 
