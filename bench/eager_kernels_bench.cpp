@@ -335,11 +335,11 @@ BENCHMARK(BM_LayerNorm)->ArgNames({"grad", "threads"})->ArgsProduct({{0, 1}, {1,
 /// Batch norm over the ResNet-20's first or last stage at lt_bench_step's batch ([32,16,32,32] or
 /// [32,64,8,8], or the same channels-last with channel axis 3) forward (x, gamma, beta, running
 /// mean and var -> y, mean, invstd, running mean and var), and its gradient (x, gamma, mean,
-/// invstd, gy -> dx, dgamma, dbeta): GB/s of the x-sized operands. bf16 1: x is bf16 (read
-/// widened, as a compiled autocast step hands it over).
+/// invstd, gy -> dx, dgamma, dbeta): GB/s of the x-sized operands. narrow 1 (2): x is bf16
+/// (f16), read widened, as a compiled autocast step hands it over.
 void BM_BatchNorm(benchmark::State& st) {
   set_threads(st, 3);
-  const bool grad = st.range(0) == 1, last = st.range(1) == 1, bf16 = st.range(4) == 1;
+  const bool grad = st.range(0) == 1, last = st.range(1) == 1, narrow = st.range(4) != 0;
   const int64_t axis = last ? 3 : 1;
   // The first stage's [32,16,32,32], or (channels 64) the last stage's [32,64,8,8].
   const int64_t ch = st.range(2), hw = ch == 16 ? 32 : 8;
@@ -348,15 +348,20 @@ void BM_BatchNorm(benchmark::State& st) {
   for (const lt::Shape& s : grad ? std::vector<lt::Shape>{x, c, c, c, x, x, c, c}
                                  : std::vector<lt::Shape>{x, c, c, c, c, x, c, c, c, c})
     args.add(s);
-  if (bf16) {  // x's values rounded to bf16, packed at the front of its buffer
+  if (narrow) {  // x's values rounded to bf16 or f16, packed at the front of its buffer
     float* f = args.data[0].data();
     auto* h = reinterpret_cast<uint16_t*>(f);
     for (int64_t i = 0; i < args.types[0].numel(); ++i) {
       uint32_t bits;
       std::memcpy(&bits, f + i, sizeof bits);
-      h[i] = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+      if (st.range(4) == 2) {
+        const _Float16 v = static_cast<_Float16>(f[i]);
+        std::memcpy(&h[i], &v, sizeof v);
+      } else {
+        h[i] = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+      }
     }
-    args.types[0].dtype = lt::DType::BF16;
+    args.types[0].dtype = st.range(4) == 2 ? lt::DType::F16 : lt::DType::BF16;
   }
   if (grad) {  // invstd positive, as batch_norm makes it
     for (float& v : args.data[3]) v = 1.0f + std::abs(v);
@@ -368,8 +373,8 @@ void BM_BatchNorm(benchmark::State& st) {
   st.counters["GB/s"] = rate((grad ? 3 : 2) * args.bytes(0) / kGB);
   st.SetLabel(grad ? "batch_norm_grad" : "batch_norm");
 }
-BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "channels_last", "channels", "threads", "bf16"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {16, 64}, {1, 2}, {0, 1}})->Unit(benchmark::kMicrosecond)
+BENCHMARK(BM_BatchNorm)->ArgNames({"grad", "channels_last", "channels", "threads", "narrow"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {16, 64}, {1, 2}, {0, 1, 2}})->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
 void BM_MaxPool2dGrad(benchmark::State& st) {

@@ -3,6 +3,7 @@
 // per element, even at -O3 (the widening from float defeats its vectorizer). Kernel-internal.
 #pragma once
 #include <Eigen/Core>
+#include <algorithm>
 #include <immintrin.h>
 #include <cstdint>
 #include <cstring>
@@ -42,8 +43,45 @@ inline void load_wide(const Eigen::bfloat16* p, VecD& out) {
   out = __builtin_convertvector(f, VecD);
 #endif
 }
+// f16 through F16C where the build has it: Eigen's conversion is a software routine, 20x slower.
 inline void load_wide(const Eigen::half* p, VecD& out) {
+#if defined(__F16C__)
+  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  VecF v;
+  std::memcpy(&v, &f, sizeof v);
+  out = __builtin_convertvector(v, VecD);
+#else
   for (int i = 0; i < kVec; ++i) out[i] = static_cast<float>(p[i]);
+#endif
+}
+
+/// out[0, n) = p[0, n) as floats (F16C where the build has it).
+inline void widen_half(const Eigen::half* p, float* out, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+#endif
+  for (; i < n; ++i) out[i] = static_cast<float>(p[i]);
+}
+
+/// Calls f(xs, e0, e1) over [0, n) of x, where xs[e - e0] is element e: x itself in one call,
+/// or for f16 chunks widened to floats first, so that f's loop vectorizes (load_as below widens
+/// bf16 inline, but f16 only element by element).
+template <class X, class F>
+void in_wide_chunks(const X* x, int64_t n, F&& f) {
+  if constexpr (std::is_same_v<X, Eigen::half>) {
+    constexpr int64_t kChunk = 1024;
+    float buf[kChunk];
+    for (int64_t e0 = 0; e0 < n; e0 += kChunk) {
+      const int64_t e1 = std::min(n, e0 + kChunk);
+      widen_half(x + e0, buf, e1 - e0);
+      f(static_cast<const float*>(buf), e0, e1);
+    }
+  } else {
+    f(x, int64_t{0}, n);
+  }
 }
 
 /// Element e of p as T (exact for the narrow types). bf16 goes through its bits, which loops

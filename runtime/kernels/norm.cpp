@@ -114,7 +114,9 @@ void bn_apply(const X* x, T* y, BnDims d, int64_t c0, int64_t c1, const T* scale
     for (int64_t i = 0; i < d.n; ++i) {
       const int64_t off = (i * d.c + c) * d.plane;
       const T a = scale[c - c0], b = shift[c - c0];
-      for (int64_t e = 0; e < d.plane; ++e) y[off + e] = std::fma(load_as<T>(x + off, e), a, b);
+      in_wide_chunks(x + off, d.plane, [&](auto xs, int64_t e0, int64_t e1) {
+        for (int64_t e = e0; e < e1; ++e) y[off + e] = std::fma(load_as<T>(xs, e - e0), a, b);
+      });
     }
 }
 
@@ -286,8 +288,11 @@ void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
       for (int64_t j = 0; j < w; ++j) {
         const int64_t off = (i * d.c + c0 + j) * d.plane;
         const T aj = a[j], bj = b[j], cj = c[j], mj = mean[c0 + j];
-        for (int64_t e = 0; e < d.plane; ++e)
-          dx[off + e] = std::fma(gy[off + e], aj, std::fma(load_as<T>(x + off, e) - mj, bj, cj));
+        in_wide_chunks(x + off, d.plane, [&](auto xs, int64_t e0, int64_t e1) {
+          for (int64_t e = e0; e < e1; ++e)
+            dx[off + e] =
+                std::fma(gy[off + e], aj, std::fma(load_as<T>(xs, e - e0) - mj, bj, cj));
+        });
       }
   });
 }

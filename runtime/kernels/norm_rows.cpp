@@ -200,9 +200,11 @@ void row_channel_affine(const X* x, T* y, int64_t n, int64_t c, const T* scale, 
   parallel_for(rb.chunks, 1, [&](int64_t k0, int64_t k1) {
     for_blocks(rb, k0 * rb.chunk_rows, std::min(n, k1 * rb.chunk_rows),
                [&](int64_t at, int64_t len) {
-                 const X* xp = x + at;
                  T* yp = y + at;
-                 for (int64_t e = 0; e < len; ++e) yp[e] = std::fma(load_as<T>(xp, e), s[e], h[e]);
+                 in_wide_chunks(x + at, len, [&](auto xs, int64_t e0, int64_t e1) {
+                   for (int64_t e = e0; e < e1; ++e)
+                     yp[e] = std::fma(load_as<T>(xs, e - e0), s[e], h[e]);
+                 });
                });
   });
 }
@@ -219,10 +221,12 @@ void row_channel_grad_apply(const T* gy, const X* x, T* dx, int64_t n, int64_t c
     for_blocks(rb, k0 * rb.chunk_rows, std::min(n, k1 * rb.chunk_rows),
                [&](int64_t at, int64_t len) {
                  const T* g = gy + at;
-                 const X* xp = x + at;
                  T* d = dx + at;
-                 for (int64_t e = 0; e < len; ++e)
-                   d[e] = std::fma(g[e], ap[e], std::fma(load_as<T>(xp, e) - mp[e], bp[e], kp[e]));
+                 in_wide_chunks(x + at, len, [&](auto xs, int64_t e0, int64_t e1) {
+                   for (int64_t e = e0; e < e1; ++e)
+                     d[e] = std::fma(g[e], ap[e],
+                                     std::fma(load_as<T>(xs, e - e0) - mp[e], bp[e], kp[e]));
+                 });
                });
   });
 }
