@@ -68,6 +68,16 @@ ValueIndex::ValueIndex(const Graph& g) {
 
 bool checks_data_at_run_time(const Node& n) { return checks_data(n.op, n.types[0].dtype); }
 
+std::optional<IdRangeCheck> id_range_check(const Graph& g, int id) {
+  const Node& n = g.node(id);
+  if (n.op == Op::Embedding) return IdRangeCheck{n.inputs[1], g.type(n.inputs[0]).shape[0]};
+  if (n.op == Op::EmbeddingGrad)
+    return IdRangeCheck{n.inputs[1], std::get<EmbeddingGradAttrs>(n.attrs).num_weights};
+  if (n.op == Op::OneHot)
+    return IdRangeCheck{n.inputs[0], std::get<OneHotAttrs>(n.attrs).num_classes};
+  return std::nullopt;
+}
+
 void verify(const Graph& g) {
   const int np = static_cast<int>(g.params().size());
   auto check_value = [&](Value v, int before, const std::string& where) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,6 +85,16 @@ class Graph {
   std::vector<Value> results_;
   std::vector<Donation> donations_;
 };
+
+/// The check an id-indexed op makes (embedding, embedding_grad, one_hot): every element of `ids`
+/// in [0, limit), no exception. Two nodes with the same check fail on exactly the same data, so
+/// once one has run, the other cannot fail.
+struct IdRangeCheck {
+  Value ids;
+  int64_t limit;
+  auto operator<=>(const IdRangeCheck&) const = default;
+};
+std::optional<IdRangeCheck> id_range_check(const Graph& g, int id);
 
 /// Values as dense indices: parameters first, then every output of every node in id order (for
 /// per-value tables in passes).

@@ -66,16 +66,24 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
   for (Value v : g.results())
     if (v.is_param()) returned_params.insert(v.param_index());
   // No in-place write may come before a launch that can still fail: a failed step must leave
-  // every parameter as it was (fuse() schedules checking kernels early for this).
+  // every parameter as it was (fuse() schedules checking kernels early for this). A check an
+  // earlier launch already made cannot fail: the embedding's gradient, the last launch of a
+  // language model's backward pass, checks the ids its forward embedding checked.
   int last_check = -1;
+  std::set<ir::IdRangeCheck> made;
+  auto fails = [&](int id) {
+    if (!ir::checks_data_at_run_time(g.node(id))) return false;
+    const auto c = ir::id_range_check(g, id);
+    return !c || !made.count(*c);
+  };
   for (int i = 0; i < static_cast<int>(launches.size()); ++i) {
     const ir::FusionGroup& grp = fusion.groups[launches[i].group];
-    const bool checks =
-        launches[i].node >= 0
-            ? ir::checks_data_at_run_time(g.node(launches[i].node))
-            : std::any_of(grp.nodes.begin(), grp.nodes.end(),
-                          [&](int id) { return ir::checks_data_at_run_time(g.node(id)); });
+    const bool checks = launches[i].node >= 0
+                            ? fails(launches[i].node)
+                            : std::any_of(grp.nodes.begin(), grp.nodes.end(), fails);
     if (checks) last_check = i;
+    for (int id : launches[i].node >= 0 ? std::vector<int>{launches[i].node} : grp.nodes)
+      if (const auto c = ir::id_range_check(g, id)) made.insert(*c);
   }
   for (const ir::Donation& d : g.donations()) {
     const Value v = g.results()[d.result];

@@ -54,35 +54,41 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
   }
   if (formed == 0) return 0;
   // Where each merged group runs: at the library group's place when everything else the loop
-  // reads is ready there and no group in between reads a parameter it reads (an optimizer update
-  // reads only parameters: the weight gradient's matmul then keeps its place, and the activations
-  // it reads are not kept alive to the loop's place), else at the loop group's place. Both keep
-  // the groups in a topological order: the library output has no other reader, a merged group
-  // never runs later than the loop group did, and a library group that joins a later loop group
-  // produces nothing earlier groups read.
+  // reads is ready there and no later group reads a donated parameter it reads (an optimizer
+  // update writes its weight over the old one); else right after the last such reader, when
+  // that reader runs where it stands (a weight gradient's update then follows the input
+  // gradient that read the old weight, while the activations both read are in cache); else at
+  // the loop group's place. Each keeps the groups in a topological order: the library output
+  // has no other reader, a merged group never runs later than the loop group did (whose readers
+  // all come after it), and a library group that joins a later loop group produces nothing
+  // earlier groups read. Parameters that are not donated (the learning rate and the betas every
+  // update reads) are never written, so their readers do not count.
   std::vector<int> group_of(g.nodes().size(), -1);
   for (int k = 0; k < num_groups; ++k)
     for (int id : plan.groups[k].nodes) group_of[id] = k;
-  // The groups reading each parameter, in order: a loop that writes a parameter's new value
-  // over its buffer must still run after every other reader of the old one.
-  std::vector<std::vector<int>> param_readers(g.params().size());
+  std::vector<char> donated(g.params().size(), 0);
+  for (const ir::Donation& d : g.donations()) donated[d.param] = 1;
+  std::vector<std::vector<int>> param_readers(g.params().size());  // ascending group indices
   for (int k = 0; k < num_groups; ++k)
     for (Value v : plan.groups[k].inputs)
-      if (v.is_param()) param_readers[v.param_index()].push_back(k);
-  auto read_between = [&](Value p, int lo, int hi) {
-    const std::vector<int>& r = param_readers[p.param_index()];
-    const auto it = std::upper_bound(r.begin(), r.end(), lo);
-    return it != r.end() && *it < hi;
-  };
-  std::vector<char> at_library(num_groups, 0);  // by library group
+      if (v.is_param() && donated[v.param_index()]) param_readers[v.param_index()].push_back(k);
+  std::vector<std::vector<int>> emit_after(num_groups);  // merged library groups, by place
   for (int k = 0; k < num_groups; ++k) {
     if (merged_into[k] < 0) continue;
     const int r = merged_into[k];
-    bool ready = true;
-    for (Value v : plan.groups[r].inputs)
-      ready = ready && (v.is_param() ? !read_between(v, k, r)
-                                     : v.def == plan.groups[k].nodes[0] || group_of[v.def] < k);
-    at_library[k] = ready;
+    int place = k;
+    for (Value v : plan.groups[r].inputs) {
+      if (!v.is_param()) {
+        if (v.def != plan.groups[k].nodes[0] && group_of[v.def] >= k) place = r;
+        continue;
+      }
+      if (!donated[v.param_index()]) continue;
+      const std::vector<int>& readers = param_readers[v.param_index()];
+      for (auto it = std::upper_bound(readers.begin(), readers.end(), k);
+           it != readers.end() && *it < r; ++it)
+        place = merged_into[*it] < 0 && lib_of[*it] < 0 ? std::max(place, *it) : r;
+    }
+    emit_after[place].push_back(k);
   }
   auto merged = [&](int lib) {
     ir::FusionGroup grp = std::move(plan.groups[merged_into[lib]]);
@@ -92,13 +98,8 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
   };
   std::vector<ir::FusionGroup> groups;
   for (int k = 0; k < num_groups; ++k) {
-    if (merged_into[k] >= 0) {
-      if (at_library[k]) groups.push_back(merged(k));
-    } else if (lib_of[k] >= 0) {
-      if (!at_library[lib_of[k]]) groups.push_back(merged(lib_of[k]));
-    } else {
-      groups.push_back(std::move(plan.groups[k]));
-    }
+    if (merged_into[k] < 0 && lib_of[k] < 0) groups.push_back(std::move(plan.groups[k]));
+    for (int lib : emit_after[k]) groups.push_back(merged(lib));
   }
   std::vector<int> kernel(g.nodes().size(), -1);
   for (int k = 0; k < static_cast<int>(groups.size()); ++k)

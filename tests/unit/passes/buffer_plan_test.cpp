@@ -423,6 +423,35 @@ TEST(BufferPlan, MlpStepPeakIsFarBelowNaive) {
   EXPECT_LT(f.arena_bytes + f.result_bytes, f.naive_bytes * 4 / 10) << ir::print_buffer_plan(g, f);
 }
 
+// A weight updated in place during the backward pass, before the embedding's gradient, the last
+// launch that checks ids: the forward embedding checked the same ids against the same rows, so
+// that check cannot fail and the weight is updated in place. When the gradient's ids are
+// others, it can, and the update gets a buffer of its own.
+TEST(BufferPlan, AnIdCheckAnEarlierLaunchMadeDoesNotHoldDonationsBack) {
+  for (const auto& [ids, in_place] : {std::pair{"%ids", true}, {"%other", false}}) {
+    SCOPED_TRACE(ids);
+    // The embedding's gradient waits for %9, which comes after the update of w.
+    const ir::Graph g = parse_ok(fmt::format(R"(graph @f(%t: f32[8,4], %w: f32[4,4], %u: f32[4,4], %ids: i64[6], %other: i64[6], %lr: f32[]) donate(%w: 0) {{
+      %0 = embedding(%t, %ids) : f32[6,4]
+      %1 = matmul(%0, %w) {{transpose_a=false, transpose_b=false}} : f32[6,4]
+      %2 = exp(%1) : f32[6,4]
+      %3 = matmul(%2, %w) {{transpose_a=false, transpose_b=true}} : f32[6,4]
+      %4 = matmul(%0, %2) {{transpose_a=true, transpose_b=false}} : f32[4,4]
+      %5 = mul(%4, %lr) : f32[4,4]
+      %6 = sub(%w, %5) : f32[4,4]
+      %7 = tanh(%3) : f32[6,4]
+      %8 = matmul(%7, %u) {{transpose_a=false, transpose_b=false}} : f32[6,4]
+      %9 = tanh(%8) : f32[6,4]
+      %10 = embedding_grad(%9, {}) {{num_weights=8}} : f32[8,4]
+      return %6, %10
+    }})", ids));
+    const ir::FusionPlan fused = fuse(g);
+    const BufferPlan plan = plan_ok(g, fused);
+    EXPECT_EQ(slot(plan, g.results()[0]).storage == ir::Storage::Donated, in_place)
+        << ir::print_fusion_plan(g, fused) << ir::print_buffer_plan(g, plan);
+  }
+}
+
 TEST(BufferPlan, ZeroSizedValuesTakeNoSpace) {
   const ir::Graph g = parse_ok(R"(graph @f(%x: f32[0,4]) {
     %0 = exp(%x) : f32[0,4]
