@@ -1,5 +1,6 @@
 #include "passes/absorb_widening_casts.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
