@@ -1,6 +1,8 @@
 // Vectors of 8 doubles for the norm kernels' sums, in the GCC and clang vector extensions:
 // written as plain loops over a double array GCC 12 ran them scalar, one conversion and one add
-// per element, even at -O3 (the widening from float defeats its vectorizer). Kernel-internal.
+// per element, even at -O3 (the widening from float defeats its vectorizer). And the exact
+// widening of the bf16 and f16 inputs the norm kernels read (the FloatWidensFirst rows).
+// Kernel-internal.
 #pragma once
 #include <Eigen/Core>
 #include <algorithm>
