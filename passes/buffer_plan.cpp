@@ -78,11 +78,10 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
   };
   for (int i = 0; i < static_cast<int>(launches.size()); ++i) {
     const ir::FusionGroup& grp = fusion.groups[launches[i].group];
-    const bool checks = launches[i].node >= 0
-                            ? fails(launches[i].node)
-                            : std::any_of(grp.nodes.begin(), grp.nodes.end(), fails);
-    if (checks) last_check = i;
-    for (int id : launches[i].node >= 0 ? std::vector<int>{launches[i].node} : grp.nodes)
+    const std::span<const int> nodes =
+        launches[i].node >= 0 ? std::span<const int>(&launches[i].node, 1) : grp.nodes;
+    if (std::any_of(nodes.begin(), nodes.end(), fails)) last_check = i;
+    for (int id : nodes)
       if (const auto c = ir::id_range_check(g, id)) made.insert(*c);
   }
   for (const ir::Donation& d : g.donations()) {

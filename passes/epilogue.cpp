@@ -57,7 +57,7 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
   // reads is ready there and no later group reads a donated parameter it reads (an optimizer
   // update writes its weight over the old one); else right after the last such reader, when
   // that reader runs where it stands (a weight gradient's update then follows the input
-  // gradient that read the old weight, while the activations both read are in cache); else at
+  // gradient that read the old weight, and the activations it reads die early); else at
   // the loop group's place. Each keeps the groups in a topological order: the library output
   // has no other reader, a merged group never runs later than the loop group did (whose readers
   // all come after it), and a library group that joins a later loop group produces nothing

@@ -102,11 +102,4 @@ T load_as(const X* p, int64_t e) {
   }
 }
 
-/// An element of any float storage type as a double (exact).
-template <class X>
-double wide(X v) {
-  return static_cast<double>(static_cast<float>(v));
-}
-inline double wide(double v) { return v; }
-
 }  // namespace lt::rt

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/kernels/double_lanes.h"
+#include "runtime/kernels/storage_types.h"
 #include "runtime/kernels/norm_rows.h"
 #include "runtime/thread_pool.h"
 
@@ -61,7 +62,7 @@ double seg_sum(const T* p, int64_t n) {
       acc[v] += x;
     }
   double s = 0;
-  for (; i < n; ++i) s += wide(p[i]);
+  for (; i < n; ++i) s += convert_value<double>(p[i]);
   return add_lanes(s, acc);
 }
 
@@ -77,7 +78,10 @@ double seg_sqdev(const T* p, int64_t n, double mean) {
       acc[v] += d * d;
     }
   double s = 0;
-  for (; i < n; ++i) s += (wide(p[i]) - mean) * (wide(p[i]) - mean);
+  for (; i < n; ++i) {
+    const double d = convert_value<double>(p[i]) - mean;
+    s += d * d;
+  }
   return add_lanes(s, acc);
 }
 
@@ -152,7 +156,8 @@ void batch_norm_rows(const X* x, T* y, BnDims d, const BnChannelOut<T>& ch) {
   std::vector<T> scale(d.c), shift(d.c);
   const double n = static_cast<double>(d.n);
   for (int64_t j = 0; j < d.c; ++j) {
-    const double m = d.n > 0 ? sum_d[j] / n : NAN, first = d.n > 0 ? wide(x[j]) : 0.0;
+    const double m = d.n > 0 ? sum_d[j] / n : NAN;
+    const double first = d.n > 0 ? convert_value<double>(x[j]) : 0.0;
     const double var = d.n > 0 ? std::max(0.0, sum_d2[j] / n - m * m) : NAN;
     ch.set(j, first + m, var, &scale[j], &shift[j]);
   }
@@ -230,7 +235,7 @@ void seg_grad_sums(const T* gy, const X* x, int64_t n, double mean, double* sum_
     }
   for (; i < n; ++i) {
     *sum_gy += gy[i];
-    *sum_gy_dev += gy[i] * (wide(x[i]) - mean);
+    *sum_gy_dev += gy[i] * (convert_value<double>(x[i]) - mean);
   }
   *sum_gy = add_lanes(*sum_gy, a);
   *sum_gy_dev = add_lanes(*sum_gy_dev, b);

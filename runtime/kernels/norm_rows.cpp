@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/kernels/double_lanes.h"
+#include "runtime/kernels/storage_types.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
@@ -51,7 +52,8 @@ struct RowBlocks {
 template <class T>
 std::vector<VecD> repeat_wide(const RowBlocks& rb, const T* v) {
   std::vector<VecD> out(rb.acc_vecs(), VecD{});
-  for (int64_t e = 0; e < rb.elems; ++e) out[e / kVec][e % kVec] = wide(v[e % rb.c]);
+  for (int64_t e = 0; e < rb.elems; ++e)
+    out[e / kVec][e % kVec] = convert_value<double>(v[e % rb.c]);
   return out;
 }
 
@@ -90,7 +92,7 @@ struct PairSums {
   const T* gy;  // unused with Moments
 
   void element(int64_t e, double shift, double& a, double& b) const {
-    const double d = wide(x[e]) - shift;
+    const double d = convert_value<double>(x[e]) - shift;
     if constexpr (Moments) {
       a += d;
       b += d * d;
