@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstring>
+#include <utility>
 
 #include "ir/hash.h"
 
@@ -27,6 +28,21 @@ uint64_t value_hash(const Ints& v) {
   uint64_t h = v.size();
   for (int64_t x : v) h = hash_mix(h, static_cast<uint64_t>(x));
   return h;
+}
+
+/// Calls fn(index, field) for each field the text holds: the required ones, and the optional ones
+/// that differ from their default (required_fields).
+template <class S, class Fn>
+void for_each_shown(const S& s, Fn&& fn) {
+  static const S defaults{};
+  const auto fields = s.fields();
+  const auto default_fields = defaults.fields();
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((I < required_fields<S>() || !(std::get<I>(fields) == std::get<I>(default_fields))
+          ? fn(I, std::get<I>(fields))
+          : void()),
+     ...);
+  }(std::make_index_sequence<S::kNames.size()>{});
 }
 
 constexpr std::array<std::string_view, 4> kReduceKindNames{"sum", "mean", "max", "min"};
@@ -54,13 +70,9 @@ std::string attrs_str(const Attrs& a) {
           return "";
         } else {
           std::string out = "{";
-          size_t i = 0;
-          std::apply(
-              [&](const auto&... f) {
-                ((out += fmt::format("{}{}={}", i ? ", " : "", S::kNames[i], value_str(f)), ++i),
-                 ...);
-              },
-              s.fields());
+          for_each_shown(s, [&](size_t i, const auto& f) {
+            out += fmt::format("{}{}={}", i ? ", " : "", S::kNames[i], value_str(f));
+          });
           return out + "}";
         }
       },
@@ -69,11 +81,9 @@ std::string attrs_str(const Attrs& a) {
 
 uint64_t attrs_hash(const Attrs& a) {
   uint64_t h = a.index() * 0x100000001b3ULL;
-  std::visit(
-      [&](const auto& s) {
-        std::apply([&](const auto&... f) { ((h = hash_mix(h, value_hash(f))), ...); }, s.fields());
-      },
-      a);
+  std::visit([&](const auto& s) {
+    for_each_shown(s, [&](size_t, const auto& f) { h = hash_mix(h, value_hash(f)); });
+  }, a);
   return h;
 }
 

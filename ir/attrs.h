@@ -22,6 +22,15 @@ std::string_view reduce_kind_name(ReduceKind k);
 /// Parses "sum", "mean", "max" or "min"; false for anything else.
 bool parse_reduce_kind(std::string_view s, ReduceKind* out);
 
+/// How many of S's fields the text always holds: all, unless S declares kRequired. The fields
+/// after those are optional: printed, and hashed, only when they differ from their default, and
+/// given their default when the text leaves them out, so adding one keeps every existing text.
+template <class S>
+constexpr size_t required_fields() {
+  if constexpr (requires { S::kRequired; }) return S::kRequired;
+  else return S::kNames.size();
+}
+
 #define LT_ATTR_FIELDS(...) \
   auto fields() const { return std::tie(__VA_ARGS__); } \
   auto fields() { return std::tie(__VA_ARGS__); }
@@ -84,8 +93,12 @@ struct PadAttrs {
 };
 struct MatMulAttrs {
   bool transpose_a = false, transpose_b = false;  // of the last two dims
-  static constexpr std::array kNames{"transpose_a", "transpose_b"};
-  LT_ATTR_FIELDS(transpose_a, transpose_b)
+  // bf16 or f16 operands: the result is the f32 accumulator itself, not its rounding to the
+  // operands' dtype (passes/wide_gemm_results.h sets it; the text shows it only when true).
+  bool f32_out = false;
+  static constexpr std::array kNames{"transpose_a", "transpose_b", "f32_out"};
+  static constexpr size_t kRequired = 2;
+  LT_ATTR_FIELDS(transpose_a, transpose_b, f32_out)
   bool operator==(const MatMulAttrs&) const = default;
 };
 struct ConvAttrs {
@@ -95,9 +108,11 @@ struct ConvAttrs {
   // Activations (input, output and their gradients) are [N, H, W, C] instead of [N, C, H, W];
   // weights stay [O, C/groups, KH, KW]. The layout pass picks it (passes/channels_last.h).
   bool channels_last = false;
-  static constexpr std::array kNames{"stride",     "padding",      "dilation",
-                                     "groups",     "grad_shape",   "channels_last"};
-  LT_ATTR_FIELDS(stride, padding, dilation, groups, grad_shape, channels_last)
+  bool f32_out = false;  // as MatMulAttrs::f32_out
+  static constexpr std::array kNames{"stride",     "padding",       "dilation", "groups",
+                                     "grad_shape", "channels_last", "f32_out"};
+  static constexpr size_t kRequired = 6;
+  LT_ATTR_FIELDS(stride, padding, dilation, groups, grad_shape, channels_last, f32_out)
   bool operator==(const ConvAttrs&) const = default;
 };
 struct PoolAttrs {

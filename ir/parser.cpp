@@ -295,7 +295,7 @@ class Parser {
             }
             const Token close = tok_;
             expect('}', "expected ',' or '}' after an attribute");
-            for (size_t i = 0; i < n; ++i)
+            for (size_t i = 0; i < required_fields<S>(); ++i)
               if (!seen[i])
                 fail_got(close, fmt::format("missing attribute '{}' for {}", S::kNames[i], mn));
           }

@@ -22,6 +22,15 @@ void need_gemm_float(const TensorType& t) {
     type_fail(fmt::format("needs f32, f64, bf16 or f16, got {}", type_str(t)));
 }
 
+/// The result dtype of a GEMM-like op on `dt` operands: dt, or with f32_out (bf16 and f16
+/// operands only) f32, the accumulator unrounded.
+DType gemm_result(DType dt, bool f32_out) {
+  if (!f32_out) return dt;
+  if (dt != DType::BF16 && dt != DType::F16)
+    type_fail(fmt::format("f32_out needs bf16 or f16 operands, got {}", dtype_name(dt)));
+  return DType::F32;
+}
+
 void need_rank(const TensorType& t, int64_t r, const char* what) {
   if (t.rank() != r) type_fail(fmt::format("{} must have rank {}, got {}", what, r, type_str(t)));
 }
@@ -51,7 +60,7 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
     type_fail(fmt::format("cannot broadcast batch dims of {} and {}", type_str(a), type_str(b)));
   batch.push_back(m);
   batch.push_back(n);
-  return {a.dtype, std::move(batch)};
+  return {gemm_result(a.dtype, at.f32_out), std::move(batch)};
 }
 
 int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
@@ -128,21 +137,22 @@ TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs
     case LibraryOp::Conv2d: {
       need_rank(in[0], 4, "input");
       need_rank(in[1], 4, "weight");
-      return {{dt, conv_shape(in[0].shape, in[1].shape, std::get<ConvAttrs>(a))}};
+      const auto& ca = std::get<ConvAttrs>(a);
+      return {{gemm_result(dt, ca.f32_out), conv_shape(in[0].shape, in[1].shape, ca)}};
     }
     case LibraryOp::Conv2dInputGrad: {  // (grad_out, w), grad_shape = input shape
       const auto& ca = std::get<ConvAttrs>(a);
       if (ca.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 input shape");
       need_rank(in[1], 4, "weight");
       need_same(in[0], conv_shape(ca.grad_shape, in[1].shape, ca), "grad_out");
-      return {{dt, ca.grad_shape}};
+      return {{gemm_result(dt, ca.f32_out), ca.grad_shape}};
     }
     case LibraryOp::Conv2dWeightGrad: {  // (x, grad_out), grad_shape = weight shape
       const auto& ca = std::get<ConvAttrs>(a);
       if (ca.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 weight shape");
       need_rank(in[0], 4, "input");
       need_same(in[1], conv_shape(in[0].shape, ca.grad_shape, ca), "grad_out");
-      return {{dt, ca.grad_shape}};
+      return {{gemm_result(dt, ca.f32_out), ca.grad_shape}};
     }
     case LibraryOp::MaxPool2d:
     case LibraryOp::AvgPool2d:

@@ -16,6 +16,7 @@ namespace lt::passes {
 struct LowerOptions {
   bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (bisecting)
   bool channels_last = true;  ///< convolutions on [N, H, W, C] activations (passes/channels_last.h)
+  bool wide_gemm_results = true;  ///< narrow GEMMs keep f32 results (passes/wide_gemm_results.h)
   FuseOptions fusion;    ///< fusion.enabled = false: every node its own kernel (opt level 1)
   BufferPlanOptions buffers;
   BucketOptions buckets;  ///< how all_reduces are packed (replicas' gradients)

@@ -8,6 +8,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
+#include "passes/wide_gemm_results.h"
 
 namespace lt::passes {
 namespace {
@@ -58,6 +59,8 @@ const PassEntry kPasses[] = {
     {"absorb_widening_casts", StageKind::Graph, rewrite_stage<absorb_widening_casts>,
      absorb_widening_casts,
      "batch norms read a bf16 or f16 operand themselves instead of its cast to f32"},
+    {"wide_gemm_results", StageKind::Graph, rewrite_stage<wide_gemm_results>, wide_gemm_results,
+     "bf16 matmuls and convolutions only ever widened again write their f32 accumulator"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
     {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
      "pack gradient all_reduces into buckets, each right after its last operand"},

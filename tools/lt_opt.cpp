@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
                "'fuse' makes the unfused plan (every node its own kernel, opt level 1)");
   app.add_flag("!--no-channels-last", options.channels_last,
                "'pipeline' keeps convolutions on NCHW activations (LT_CHANNELS_LAST=0)");
+  app.add_flag("!--no-wide-gemm-results", options.wide_gemm_results,
+               "'pipeline' keeps bf16 GEMM results rounded (LT_WIDE_GEMM_RESULTS=0)");
   app.add_flag("!--no-epilogues", options.fusion.epilogues,
                "'fuse' keeps loops after matmul/conv2d as kernels of their own");
   int64_t bucket_first_kb = options.buckets.first_bytes >> 10;

@@ -38,6 +38,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   lower_options.fusion.enabled = o.opt_level >= 2;
   lower_options.fusion.epilogues = o.epilogues;
   lower_options.channels_last = o.channels_last;
+  lower_options.wide_gemm_results = o.wide_gemm_results;
   lower_options.buckets = {o.bucket_first_kb << 10, o.bucket_kb << 10};
   passes::PassLog log({o.verify, dir, prefix});
   const passes::LoweredGraph l = passes::lower(traced, lower_options, log);
@@ -68,6 +69,7 @@ uint64_t environment_key(const CompileOptions& o) {
   h.add(static_cast<uint64_t>(std::max(o.opt_level, 0)));
   h.add(static_cast<uint64_t>(o.bucket_first_kb)).add(static_cast<uint64_t>(o.bucket_kb));
   h.add(o.opt_level >= 1 && o.channels_last ? 1 : 0);
+  h.add(o.opt_level >= 1 && o.wide_gemm_results ? 1 : 0);
   return h.add(o.opt_level >= 2 && o.epilogues ? 1 : 0).value();
 }
 

@@ -32,7 +32,8 @@ class ModeGuard {
 };
 
 /// How lazy graphs are prepared: the settings LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST,
-/// LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB (lt/options.h), typed.
+/// LT_WIDE_GEMM_RESULTS, LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB
+/// (lt/options.h), typed.
 struct CompileOptions {
   /// LT_OPT_LEVEL. 0: the reference interpreter; 1: passes, then every op its own kernel call;
   /// 2: passes, fusion and JIT-compiled loop kernels (the default).
@@ -43,6 +44,10 @@ struct CompileOptions {
   /// LT_CHANNELS_LAST. Opt levels 1 and 2: convolutions, and the batch norms and elementwise ops
   /// between them, run on [N, H, W, C] activations, which oneDNN convolves without reordering.
   bool channels_last = true;
+  /// LT_WIDE_GEMM_RESULTS. Opt levels 1 and 2: a bf16 matmul or convolution whose result is only
+  /// ever cast back to f32 (autocast) writes its f32 accumulator instead of rounding it
+  /// (passes/wide_gemm_results.h): closer to f32 training, no longer eager's bits.
+  bool wide_gemm_results = true;
   bool verify = false;     ///< LT_VERIFY: re-verify the graph after every pass (tests turn it on)
   bool disk_cache = true;  ///< compiled objects kept in the folder LT_CACHE_DIR (not "off")
   /// LT_BUCKET_FIRST_KB and LT_BUCKET_KB: a replica's gradient all_reduces are packed into

@@ -1,6 +1,6 @@
-// lt::CompileOptions: the typed face of seven settings (LT_OPT_LEVEL, LT_EPILOGUES,
-// LT_CHANNELS_LAST, LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and LT_BUCKET_KB), so that code
-// setting them goes through the same validation as the environment.
+// lt::CompileOptions: the typed face of eight settings (LT_OPT_LEVEL, LT_EPILOGUES,
+// LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, LT_CACHE_DIR, LT_BUCKET_FIRST_KB and
+// LT_BUCKET_KB), so that code setting them goes through the same validation as the environment.
 #include "frontend/options/store.h"
 #include "lt/lazy.h"
 #include "lt/options.h"
@@ -14,6 +14,7 @@ CompileOptions compile_options() {
   o.opt_level = static_cast<int>(options::number(Setting::OptLevel));
   o.epilogues = options::enabled(Setting::Epilogues);
   o.channels_last = options::enabled(Setting::ChannelsLast);
+  o.wide_gemm_results = options::enabled(Setting::WideGemmResults);
   o.verify = options::enabled(Setting::Verify);
   o.disk_cache = !options::text(Setting::CacheDir).empty();
   o.bucket_first_kb = options::number(Setting::BucketFirstKb);
@@ -29,6 +30,8 @@ void set_compile_options(const CompileOptions& o) {
   if (o.epilogues != now.epilogues) options::set_number(Setting::Epilogues, o.epilogues);
   if (o.channels_last != now.channels_last)
     options::set_number(Setting::ChannelsLast, o.channels_last);
+  if (o.wide_gemm_results != now.wide_gemm_results)
+    options::set_number(Setting::WideGemmResults, o.wide_gemm_results);
   if (o.verify != now.verify) options::set_number(Setting::Verify, o.verify);
   if (o.bucket_first_kb != now.bucket_first_kb)
     options::set_number(Setting::BucketFirstKb, o.bucket_first_kb);

@@ -18,6 +18,7 @@ enum class Setting : int {
   OptLevel,
   Epilogues,
   ChannelsLast,
+  WideGemmResults,
   Verify,
   CacheDir,
   CacheSize,
@@ -31,7 +32,7 @@ enum class Setting : int {
   BucketFirstKb,
   BucketKb,
 };
-inline constexpr int kSettingCount = 17;
+inline constexpr int kSettingCount = 18;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
@@ -57,6 +58,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}},
     {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}},
     {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}},
+    {"LT_WIDE_GEMM_RESULTS", Kind::Switch, 0, 1, 1, {}},
     {"LT_VERIFY", Kind::Switch, 0, 1, 0, {}},
     {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}},
     {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}},

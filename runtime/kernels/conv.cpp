@@ -1,7 +1,8 @@
 // conv2d and its gradients: oneDNN's direct convolutions for f32 where it has a JIT kernel for the
 // geometry and measured faster, and for bf16 wherever it has a bf16 kernel (CPUs with bf16
 // instructions); im2col around rt::gemm for the rest and for f64; f16, and bf16 without such a
-// kernel, through the f32 paths on widened copies (conv_paths.h). Channels-last activations take
+// kernel, through the f32 paths on widened copies (conv_paths.h). bf16 and f16 operands give an
+// f32 result where the attributes say f32_out. Channels-last activations take
 // oneDNN where NCHW ones would, and the NCHW paths on permuted copies otherwise.
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
@@ -18,8 +19,8 @@ namespace {
 /// reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a 1-channel input
 /// takes 3-4x im2col's time. bf16: every pass oneDNN has a bf16 kernel for, which saves the widened
 /// copies and the f32 convolution's twice-as-wide reads.
-bool use_onednn(ConvPass pass, const ConvGeom& g, DType t) {
-  if (t == DType::BF16) return onednn_conv_supported(pass, g, t);
+bool use_onednn(ConvPass pass, const ConvGeom& g, DType t, DType out) {
+  if (t == DType::BF16) return onednn_conv_supported(pass, g, t, out);
   if (t != DType::F32) return false;
   const bool all_channel_counts = pass == ConvPass::WeightGrad && onednn::has_avx512();
   if (g.cg() < 16 && !all_channel_counts) return false;
@@ -32,9 +33,9 @@ bool low_precision(DType t) { return t == DType::BF16 || t == DType::F16; }
 
 void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
-  if (use_onednn(ConvPass::Forward, g, out[0].dtype()))
+  if (use_onednn(ConvPass::Forward, g, in[0].dtype(), out[0].dtype()))
     return conv2d_onednn(a, in, out, blocks);
-  if (low_precision(out[0].dtype()))
+  if (low_precision(in[0].dtype()))
     return conv_low_via_f32(in, out, blocks, [&](Ins i, Outs o, const OutputBlocks* b) {
       conv2d(a, i, o, b);
     });
@@ -44,9 +45,9 @@ void conv2d(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks
 
 void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
-  if (use_onednn(ConvPass::InputGrad, g, out[0].dtype()))
+  if (use_onednn(ConvPass::InputGrad, g, in[0].dtype(), out[0].dtype()))
     return conv2d_input_grad_onednn(a, in, out);
-  if (low_precision(out[0].dtype()))
+  if (low_precision(in[0].dtype()))
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_input_grad(a, i, o);
     });
@@ -57,9 +58,9 @@ void conv2d_input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
 
 void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
-  if (use_onednn(ConvPass::WeightGrad, g, out[0].dtype()))
+  if (use_onednn(ConvPass::WeightGrad, g, in[0].dtype(), out[0].dtype()))
     return conv2d_weight_grad_onednn(a, in, out);
-  if (low_precision(out[0].dtype()))
+  if (low_precision(in[0].dtype()))
     return conv_low_via_f32(in, out, nullptr, [&](Ins i, Outs o, const OutputBlocks*) {
       conv2d_weight_grad(a, i, o);
     });

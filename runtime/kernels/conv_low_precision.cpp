@@ -35,6 +35,7 @@ void via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_co
     widen(x.as<const T>(), wide.back().data(), x.numel());
     in32.push_back({wide.back().data(), &types.back()});
   }
+  if (out[0].dtype() == DType::F32) return f32_conv(in32, out, blocks);  // f32_out: unrounded
   types.push_back({DType::F32, out[0].shape()});
   const TensorType& y_type = types.back();
   T* y = out[0].as<T>();
@@ -70,7 +71,7 @@ void via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_co
 }  // namespace
 
 void conv_low_via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_conv) {
-  if (out[0].dtype() == DType::F16) via_f32<Eigen::half>(in, out, blocks, f32_conv);
+  if (in[0].dtype() == DType::F16) via_f32<Eigen::half>(in, out, blocks, f32_conv);
   else via_f32<Eigen::bfloat16>(in, out, blocks, f32_conv);
 }
 

@@ -55,13 +55,16 @@ ConvGeom with_images(ConvGeom g, int64_t n) {
 /// has no JIT kernel for one of them.
 class ChunkPrimitives {
  public:
-  ChunkPrimitives(ConvPass pass, const ConvGeom& g, DType dtype) : chunks_(chunks_of(pass, g)) {
+  ChunkPrimitives(ConvPass pass, const ConvGeom& g, DType dtype, DType out_dtype)
+      : chunks_(chunks_of(pass, g)) {
     if (chunks_.count == 0) return;
-    first_ = onednn::conv_primitives(pass, with_images(g, chunks_.size(0)), dtype);
+    // A weight gradient's primitive writes f32 whatever its result's dtype.
+    if (pass == ConvPass::WeightGrad) out_dtype = dtype;
+    first_ = onednn::conv_primitives(pass, with_images(g, chunks_.size(0)), dtype, out_dtype);
     const int64_t last_size = chunks_.size(chunks_.count - 1);
     last_ = last_size == chunks_.size(0)
                 ? first_
-                : onednn::conv_primitives(pass, with_images(g, last_size), dtype);
+                : onednn::conv_primitives(pass, with_images(g, last_size), dtype, out_dtype);
   }
   bool ok() const { return first_ && last_; }
   const Chunks& chunks() const { return chunks_; }
@@ -106,33 +109,34 @@ class PackedWeights {
   const void* last_;
 };
 
-ChunkPrimitives checked(ConvPass pass, const ConvGeom& g, DType dtype, const char* what) {
-  ChunkPrimitives prims(pass, g, dtype);
+ChunkPrimitives checked(ConvPass pass, const ConvGeom& g, Ins in, Outs out, const char* what) {
+  ChunkPrimitives prims(pass, g, in[0].dtype(), out[0].dtype());
   LT_CHECK(prims.ok() || g.n == 0, "{}: oneDNN has no {} kernel for this geometry", what,
-           dtype_name(dtype));
+           dtype_name(in[0].dtype()));
   return prims;
 }
 
-template <class T>
+// T: the operands' element type; Y: the result's (T, or float for bf16 operands with f32_out).
+template <class T, class Y>
 void forward(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
   const ConvGeom g = make_geom(in[0].shape(), in[1].shape(), out[0].shape(), a);
   const auto* x = in[0].as<const T>();
-  auto* y = out[0].as<T>();
+  auto* y = out[0].as<Y>();
   const int64_t in_img = g.in_image(), out_img = g.out_image();
   const bool per_image = blocks && blocks->block_elems == out_img;
   LT_CHECK(!blocks || per_image || (y && blocks->block_elems == g.n * out_img),
            "conv2d: an epilogue takes images of {} elements or all {}, not blocks of {}{}", out_img,
            g.n * out_img, blocks ? blocks->block_elems : 0, y ? "" : " without an output");
-  const ChunkPrimitives prims = checked(ConvPass::Forward, g, out[0].dtype(), "conv2d");
+  const ChunkPrimitives prims = checked(ConvPass::Forward, g, in, out, "conv2d");
   const Chunks& chunks = prims.chunks();
   if (chunks.count > 0) {
     const PackedWeights w(prims, in[1].data);
     parallel_for(chunks.count, 1, [&](int64_t b, int64_t e) {
-      ImageScratch<T> scratch(y ? 0 : chunks.size(0) * out_img);  // a chunk's, reused
+      ImageScratch<Y> scratch(y ? 0 : chunks.size(0) * out_img);  // a chunk's, reused
       for (int64_t k = b; k < e; ++k) {
         const int64_t first = chunks.begin(k);
         if (onednn::writes_our_layout(prims.at(k))) {
-          T* dst = y ? y + first * out_img : scratch.at(first * out_img);
+          Y* dst = y ? y + first * out_img : scratch.at(first * out_img);
           onednn::conv_forward_direct(prims.at(k), x + first * in_img, w.for_chunk(prims, k), dst);
           if (per_image)
             for (int64_t i = 0; i < chunks.size(k); ++i)
@@ -155,13 +159,12 @@ void forward(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* block
   if (blocks && !per_image) blocks->done(0, g.n * out_img, y);
 }
 
-template <class T>
+template <class T, class Y>
 void input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(out[0].shape(), in[1].shape(), in[0].shape(), a);
   const auto* gy = in[0].as<const T>();
-  auto* gx = out[0].as<T>();
-  const ChunkPrimitives prims =
-      checked(ConvPass::InputGrad, g, out[0].dtype(), "conv2d_input_grad");
+  auto* gx = out[0].as<Y>();
+  const ChunkPrimitives prims = checked(ConvPass::InputGrad, g, in, out, "conv2d_input_grad");
   const Chunks& chunks = prims.chunks();
   if (chunks.count == 0) return;
   const PackedWeights w(prims, in[1].data);
@@ -176,19 +179,18 @@ void input_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
 
 // Each chunk sums its images into an f32 buffer of its own, and the buffers are added in chunk
 // order, so the result does not depend on which thread ran which chunk; a bf16 gradient is rounded
-// once, from that f32 sum.
-template <class T>
+// once, from that f32 sum (an f32 one, f32_out, is that sum).
+template <class T, class Y>
 void weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
   const auto* x = in[0].as<const T>();
   const auto* gy = in[1].as<const T>();
-  T* gw = out[0].as<T>();
+  Y* gw = out[0].as<Y>();
   const int64_t wsize = g.weight_size();
-  if (g.n == 0) return std::fill(gw, gw + wsize, T(0.0f));
-  const ChunkPrimitives prims =
-      checked(ConvPass::WeightGrad, g, out[0].dtype(), "conv2d_weight_grad");
+  if (g.n == 0) return std::fill(gw, gw + wsize, Y(0.0f));
+  const ChunkPrimitives prims = checked(ConvPass::WeightGrad, g, in, out, "conv2d_weight_grad");
   const Chunks& chunks = prims.chunks();
-  constexpr bool kF32 = std::is_same_v<T, float>;
+  constexpr bool kF32 = std::is_same_v<Y, float>;
   std::vector<float> first_sum(kF32 ? 0 : wsize);  // chunk 0's sum, when gw is not f32
   float* sum = first_sum.data();
   if constexpr (kF32) sum = gw;
@@ -204,35 +206,57 @@ void weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
     for (const std::vector<float>& p : partial)
       for (int64_t i = b; i < e; ++i) sum[i] += p[i];
     if constexpr (!kF32)
-      for (int64_t i = b; i < e; ++i) gw[i] = static_cast<T>(sum[i]);
+      for (int64_t i = b; i < e; ++i) gw[i] = static_cast<Y>(sum[i]);
   });
 }
 
 bool is_bf16(const TensorRef& t) { return t.dtype() == DType::BF16; }
 
+/// Runs pass<T, Y> for the call's operand and result dtypes: f32 -> f32, bf16 -> bf16 or f32.
+template <template <class, class> class Pass, class... Args>
+void by_dtypes(Ins in, Outs out, Args&&... args) {
+  using Bf16 = Eigen::bfloat16;
+  if (!is_bf16(in[0])) return Pass<float, float>::run(in, out, args...);
+  if (is_bf16(out[0])) return Pass<Bf16, Bf16>::run(in, out, args...);
+  Pass<Bf16, float>::run(in, out, args...);
+}
+
+template <class T, class Y>
+struct Forward {
+  static void run(Ins in, Outs out, const ir::ConvAttrs& a, const OutputBlocks* blocks) {
+    forward<T, Y>(a, in, out, blocks);
+  }
+};
+template <class T, class Y>
+struct InputGrad {
+  static void run(Ins in, Outs out, const ir::ConvAttrs& a) { input_grad<T, Y>(a, in, out); }
+};
+template <class T, class Y>
+struct WeightGrad {
+  static void run(Ins in, Outs out, const ir::ConvAttrs& a) { weight_grad<T, Y>(a, in, out); }
+};
+
 }  // namespace
 
-bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype) {
+bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype, DType out_dtype) {
   if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
   if (dtype != DType::F32 && dtype != DType::BF16) return false;
+  if (out_dtype != dtype && out_dtype != DType::F32) return false;
   // Without bf16 instructions oneDNN's AVX-512 kernels emulate bf16, slower than the f32 path.
   if (dtype == DType::BF16 && !onednn::bf16_isa()) return false;
-  return ChunkPrimitives(pass, g, dtype).ok();
+  return ChunkPrimitives(pass, g, dtype, out_dtype).ok();
 }
 
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
-  if (is_bf16(out[0])) return forward<Eigen::bfloat16>(a, in, out, blocks);
-  forward<float>(a, in, out, blocks);
+  by_dtypes<Forward>(in, out, a, blocks);
 }
 
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
-  if (is_bf16(out[0])) return input_grad<Eigen::bfloat16>(a, in, out);
-  input_grad<float>(a, in, out);
+  by_dtypes<InputGrad>(in, out, a);
 }
 
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
-  if (is_bf16(out[0])) return weight_grad<Eigen::bfloat16>(a, in, out);
-  weight_grad<float>(a, in, out);
+  by_dtypes<WeightGrad>(in, out, a);
 }
 
 }  // namespace lt::rt

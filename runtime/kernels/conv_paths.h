@@ -15,12 +15,15 @@ void conv2d_input_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_im2col(const ir::ConvAttrs& a, Ins in, Outs out);
 
 /// Whether oneDNN runs this pass on `dtype` operands (f32, or bf16 on a CPU with bf16
-/// instructions) with one of its JIT kernels (not its reference loops, nor its own im2col). g is
-/// the whole call's geometry.
-bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype);
+/// instructions) to an `out_dtype` result (dtype, or f32 for bf16: f32_out) with one of its JIT
+/// kernels (not its reference loops, nor its own im2col). g is the whole call's geometry.
+bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype, DType out_dtype);
+inline bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype) {
+  return onednn_conv_supported(pass, g, dtype, dtype);
+}
 
 // oneDNN's direct convolutions (conv_onednn.cpp): f32 or bf16 (f32 accumulation, one rounding of
-// the result), where onednn_conv_supported.
+// a bf16 result, none of an f32 one), where onednn_conv_supported.
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
@@ -36,8 +39,9 @@ void conv_channels_last_via_nchw(ConvPass pass, const ir::ConvAttrs& a, Ins in, 
 using F32Conv = std::function<void(Ins in, Outs out, const OutputBlocks* blocks)>;
 
 /// A pass on bf16 or f16 operands (conv_low_precision.cpp): widened to f32, run by f32_conv, the
-/// result rounded to nearest even into out[0] (of the operands' dtype); per-image blocks stream
-/// to the epilogue as the f32 convolution finishes them. The path of f16, and of bf16 where
+/// result rounded to nearest even into out[0] (of the operands' dtype; or written as it is when
+/// out[0] is f32, f32_out); per-image blocks stream to the epilogue as the f32 convolution
+/// finishes them. The path of f16, and of bf16 where
 /// oneDNN has no bf16 kernel.
 void conv_low_via_f32(Ins in, Outs out, const OutputBlocks* blocks, const F32Conv& f32_conv);
 

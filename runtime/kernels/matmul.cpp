@@ -51,10 +51,11 @@ void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
   const int64_t k = at.transpose_a ? as.end()[-2] : as.end()[-1];
   const int64_t batch = y.numel() / std::max<int64_t>(1, m * n);
   if (y.numel() == 0) return;
-  const size_t esize = dtype_size(y.dtype());
-  GemmArgs g{.dtype = y.dtype(), .trans_a = at.transpose_a, .trans_b = at.transpose_b,
+  // With f32_out, bf16 or f16 operands give an f32 result (the accumulator, unrounded).
+  const size_t esize = dtype_size(a.dtype()), ysize = dtype_size(y.dtype());
+  GemmArgs g{.dtype = a.dtype(), .trans_a = at.transpose_a, .trans_b = at.transpose_b,
              .m = m, .n = n, .k = k, .a = a.data, .lda = as.end()[-1], .b = b.data,
-             .ldb = bs.end()[-1], .c = y.data, .ldc = n};
+             .ldb = bs.end()[-1], .c = y.data, .ldc = n, .c_dtype = y.dtype()};
   const int64_t a_batch = a.numel() / std::max<int64_t>(1, m * k);
   const int64_t b_batch = b.numel() / std::max<int64_t>(1, k * n);
   // x[B..., M, K] @ w[K, N] is one tall GEMM: the batch rows of A are contiguous already.
@@ -68,7 +69,7 @@ void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
     GemmArgs gi = g;
     gi.a = static_cast<const char*>(a.data) + aoff[i] * esize;
     gi.b = static_cast<const char*>(b.data) + boff[i] * esize;
-    gi.c = static_cast<char*>(y.data) + i * m * n * esize;
+    gi.c = static_cast<char*>(y.data) + i * m * n * ysize;
     gi.parallel = parallel;
     gemm(gi);
   };
@@ -85,7 +86,7 @@ void matmul_into(const ir::MatMulAttrs& at, Ins in, Outs out) {
         GemmArgs gi = g;
         gi.a = static_cast<const char*>(a.data) + aoff[lo] * esize;
         gi.b = static_cast<const char*>(b.data) + boff[lo] * esize;
-        gi.c = static_cast<char*>(y.data) + lo * m * n * esize;
+        gi.c = static_cast<char*>(y.data) + lo * m * n * ysize;
         return gemm_batch(gi, hi - lo, sa, sb, m * n);
       }
       for (int64_t i = lo; i < hi; ++i) one(i, false);

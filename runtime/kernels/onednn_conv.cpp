@@ -42,7 +42,7 @@ struct Operand {
 struct ConvPrimitives {
   ConvPass pass;
   ConvGeom g;
-  size_t elem_bytes;  // of the activations and weights
+  size_t out_elem_bytes;  // of the forward's output
   dnnl::primitive conv;
   memory::desc scratchpad;
   // Forward: x, w, y. InputGrad: gy, w, gx. WeightGrad: x, gy, gw.
@@ -103,11 +103,15 @@ bool is_jit(std::string_view impl) {
   return impl.starts_with("jit") || impl.starts_with("brg");
 }
 
-std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, DType dtype) {
-  LT_CHECK(dtype == DType::F32 || dtype == DType::BF16, "oneDNN convolution on {}",
-           dtype_name(dtype));
+std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, DType dtype,
+                                              DType out_dtype) {
+  LT_CHECK((dtype == DType::F32 || dtype == DType::BF16) &&
+               (out_dtype == dtype || out_dtype == DType::F32),
+           "oneDNN convolution on {} to {}", dtype_name(dtype), dtype_name(out_dtype));
   use_one_omp_thread();  // the primitive takes the creating thread's OpenMP thread count
   const Type t = dtype == DType::BF16 ? Type::bf16 : Type::f32;
+  // The forward's y or the input gradient's gx may be f32 where the operands are bf16.
+  const Type to = out_dtype == DType::BF16 ? Type::bf16 : Type::f32;
   // Channels-last activations stay so inside the primitive: no reorders, and on AVX-512 oneDNN
   // runs its brgemm forward on them, as fast as on its blocked layouts (docs/BENCHMARKS.md,
   // "Channels-last convolutions"). NCHW ones go to the layout oneDNN picks and back.
@@ -118,6 +122,10 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
   const memory::desc x_user = activations(g.n, g.c, g.h, g.w, t, user_tag);
   const memory::desc y_user = activations(g.n, g.o, g.oh, g.ow, t, user_tag);
   const memory::desc w_any = weights(g, t, true), w_user = weights(g, t, false);
+  const memory::desc y_out_any = activations(g.n, g.o, g.oh, g.ow, to, inner_tag);
+  const memory::desc y_out_user = activations(g.n, g.o, g.oh, g.ow, to, user_tag);
+  const memory::desc gx_any = activations(g.n, g.c, g.h, g.w, to, inner_tag);
+  const memory::desc gx_user = activations(g.n, g.c, g.h, g.w, to, user_tag);
   // The weight gradient sums over images in f32 (bf16 kernels accumulate in f32 and write it so).
   const memory::desc gw_any = weights(g, Type::f32, true), gw_user = weights(g, Type::f32, false);
   const memory::dims strides{g.sh, g.sw}, dilation{g.dh - 1, g.dw - 1}, padding{g.ph, g.pw};
@@ -129,8 +137,9 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
   auto made = std::make_shared<ConvPrimitives>();
   made->pass = pass;
   made->g = g;
-  made->elem_bytes = dtype == DType::BF16 ? 2 : 4;
+  made->out_elem_bytes = to == Type::bf16 ? 2 : 4;
   try {
+    // The forward, and the backward passes' layout hint, on operands of one dtype.
     const dnnl::convolution_forward::primitive_desc fwd(
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, x_any, w_any,
                                         y_any, strides, dilation, padding, padding),
@@ -138,17 +147,24 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
     std::string_view impl;
     switch (pass) {
       case ConvPass::Forward: {
-        impl = fwd.impl_info_str();
-        made->conv = dnnl::convolution_forward(fwd);
-        made->scratchpad = fwd.scratchpad_desc();
-        made->in0 = input(x_user, fwd.src_desc());
-        made->in1 = input(w_user, fwd.weights_desc());
-        made->out = {y_user, fwd.dst_desc(), std::nullopt};  // goes out image by image
+        const dnnl::convolution_forward::primitive_desc fwd_out =
+            to == t ? fwd
+                    : dnnl::convolution_forward::primitive_desc(
+                          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo,
+                                                          x_any, w_any, y_out_any, strides,
+                                                          dilation, padding, padding),
+                          attr, cpu_engine());
+        impl = fwd_out.impl_info_str();
+        made->conv = dnnl::convolution_forward(fwd_out);
+        made->scratchpad = fwd_out.scratchpad_desc();
+        made->in0 = input(x_user, fwd_out.src_desc());
+        made->in1 = input(w_user, fwd_out.weights_desc());
+        made->out = {y_out_user, fwd_out.dst_desc(), std::nullopt};  // goes out image by image
         break;
       }
       case ConvPass::InputGrad: {
         const dnnl::convolution_backward_data::primitive_desc bwd(
-            dnnl::convolution_backward_data::desc(algo, x_any, w_any, y_any, strides, dilation,
+            dnnl::convolution_backward_data::desc(algo, gx_any, w_any, y_any, strides, dilation,
                                                   padding, padding),
             attr, cpu_engine(), fwd);
         impl = bwd.impl_info_str();
@@ -156,7 +172,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
         made->scratchpad = bwd.scratchpad_desc();
         made->in0 = input(y_user, bwd.diff_dst_desc());
         made->in1 = input(w_user, bwd.weights_desc());
-        made->out = output(x_user, bwd.diff_src_desc());
+        made->out = output(gx_user, bwd.diff_src_desc());
         break;
       }
       case ConvPass::WeightGrad: {
@@ -178,7 +194,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
       if (!images_are_contiguous(made->out.inner)) return nullptr;
       const memory::dims image{1, g.o, g.oh, g.ow}, origin{0, 0, 0, 0};
       made->out_image_inner = made->out.inner.submemory_desc(image, origin);
-      made->out_image_user = activations(1, g.o, g.oh, g.ow, t, Tag::nchw);
+      made->out_image_user = activations(1, g.o, g.oh, g.ow, to, Tag::nchw);
       made->out_image = make_reorder(made->out_image_inner, made->out_image_user);
       made->out_image_stride = made->out.inner.data.format_desc.blocking.strides[0];
     }
@@ -191,7 +207,7 @@ std::shared_ptr<const ConvPrimitives> prepare(ConvPass pass, const ConvGeom& g, 
 struct Key {
   ConvPass pass;
   ConvGeom g;
-  DType dtype;
+  DType dtype, out_dtype;
   auto operator<=>(const Key&) const = default;
 };
 
@@ -256,9 +272,9 @@ void run(const ConvPrimitives& p, std::unordered_map<int, memory> args) {
 }  // namespace
 
 std::shared_ptr<const ConvPrimitives> conv_primitives(ConvPass pass, const ConvGeom& chunk,
-                                                      DType dtype) {
-  return cache().get(Key{pass, chunk, dtype},
-                     [](const Key& k) { return prepare(k.pass, k.g, k.dtype); });
+                                                      DType dtype, DType out_dtype) {
+  return cache().get(Key{pass, chunk, dtype, out_dtype},
+                     [](const Key& k) { return prepare(k.pass, k.g, k.dtype, k.out_dtype); });
 }
 
 size_t packed_weights_bytes(const ConvPrimitives& p) {
@@ -290,7 +306,7 @@ void conv_forward(const ConvPrimitives& p, const void* x, const void* packed_w,
   for (int64_t i = 0; i < p.g.n; ++i) {
     void* out = image_out(i);
     run_reorder(*p.out_image,
-                mem(p.out_image_inner, images + i * p.out_image_stride * p.elem_bytes),
+                mem(p.out_image_inner, images + i * p.out_image_stride * p.out_elem_bytes),
                 mem(p.out_image_user, out));
     thread_stream().wait();
     if (image_done) image_done(i, out);

@@ -17,11 +17,12 @@ namespace lt::rt::onednn {
 /// One pass's primitive for chunks of `chunk.n` images, and its reorders.
 struct ConvPrimitives;
 
-/// Created once per pass, chunk geometry and dtype (F32 or BF16), then cached. nullptr when oneDNN
-/// has no JIT kernel for it (it would run its reference loops or its own im2col; bf16 needs a CPU
-/// with bf16 instructions) or rejects the geometry.
+/// Created once per pass, chunk geometry, operand dtype (F32 or BF16) and dtype of the forward's
+/// or input gradient's result (the operands', or F32 for BF16 operands), then cached. nullptr when
+/// oneDNN has no JIT kernel for it (it would run its reference loops or its own im2col; bf16 needs
+/// a CPU with bf16 instructions) or rejects the geometry.
 std::shared_ptr<const ConvPrimitives> conv_primitives(ConvPass pass, const ConvGeom& chunk,
-                                                      DType dtype);
+                                                      DType dtype, DType out_dtype);
 
 /// Bytes of the weights in the layout a Forward or InputGrad primitive reads; 0 when that layout
 /// is ours.
@@ -35,7 +36,7 @@ const void* pack_weights(const ConvPrimitives& p, const void* w, void* packed);
 bool same_weight_layout(const ConvPrimitives& a, const ConvPrimitives& b);
 
 /// The forward over one chunk (x: its first image). Then image by image, while it is in cache:
-/// image i's output (NCHW, of the operands' dtype) is written to image_out(i), and
+/// image i's output (NCHW, of the output's dtype) is written to image_out(i), and
 /// image_done(i, that pointer) is called when given.
 void conv_forward(const ConvPrimitives& p, const void* x, const void* packed_w,
                   const std::function<void*(int64_t)>& image_out,

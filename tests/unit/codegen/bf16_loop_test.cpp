@@ -3,6 +3,7 @@
 // rounding to nearest even, ties, overflow to infinity, subnormals, signed zeros and NaN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -133,9 +134,10 @@ graph @autocast_block(%x: f32[4,3,6,6], %w: f32[8,3,3,3], %b: f32[8], %h: f32[5,
 })";
 
 /// Compiles `text` with LOW replaced by `low` and checks its plan has the epilogues `kernels`
-/// and its results are the interpreter's bits.
+/// and its results are the interpreter's bits: of the graph as written (wide < 0: the
+/// wide_gemm_results stage off), or of the lowered graph, in which `wide` GEMMs write f32.
 void expect_epilogues_match(std::string text, const char* low,
-                            std::initializer_list<const char*> kernels) {
+                            std::initializer_list<const char*> kernels, int wide = -1) {
   SCOPED_TRACE(low);
   for (size_t at; (at = text.find("LOW")) != std::string::npos;) text.replace(at, 3, low);
   const ir::Graph g = ir::parse(text);
@@ -149,9 +151,18 @@ void expect_epilogues_match(std::string text, const char* low,
     }
     params.push_back(buffer_of(p.type, v.data()));
   }
-  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
   passes::PassLog log(passes::PassLogOptions{});
-  const passes::LoweredGraph l = passes::lower(g, {}, log);
+  const passes::LoweredGraph l = passes::lower(g, {.wide_gemm_results = wide >= 0}, log);
+  const std::string lowered = ir::print(l.graph);
+  int f32_out = 0;
+  for (size_t at = 0; (at = lowered.find("f32_out=true", at)) != std::string::npos; ++at) ++f32_out;
+  EXPECT_EQ(f32_out, std::max(wide, 0)) << lowered;
+  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(l.graph).run(params);
+  if (wide > 0) {  // the lowered graph's results are not the written graph's: the roundings are gone
+    const std::vector<rt::BufferPtr> rounded = rt::InterpretedGraph(g).run(params);
+    for (size_t r = 0; r < rounded.size(); ++r)
+      EXPECT_NE(std::memcmp(rounded[r]->data(), want[r]->data(), want[r]->bytes()), 0) << r;
+  }
   const std::string plan = ir::print_fusion_plan(l.graph, *l.fusion);
   for (const char* k : kernels) EXPECT_NE(plan.find(k), std::string::npos) << plan;
   const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
@@ -183,6 +194,15 @@ TEST(LowPrecisionEpilogues, CastBackInTheEpilogueGivesTheInterpretersBits) {
     expect_epilogues_match(kImageBlocks, low, {" conv2d+loop ", " matmul+loop "});
     expect_epilogues_match(kWholeOutputConv, low, {" conv2d+loop "});
   }
+}
+
+// With wide_gemm_results the bf16 convolution and matmul write their f32 accumulators: the
+// convolution's epilogue takes f32 image blocks, the matmul needs no epilogue at all, and the
+// results are the lowered graph's (f32_out) bits. f16 keeps its roundings.
+TEST(LowPrecisionEpilogues, WideBf16ResultsGiveTheLoweredGraphsBits) {
+  expect_epilogues_match(kImageBlocks, "bf16", {" conv2d+loop f32", " library matmul"}, 2);
+  expect_epilogues_match(kWholeOutputConv, "bf16", {" conv2d+loop f32"}, 1);
+  expect_epilogues_match(kImageBlocks, "f16", {" conv2d+loop ", " matmul+loop "}, 0);
 }
 
 }  // namespace

@@ -148,6 +148,7 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_OPT_LEVEL         1 (env)\n"
             "  LT_EPILOGUES         1 (default)\n"
             "  LT_CHANNELS_LAST     1 (default)\n"
+            "  LT_WIDE_GEMM_RESULTS 1 (default)\n"
             "  LT_VERIFY            0 (default)\n"
             "  LT_CACHE_DIR         /home/u/.cache/lazytrain (default)\n"
             "  LT_CACHE_SIZE        17 (code)\n"
@@ -189,9 +190,10 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
             "LT_FASHION_MNIST_DIR= (set in code): expected a non-empty path");
   EXPECT_EQ(error_of([] { set_option("LT_OPTLEVEL", "1"); }),
             "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_SPIN_US, "
-            "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_VERIFY, LT_CACHE_DIR, LT_CACHE_SIZE, "
-            "LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, LT_DEBUG, LT_METRICS, "
-            "LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, LT_BUCKET_KB)");
+            "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, "
+            "LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, "
+            "LT_DEBUG, LT_METRICS, LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, "
+            "LT_BUCKET_KB)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 
@@ -223,12 +225,14 @@ TEST(Options, CompileOptionsAreTheirSettings) {
   o.opt_level = 1;
   o.epilogues = false;
   o.channels_last = false;
+  o.wide_gemm_results = false;
   o.verify = !saved.verify;
   o.disk_cache = false;
   set_compile_options(o);
   EXPECT_EQ(option("LT_OPT_LEVEL"), "1");
   EXPECT_EQ(option("LT_EPILOGUES"), "0");
   EXPECT_EQ(option("LT_CHANNELS_LAST"), "0");
+  EXPECT_EQ(option("LT_WIDE_GEMM_RESULTS"), "0");
   EXPECT_EQ(option("LT_VERIFY"), saved.verify ? "0" : "1");
   EXPECT_EQ(option("LT_CACHE_DIR"), "off");
   set_option("LT_OPT_LEVEL", "2");
@@ -242,6 +246,7 @@ TEST(Options, CompileOptionsAreTheirSettings) {
   EXPECT_EQ(compile_options().verify, saved.verify);
   EXPECT_EQ(compile_options().epilogues, saved.epilogues);
   EXPECT_EQ(compile_options().channels_last, saved.channels_last);
+  EXPECT_EQ(compile_options().wide_gemm_results, saved.wide_gemm_results);
 }
 
 }  // namespace

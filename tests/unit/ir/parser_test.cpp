@@ -191,11 +191,27 @@ TEST(ParserErrors, MissingField) {
             "line 2, column 16: expected attributes {axes, keepdim} for sum, got ':'");
 }
 
+// An optional field (f32_out) may be left out, and then holds its default; the printer leaves it
+// out while it does, and writes it when set.
+TEST(Parser, OptionalFieldIsLeftOutAtItsDefault) {
+  const char* text =
+      "graph @f(%a: bf16[2,3], %b: bf16[3,4]) {\n"
+      "  %0 = matmul(%a, %b) {transpose_a=false, transpose_b=false} : bf16[2,4]\n"
+      "  %1 = matmul(%a, %b) {transpose_a=false, transpose_b=false, f32_out=true} : f32[2,4]\n"
+      "  return %0, %1\n"
+      "}\n";
+  const Graph g = parse(text);
+  EXPECT_FALSE(std::get<MatMulAttrs>(g.node(0).attrs).f32_out);
+  EXPECT_TRUE(std::get<MatMulAttrs>(g.node(1).attrs).f32_out);
+  EXPECT_EQ(print(g), text);
+  EXPECT_NE(attrs_hash(g.node(0).attrs), attrs_hash(g.node(1).attrs));
+}
+
 TEST(ParserErrors, UnknownAndDuplicateField) {
   EXPECT_EQ(parse_error("graph @f(%x: f32[4,4]) {\n  %0 = matmul(%x, %x) {transpose_c=true} : "
                         "f32[4,4]\n  return %0\n}\n"),
             "line 2, column 24: unknown attribute 'transpose_c' for matmul (expects transpose_a, "
-            "transpose_b)");
+            "transpose_b, f32_out)");
   EXPECT_EQ(parse_error("graph @f(%x: f32[4]) {\n  %0 = softmax(%x) {axis=0, axis=0} : f32[4]\n"
                         "  return %0\n}\n"),
             "line 2, column 29: duplicate attribute 'axis'");

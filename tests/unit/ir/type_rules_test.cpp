@@ -112,6 +112,34 @@ TEST(TypeRules, AttributeValuesMustFitTheDtype) {
   EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
 }
 
+// f32_out: bf16 and f16 operands give the f32 accumulator; other dtypes have none to give.
+TEST(TypeRules, GemmsWithF32OutOnNarrowOperandsGiveF32) {
+  for (DType narrow : {DType::BF16, DType::F16}) {
+    const TensorType mm[] = {{narrow, {5, 3}}, {narrow, {3, 7}}};
+    EXPECT_EQ(infer_types(Op::MatMul, mm, MatMulAttrs{false, false, true})[0], f32({5, 7}));
+    EXPECT_EQ(infer_types(Op::MatMul, mm, MatMulAttrs{false, false, false})[0],
+              TensorType(narrow, {5, 7}));
+    ConvAttrs c{{1, 1}, {1, 1}, {1, 1}, 1, {}};
+    c.f32_out = true;
+    const TensorType x{narrow, {2, 4, 6, 6}}, w{narrow, {8, 4, 3, 3}}, y{narrow, {2, 8, 6, 6}};
+    const TensorType conv[] = {x, w};
+    EXPECT_EQ(infer_types(Op::Conv2d, conv, c)[0], f32({2, 8, 6, 6}));
+    c.grad_shape = {2, 4, 6, 6};
+    const TensorType input_grad[] = {y, w};
+    EXPECT_EQ(infer_types(Op::Conv2dInputGrad, input_grad, c)[0], f32({2, 4, 6, 6}));
+    c.grad_shape = {8, 4, 3, 3};
+    const TensorType weight_grad[] = {x, y};
+    EXPECT_EQ(infer_types(Op::Conv2dWeightGrad, weight_grad, c)[0], f32({8, 4, 3, 3}));
+  }
+  const TensorType mm[] = {f32({5, 3}), f32({3, 7})};
+  EXPECT_EQ(type_error(Op::MatMul, mm, MatMulAttrs{false, false, true}),
+            "f32_out needs bf16 or f16 operands, got f32");
+  ConvAttrs c{{1, 1}, {1, 1}, {1, 1}, 1, {}};
+  c.f32_out = true;
+  const TensorType conv[] = {f32({2, 4, 6, 6}), f32({8, 4, 3, 3})};
+  EXPECT_EQ(type_error(Op::Conv2d, conv, c), "f32_out needs bf16 or f16 operands, got f32");
+}
+
 TEST(TypeRules, BatchNormReadsANarrowInputWidened) {
   // The rows that say FloatWidensFirst: x may be bf16 or f16 where the rest is f32, and the
   // results are f32.

@@ -43,9 +43,9 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
   PassLog log(opt);
   const LoweredGraph l = lower(parse_ok(kStep), {}, log);
   EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold", "canonicalize",
-                                                  "cse", "channels_last",
-                                                  "absorb_widening_casts", "dce",
-                                                  "bucket_all_reduce", "fuse", "buffer_plan"}));
+                                                  "cse", "channels_last", "absorb_widening_casts",
+                                                  "wide_gemm_results", "dce", "bucket_all_reduce",
+                                                  "fuse", "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
   EXPECT_EQ(ir::print(l.graph),
@@ -84,8 +84,9 @@ TEST(Pipeline, WithoutSimplifySkipsCanonicalizeFoldAndCse) {
   opt.simplify = false;
   const LoweredGraph l = lower(parse_ok(kStep), opt, log);
   EXPECT_EQ(names(log),
-            (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts", "dce",
-                                      "bucket_all_reduce", "fuse", "buffer_plan"}));
+            (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts",
+                                      "wide_gemm_results", "dce", "bucket_all_reduce", "fuse",
+                                      "buffer_plan"}));
   EXPECT_EQ(count_ops(l.graph, ir::Op::Exp), 0);
   EXPECT_EQ(count_ops(l.graph, ir::Op::Sum), 2);
 }

@@ -362,6 +362,117 @@ bool onednn_has_bf16(const Case& c) {
   return rt::onednn_conv_supported(ConvPass::Forward, geom(c, y), DType::BF16);
 }
 
+/// v of shape [N, C, H, W] reordered to [N, H, W, C] (to_nhwc) or back.
+template <class T>
+std::vector<T> reorder_nchw(const std::vector<T>& v, const Shape& nchw, bool to_nhwc) {
+  const int64_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < hw; ++p) {
+        const int64_t first = (i * c + ch) * hw + p, last = (i * hw + p) * c + ch;
+        if (to_nhwc) out[last] = v[first];
+        else out[first] = v[last];
+      }
+  return out;
+}
+
+/// Each element within its f32 sum's error alone (no rounding to bf16: at least one element is
+/// not a bf16 value).
+void expect_unrounded_f32(const std::vector<float>& got, const std::vector<double>& want,
+                          const std::vector<double>& abs_sum, double terms,
+                          const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  const double rel = 16 * std::sqrt(terms) * std::ldexp(1.0, -24);
+  size_t off_bf16 = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], rel * abs_sum[i] + 1e-6) << what << " at " << i;
+    off_bf16 += from_bf16(to_bf16(got[i])) != got[i];
+  }
+  EXPECT_GT(off_bf16, 0u) << what;
+}
+
+// f32_out: each pass on bf16 operands writes its f32 sum unrounded, on oneDNN's bf16 kernels
+// (channels-first and channels-last activations, where the CPU has them) and through the widened
+// f32 path.
+TEST(ConvPaths, Bf16WithF32OutIsTheUnroundedSum) {
+  std::mt19937 rng(9);
+  for (const Case& c : {kTrainerCases[1], kTrainerCases[4], kTrainerCases[5]}) {
+    SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w));
+    Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
+    Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
+    const Shape ys = output_of(ir::Op::Conv2d, x.f32, w.f32, c.attrs).type.shape;
+    Bf16Tensor gy = bf16_of(random_tensor<float>(ys, rng));
+    const Reference r = reference(c, x.f32, w.f32, gy.f32);
+    const rt::ConvGeom g = geom(c, ys);
+    const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
+    enum class Path { Onednn, OnednnChannelsLast, ViaF32 };
+    for (Path path : {Path::Onednn, Path::OnednnChannelsLast, Path::ViaF32}) {
+      SCOPED_TRACE(int(path));
+      const bool last = path == Path::OnednnChannelsLast;
+      if (path != Path::ViaF32 &&
+          !rt::onednn_conv_supported(ConvPass::Forward, g, DType::BF16, DType::F32))
+        continue;
+      ir::ConvAttrs a = c.attrs;
+      a.f32_out = true;
+      a.channels_last = last;
+      // Operands as the layout wants them, results back in NCHW for the reference.
+      auto laid = [&](const Bf16Tensor& t) {
+        testing::HostTensor<uint16_t> u = t.bf16;
+        if (last) {
+          u.data = reorder_nchw(u.data, t.f32.type.shape, true);
+          const Shape& s = t.f32.type.shape;
+          u.type.shape = {s[0], s[2], s[3], s[1]};
+        }
+        return u;
+      };
+      auto unlaid = [&](const Tensor& t, const Shape& nchw) {
+        return last ? reorder_nchw(t.data, nchw, false) : t.data;
+      };
+      testing::HostTensor<uint16_t> xl = laid(x), gyl = laid(gy), wl = w.bf16;
+      auto run = [&](ir::Op op, const rt::TensorRef* in, Tensor& out) {
+        const rt::TensorRef outs[] = {out.ref()};
+        const std::span<const rt::TensorRef> ins(in, 2);
+        if (path == Path::ViaF32) {
+          rt::conv_low_via_f32(ins, outs, nullptr, [&](rt::Ins i, rt::Outs o, auto*) {
+            if (op == ir::Op::Conv2d) rt::conv2d_im2col(a, i, o, nullptr);
+            else if (op == ir::Op::Conv2dInputGrad) rt::conv2d_input_grad_im2col(a, i, o);
+            else rt::conv2d_weight_grad_im2col(a, i, o);
+          });
+        } else if (op == ir::Op::Conv2d) {
+          rt::conv2d_onednn(a, ins, outs, nullptr);
+        } else if (op == ir::Op::Conv2dInputGrad) {
+          rt::conv2d_input_grad_onednn(a, ins, outs);
+        } else {
+          rt::conv2d_weight_grad_onednn(a, ins, outs);
+        }
+      };
+      auto output = [&](ir::Op op, const Shape& p, const Shape& q) {
+        const std::vector<TensorType> types = {{DType::BF16, p}, {DType::BF16, q}};
+        const TensorType t = ir::infer_types(op, types, a).at(0);
+        EXPECT_EQ(t.dtype, DType::F32);
+        return Tensor{t, std::vector<float>(t.numel(), std::numeric_limits<float>::quiet_NaN())};
+      };
+      const rt::TensorRef fwd_in[] = {xl.ref(), wl.ref()};
+      Tensor y = output(ir::Op::Conv2d, xl.type.shape, wl.type.shape);
+      run(ir::Op::Conv2d, fwd_in, y);
+      expect_unrounded_f32(unlaid(y, ys), r.y, r.y_abs, taps, "conv2d");
+
+      a.grad_shape = xl.type.shape;
+      const rt::TensorRef gx_in[] = {gyl.ref(), wl.ref()};
+      Tensor gx = output(ir::Op::Conv2dInputGrad, gyl.type.shape, wl.type.shape);
+      run(ir::Op::Conv2dInputGrad, gx_in, gx);
+      expect_unrounded_f32(unlaid(gx, c.x), r.gx, r.gx_abs, double(g.og()) * taps, "input grad");
+
+      a.grad_shape = c.w;
+      const rt::TensorRef gw_in[] = {xl.ref(), gyl.ref()};
+      Tensor gw = output(ir::Op::Conv2dWeightGrad, xl.type.shape, gyl.type.shape);
+      run(ir::Op::Conv2dWeightGrad, gw_in, gw);
+      expect_unrounded_f32(gw.data, r.gw, r.gw_abs, pixels, "weight grad");
+    }
+  }
+}
+
 // Every pass of every trainer shape on oneDNN's bf16 kernels, at 1 and 2 threads; and each entry
 // point picks that path for bf16 (the same bits).
 TEST(ConvPaths, OnednnBf16MatchesReferenceAtTrainerShapes) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -220,6 +221,53 @@ TEST(MatMulKernel, BatchedBf16GemmGivesEachMatrixsOwnBits) {
   g.c = batched.data();
   rt::gemm_batch(g, batch, m * k, k * n, m * n);
   EXPECT_EQ(batched, one);
+}
+
+// f32_out: bf16 operands give the f32 sum of their products, unrounded, on each of the entry
+// point's paths: one GEMM (folded batch), a GEMM per matrix (broadcast batch dims) and one
+// batched GEMM per run of small matrices; f32 results sit at their own offsets, twice the bf16
+// ones.
+TEST(MatMulKernel, Bf16WithF32OutIsTheUnroundedSum) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint16_t> bits(0x3c00, 0x3f80);  // bf16 in [2^-7, 1)
+  auto bf16 = [&](const Shape& s) {
+    Tensor<uint16_t> t{{DType::BF16, s}, std::vector<uint16_t>(numel(s))};
+    for (uint16_t& v : t.data) v = bits(rng) ^ (rng() & 1 ? 0x8000 : 0);
+    return t;
+  };
+  auto widened = [](const Tensor<uint16_t>& t) {
+    Tensor<double> d{{DType::F64, t.type.shape}, {}};
+    for (uint16_t v : t.data) d.data.push_back(std::bit_cast<float>(uint32_t{v} << 16));
+    return d;
+  };
+  struct Case {
+    Shape a, b;
+  };
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    for (const Case& c : {Case{{8, 16, 32}, {32, 24}}, Case{{2, 1, 5, 7}, {3, 7, 6}},
+                          Case{{16, 4, 8}, {16, 8, 6}}}) {
+      SCOPED_TRACE(shape_str(c.a) + " x " + shape_str(c.b));
+      Tensor<uint16_t> a = bf16(c.a), b = bf16(c.b);
+      const ir::MatMulAttrs at{false, false, true};
+      const std::vector<TensorType> types = {a.type, b.type};
+      const TensorType yt = ir::infer_types(ir::Op::MatMul, types, at).at(0);
+      ASSERT_EQ(yt.dtype, DType::F32);
+      Tensor<float> y{yt, std::vector<float>(yt.numel(), std::nanf(""))};
+      const rt::TensorRef in[] = {a.ref(), b.ref()}, out[] = {y.ref()};
+      rt::run_library(ir::LibraryOp::MatMul, at, in, out);
+      const std::vector<double> want = reference_matmul(widened(a), widened(b), yt.shape, at);
+      const int64_t k = c.a.back();
+      size_t off_bf16 = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(y.data[i], want[i], k * std::ldexp(1.0, -23)) << i;  // |products| < 1
+        const uint32_t u = std::bit_cast<uint32_t>(y.data[i]);
+        off_bf16 += (u & 0xffff) != 0;
+      }
+      EXPECT_GT(off_bf16, want.size() / 2);
+    }
+  }
+  rt::set_num_threads(1);
 }
 
 }  // namespace
