@@ -2,8 +2,8 @@
 // geometry and measured faster, and for bf16 wherever it has a bf16 kernel (CPUs with bf16
 // instructions); im2col around rt::gemm for the rest and for f64; f16, and bf16 without such a
 // kernel, through the f32 paths on widened copies (conv_paths.h). bf16 and f16 operands give an
-// f32 result where the attributes say f32_out. Channels-last activations take
-// oneDNN where NCHW ones would, and the NCHW paths on permuted copies otherwise.
+// f32 result where the attributes say f32_out. Channels-last activations take oneDNN where NCHW
+// ones would, and the NCHW paths on permuted copies otherwise.
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
