@@ -331,9 +331,13 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
       Tensor step_loss;
       for (int64_t a = 0; a < c.accum_steps; ++a) {
         const int64_t index = batches.batch_index();
-        std::optional<data::Batch> b = batches.next();
-        if (task.augment) b = task.augment(std::move(*b), p.epoch, index);
-        b = rows_of_rank(std::move(*b));
+        std::optional<data::Batch> b;
+        if (task.augment) {  // its draws go by row of the global batch: augment it all, then cut
+          b = task.augment(std::move(*batches.next()), p.epoch, index);
+          b = rows_of_rank(std::move(*b));
+        } else {
+          b = batches.next_rows(rank * local_batch, local_batch);
+        }
         Tensor loss;
         {
           AutocastGuard autocast(autocast_mode.dtype, autocast_mode.on);

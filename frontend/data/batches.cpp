@@ -84,11 +84,18 @@ void BatchIterator::seek(int64_t batch, Loc loc) {
   pos_ = std::min(batch * options_.batch_size, static_cast<int64_t>(order_.size()));
 }
 
-std::optional<Batch> BatchIterator::next() {
+std::optional<Batch> BatchIterator::next() { return next_rows(0, options_.batch_size); }
+
+std::optional<Batch> BatchIterator::next_rows(int64_t first, int64_t count, Loc loc) {
+  if (first < 0 || count < 0)
+    throw Error(fmt::format("BatchIterator::next_rows: rows [{}, {} + {}) of a batch at {}",
+                            first, first, count, location_str(loc)));
   const int64_t n = static_cast<int64_t>(order_.size());
   const int64_t len = std::min(options_.batch_size, n - pos_);
   if (len <= 0 || (options_.drop_last && len < options_.batch_size)) return std::nullopt;
-  const std::span<const int64_t> rows(order_.data() + pos_, static_cast<size_t>(len));
+  const int64_t begin = std::min(first, len), end = begin + std::min(count, len - begin);
+  const std::span<const int64_t> rows(order_.data() + pos_ + begin,
+                                      static_cast<size_t>(end - begin));
   pos_ += len;
   return Batch{gather_rows(dataset_.images, rows), gather_rows(dataset_.labels, rows)};
 }

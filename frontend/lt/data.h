@@ -83,6 +83,11 @@ class BatchIterator {
   void start_epoch(int64_t epoch);
   /// The next batch of the epoch; nullopt at its end.
   std::optional<Batch> next();
+  /// Rows [first, first + count) of the next batch (clipped to it), and only those are gathered:
+  /// a replica's share of a global batch, the rows next() and a slice would give at a fraction of
+  /// the copying. Advances past the whole batch; nullopt at the epoch's end. A negative first or
+  /// count is an lt::Error.
+  std::optional<Batch> next_rows(int64_t first, int64_t count, Loc loc = Loc::current());
   /// Batches of the current epoch taken so far.
   int64_t batch_index() const;
   /// Continues the current epoch at batch `batch` (0 <= batch <= num_batches()), as if that many

@@ -152,7 +152,9 @@ void expect_epilogues_match(std::string text, const char* low,
     params.push_back(buffer_of(p.type, v.data()));
   }
   passes::PassLog log(passes::PassLogOptions{});
-  const passes::LoweredGraph l = passes::lower(g, {.wide_gemm_results = wide >= 0}, log);
+  passes::LowerOptions options;
+  options.wide_gemm_results = wide >= 0;
+  const passes::LoweredGraph l = passes::lower(g, options, log);
   const std::string lowered = ir::print(l.graph);
   int f32_out = 0;
   for (size_t at = 0; (at = lowered.find("f32_out=true", at)) != std::string::npos; ++at) ++f32_out;

@@ -285,6 +285,33 @@ TEST(Batches, IteratorCoversEachRowOncePerEpoch) {
   }
 }
 
+// A replica's rows of each batch are the rows of the whole batch it would cut out; the range is
+// clipped to the batch (the short last one too), and every call moves on by a whole batch.
+TEST(Batches, NextRowsAreTheRowsOfTheWholeBatch) {
+  BatchIterator whole(rows_dataset(10), {.batch_size = 4, .seed = 5});
+  BatchIterator part(rows_dataset(10), {.batch_size = 4, .seed = 5});
+  // The third batch holds 2 rows (10 = 4 + 4 + 2): rows [1, 6) of it are its second row alone.
+  const std::pair<int64_t, int64_t> ranges[] = {{0, 2}, {2, 2}, {1, 5}};
+  for (const auto& [first, count] : ranges) {
+    const auto w = whole.next();
+    const auto p = part.next_rows(first, count);
+    ASSERT_TRUE(w && p);
+    const auto wy = w->labels.to_vector<int64_t>();
+    const int64_t end = std::min<int64_t>(first + count, static_cast<int64_t>(wy.size()));
+    EXPECT_EQ(p->labels.to_vector<int64_t>(),
+              std::vector<int64_t>(wy.begin() + std::min<int64_t>(first, end), wy.begin() + end));
+    const auto px = p->images.to_vector<float>(), wx = w->images.to_vector<float>();
+    EXPECT_EQ(px, std::vector<float>(wx.begin() + 2 * std::min<int64_t>(first, end),
+                                     wx.begin() + 2 * end));
+    EXPECT_EQ(part.batch_index(), whole.batch_index());
+  }
+  EXPECT_FALSE(part.next_rows(0, 2));
+  part.start_epoch(1);
+  EXPECT_EQ(part.next_rows(5, 2)->labels.numel(), 0);  // past the batch's 4 rows
+  EXPECT_THAT(error_of([&] { part.next_rows(-1, 2); }),
+              HasSubstr("BatchIterator::next_rows: rows [-1, -1 + 2) of a batch at idx_test.cpp:"));
+}
+
 TEST(Batches, GatherRowsChecksIndices) {
   const Dataset ds = rows_dataset(3);
   const std::vector<int64_t> rows{2, 0, 2};
