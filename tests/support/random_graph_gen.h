@@ -126,6 +126,10 @@ class DagGen {
   void fused_chain();  // view, elementwise, reduction in a row (one loop kernel, usually)
   void matmul();
   void conv();  // conv2d, often of 16 channels: the lowering then runs it channels-last
+  /// Autocast's pattern: a matmul or conv2d of float operands cast to bf16, its result cast
+  /// back to f32 (which the lowering may make the GEMM's unrounded f32 result). The bf16 values
+  /// stay out of the pool.
+  void autocast_gemm();
   void softmax();
   void new_leaf();
   Val reshape_to(const Val& x, Shape s);

@@ -501,6 +501,64 @@ void DagGen::conv() {
        {kk * x.bound * w.bound, e, false});
 }
 
+void DagGen::autocast_gemm() {
+  constexpr double kBf16Unit = 0x1p-8;  // bf16's relative rounding error (8 significant bits)
+  // However the step ends (a Reject, a TypeError), no bf16 value stays in the pool: the other
+  // steps' error facts are for f32 and f64.
+  struct DropBf16 {
+    std::vector<Val>& pool;
+    ~DropBf16() {
+      std::erase_if(pool, [](const Val& v) { return v.dt() == DType::BF16; });
+    }
+  } drop{pool_};
+  const bool conv = r_.coin(0.4);
+  Val a, b;
+  int64_t terms = 0;  // products summed per output element
+  ir::Attrs attrs;
+  ir::Op op = ir::Op::MatMul;
+  if (conv) {
+    op = ir::Op::Conv2d;
+    a = leaf(fdt_, {r_.range(1, 3), r_.coin(0.6) ? 16 : r_.range(1, 4), r_.range(3, 7),
+                    r_.range(3, 7)},
+             false);
+    const Shape& s = a.t.shape;
+    const int64_t k = r_.range(1, 3), pad = r_.range(0, (k - 1) / 2 + 1);
+    if (s[2] + 2 * pad < k || s[3] + 2 * pad < k) throw Reject{};
+    b = leaf(fdt_, {r_.coin(0.6) ? 16 : r_.range(1, 5), s[1], k, k}, false);
+    terms = s[1] * k * k;
+    attrs = ir::ConvAttrs{{1, 1}, {pad, pad}, {1, 1}, 1, {}};
+  } else {
+    a = to_float(pick_any());
+    if (a.special) throw Reject{};
+    if (a.rank() < 2) a = reshape_to(a, {1, a.t.numel()});
+    const bool tb = r_.coin(0.3);
+    terms = a.t.shape.back();
+    const int64_t n = rand_dim();
+    Shape s = a.t.rank() > 2 && r_.coin(0.5) ? Shape(a.t.shape.begin(), a.t.shape.end() - 2)
+                                             : Shape{};
+    s.push_back(tb ? n : terms);
+    s.push_back(tb ? terms : n);
+    b = leaf(fdt_, s, false);
+    attrs = ir::MatMulAttrs{false, tb};
+  }
+  const double lim = std::sqrt(float_limit(DType::F32) / (1.1 * std::max<double>(terms, 1)));
+  a = fit(a, lim);
+  b = fit(b, lim);
+  // Operands that already differ may round to different bf16 neighbours.
+  auto narrow = [&](const Val& x) {
+    return emit(ir::Op::Cast, {x}, ir::CastAttrs{DType::BF16},
+                {x.bound * (1 + kBf16Unit), x.exact() ? 0 : x.err + 2 * kBf16Unit * x.bound});
+  };
+  const Val a16 = narrow(a), b16 = narrow(b);
+  const double kk = static_cast<double>(terms), most = kk * a16.bound * b16.bound;
+  // The reference rounds the f32 sum to bf16; the compiled step may keep the sum (or round a sum
+  // of another order to the other neighbour).
+  const double e = kk * (a16.err * b16.bound + b16.err * a16.bound + a16.err * b16.err) +
+                   2 * unit(DType::F32) * kk * most + 2 * kBf16Unit * most;
+  const Val y16 = emit(op, {a16, b16}, std::move(attrs), {most * (1 + kBf16Unit), e, false});
+  emit(ir::Op::Cast, {y16}, ir::CastAttrs{DType::F32}, {y16.bound, y16.err, false});
+}
+
 void DagGen::softmax() {
   Val x = to_float(pick_any());
   if (x.rank() == 0) x = reshape_to(x, {1});
