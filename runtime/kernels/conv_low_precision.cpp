@@ -1,8 +1,8 @@
 // Convolutions on bf16 or f16 operands (autocast) through the f32 paths: the operands widened to
 // f32 (exactly), the f32 convolution (which accumulates in f32, as a bf16 kernel does), and its
-// result rounded to nearest even (or, f32_out, kept as it is). The path of f16, and of bf16 on CPUs without bf16 instructions
-// (oneDNN's bf16 kernels take the rest, conv.cpp); epilogue blocks still stream, one image at a
-// time.
+// result rounded to nearest even (or, f32_out, kept as it is). The path of f16, and of bf16 on
+// CPUs without bf16 instructions (oneDNN's bf16 kernels take the rest, conv.cpp); epilogue blocks
+// still stream, one image at a time.
 #include <vector>
 
 #include "runtime/kernels/conv_paths.h"
