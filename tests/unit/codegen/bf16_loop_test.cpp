@@ -160,7 +160,7 @@ void expect_epilogues_match(std::string text, const char* low,
   for (size_t at = 0; (at = lowered.find("f32_out=true", at)) != std::string::npos; ++at) ++f32_out;
   EXPECT_EQ(f32_out, std::max(wide, 0)) << lowered;
   const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(l.graph).run(params);
-  if (wide > 0) {  // the lowered graph's results are not the written graph's: the roundings are gone
+  if (wide > 0) {  // the lowered graph's results are not the written graph's: no roundings
     const std::vector<rt::BufferPtr> rounded = rt::InterpretedGraph(g).run(params);
     for (size_t r = 0; r < rounded.size(); ++r)
       EXPECT_NE(std::memcmp(rounded[r]->data(), want[r]->data(), want[r]->bytes()), 0) << r;
