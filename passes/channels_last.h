@@ -11,8 +11,11 @@ namespace lt::passes {
 /// channel axis moves to 3), and sum, mean, max and min (their axes move). Everything else reads
 /// the NCHW form, and a permute converts wherever one form is needed and only the other exists.
 /// Convolutions on f64, or with fewer than 16 input channels per group, keep NCHW: their im2col
-/// path would only permute back. Parameters, results and donations are kept. Returns true if the
-/// graph changed.
+/// path would only permute back. Except one of a single input channel (a network's stem on gray
+/// images), whose input is the same bytes in either layout: its bf16 forward goes channels-last
+/// where a batch norm reads its result (which would otherwise be permuted for it), its gradients
+/// where their output gradient is channels-last already. Parameters, results and donations are kept.
+/// Returns true if the graph changed.
 bool channels_last(ir::Graph& g);
 
 }  // namespace lt::passes

@@ -394,10 +394,10 @@ void expect_unrounded_f32(const std::vector<float>& got, const std::vector<doubl
 
 // f32_out: each pass on bf16 operands writes its f32 sum unrounded, on oneDNN's bf16 kernels
 // (channels-first and channels-last activations, where the CPU has them) and through the widened
-// f32 path.
+// f32 path; and the bf16 results channels-last too (the ResNet's one-channel stem runs so).
 TEST(ConvPaths, Bf16WithF32OutIsTheUnroundedSum) {
   std::mt19937 rng(9);
-  for (const Case& c : {kTrainerCases[1], kTrainerCases[4], kTrainerCases[5]}) {
+  for (const Case& c : {kTrainerCases[1], kTrainerCases[2], kTrainerCases[4], kTrainerCases[5]}) {
     SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w));
     Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
     Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
@@ -408,67 +408,69 @@ TEST(ConvPaths, Bf16WithF32OutIsTheUnroundedSum) {
     const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
     enum class Path { Onednn, OnednnChannelsLast, ViaF32 };
     for (Path path : {Path::Onednn, Path::OnednnChannelsLast, Path::ViaF32}) {
-      SCOPED_TRACE(int(path));
-      const bool last = path == Path::OnednnChannelsLast;
-      if (path != Path::ViaF32 &&
-          !rt::onednn_conv_supported(ConvPass::Forward, g, DType::BF16, DType::F32))
-        continue;
-      ir::ConvAttrs a = c.attrs;
-      a.f32_out = true;
-      a.channels_last = last;
-      // Operands as the layout wants them, results back in NCHW for the reference.
-      auto laid = [&](const Bf16Tensor& t) {
-        testing::HostTensor<uint16_t> u = t.bf16;
-        if (last) {
-          u.data = reorder_nchw(u.data, t.f32.type.shape, true);
-          const Shape& s = t.f32.type.shape;
-          u.type.shape = {s[0], s[2], s[3], s[1]};
-        }
-        return u;
-      };
-      auto unlaid = [&](const Tensor& t, const Shape& nchw) {
-        return last ? reorder_nchw(t.data, nchw, false) : t.data;
-      };
-      testing::HostTensor<uint16_t> xl = laid(x), gyl = laid(gy), wl = w.bf16;
-      auto run = [&](ir::Op op, const rt::TensorRef* in, Tensor& out) {
-        const rt::TensorRef outs[] = {out.ref()};
-        const std::span<const rt::TensorRef> ins(in, 2);
-        if (path == Path::ViaF32) {
-          rt::conv_low_via_f32(ins, outs, nullptr, [&](rt::Ins i, rt::Outs o, auto*) {
-            if (op == ir::Op::Conv2d) rt::conv2d_im2col(a, i, o, nullptr);
-            else if (op == ir::Op::Conv2dInputGrad) rt::conv2d_input_grad_im2col(a, i, o);
-            else rt::conv2d_weight_grad_im2col(a, i, o);
-          });
-        } else if (op == ir::Op::Conv2d) {
-          rt::conv2d_onednn(a, ins, outs, nullptr);
-        } else if (op == ir::Op::Conv2dInputGrad) {
-          rt::conv2d_input_grad_onednn(a, ins, outs);
-        } else {
-          rt::conv2d_weight_grad_onednn(a, ins, outs);
-        }
-      };
-      auto output = [&](ir::Op op, const Shape& p, const Shape& q) {
-        const std::vector<TensorType> types = {{DType::BF16, p}, {DType::BF16, q}};
-        const TensorType t = ir::infer_types(op, types, a).at(0);
-        EXPECT_EQ(t.dtype, DType::F32);
-        return Tensor{t, std::vector<float>(t.numel(), std::numeric_limits<float>::quiet_NaN())};
-      };
-      const rt::TensorRef fwd_in[] = {xl.ref(), wl.ref()};
-      Tensor y = output(ir::Op::Conv2d, xl.type.shape, wl.type.shape);
-      run(ir::Op::Conv2d, fwd_in, y);
-      expect_unrounded_f32(unlaid(y, ys), r.y, r.y_abs, taps, "conv2d");
-
-      a.grad_shape = xl.type.shape;
-      const rt::TensorRef gx_in[] = {gyl.ref(), wl.ref()};
-      Tensor gx = output(ir::Op::Conv2dInputGrad, gyl.type.shape, wl.type.shape);
-      run(ir::Op::Conv2dInputGrad, gx_in, gx);
-      expect_unrounded_f32(unlaid(gx, c.x), r.gx, r.gx_abs, double(g.og()) * taps, "input grad");
-
-      a.grad_shape = c.w;
-      const rt::TensorRef gw_in[] = {xl.ref(), gyl.ref()};
-      Tensor gw = output(ir::Op::Conv2dWeightGrad, xl.type.shape, gyl.type.shape);
-      run(ir::Op::Conv2dWeightGrad, gw_in, gw);
-      expect_unrounded_f32(gw.data, r.gw, r.gw_abs, pixels, "weight grad");
+      for (bool wide : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "path " << int(path) << " f32_out " << wide);
+        const bool last = path == Path::OnednnChannelsLast;
+        if (path != Path::ViaF32 &&
+            !rt::onednn_conv_supported(ConvPass::Forward, g, DType::BF16, DType::F32))
+          continue;
+        if (!wide && !last) continue;  // OnednnBf16MatchesReferenceAtTrainerShapes has those
+        ir::ConvAttrs a = c.attrs;
+        a.f32_out = wide;
+        a.channels_last = last;
+        // Operands as the layout wants them, results back in NCHW for the reference.
+        auto laid = [&](const Bf16Tensor& t) {
+          testing::HostTensor<uint16_t> u = t.bf16;
+          if (last) {
+            u.data = reorder_nchw(u.data, t.f32.type.shape, true);
+            const Shape& s = t.f32.type.shape;
+            u.type.shape = {s[0], s[2], s[3], s[1]};
+          }
+          return u;
+        };
+        testing::HostTensor<uint16_t> xl = laid(x), gyl = laid(gy), wl = w.bf16;
+        // Runs pass `op` and checks its result (NCHW shape `nchw`) against the reference.
+        auto check = [&](ir::Op op, testing::HostTensor<uint16_t>& in0,
+                         testing::HostTensor<uint16_t>& in1, const Shape& nchw,
+                         const std::vector<double>& want, const std::vector<double>& abs,
+                         double terms, const char* what) {
+          const std::vector<TensorType> types = {in0.type, in1.type};
+          const TensorType t = ir::infer_types(op, types, a).at(0);
+          EXPECT_EQ(t.dtype, wide ? DType::F32 : DType::BF16);
+          Tensor y32{t, std::vector<float>(wide ? t.numel() : 0,
+                                           std::numeric_limits<float>::quiet_NaN())};
+          testing::HostTensor<uint16_t> y16{t, std::vector<uint16_t>(wide ? 0 : t.numel(),
+                                                                     kBf16Nan)};
+          const rt::TensorRef ins[] = {in0.ref(), in1.ref()};
+          const rt::TensorRef outs[] = {wide ? y32.ref() : y16.ref()};
+          if (path == Path::ViaF32) {
+            rt::conv_low_via_f32(ins, outs, nullptr, [&](rt::Ins i, rt::Outs o, auto*) {
+              if (op == ir::Op::Conv2d) rt::conv2d_im2col(a, i, o, nullptr);
+              else if (op == ir::Op::Conv2dInputGrad) rt::conv2d_input_grad_im2col(a, i, o);
+              else rt::conv2d_weight_grad_im2col(a, i, o);
+            });
+          } else if (op == ir::Op::Conv2d) {
+            rt::conv2d_onednn(a, ins, outs, nullptr);
+          } else if (op == ir::Op::Conv2dInputGrad) {
+            rt::conv2d_input_grad_onednn(a, ins, outs);
+          } else {
+            rt::conv2d_weight_grad_onednn(a, ins, outs);
+          }
+          const bool activation = op != ir::Op::Conv2dWeightGrad && last;
+          if (wide)
+            expect_unrounded_f32(activation ? reorder_nchw(y32.data, nchw, false) : y32.data,
+                                 want, abs, terms, what);
+          else
+            expect_close_bf16(activation ? reorder_nchw(y16.data, nchw, false) : y16.data, want,
+                              abs, terms, what);
+        };
+        check(ir::Op::Conv2d, xl, wl, ys, r.y, r.y_abs, taps, "conv2d");
+        a.grad_shape = xl.type.shape;
+        check(ir::Op::Conv2dInputGrad, gyl, wl, c.x, r.gx, r.gx_abs, double(g.og()) * taps,
+              "input grad");
+        a.grad_shape = c.w;
+        check(ir::Op::Conv2dWeightGrad, xl, gyl, c.w, r.gw, r.gw_abs, pixels, "weight grad");
+      }
     }
   }
 }
