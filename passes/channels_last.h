@@ -14,8 +14,8 @@ namespace lt::passes {
 /// path would only permute back. Except one of a single input channel (a network's stem on gray
 /// images), whose input is the same bytes in either layout: its bf16 forward goes channels-last
 /// where a batch norm reads its result (which would otherwise be permuted for it), its gradients
-/// where their output gradient is channels-last already. Parameters, results and donations are kept.
-/// Returns true if the graph changed.
+/// where their output gradient is channels-last already. Parameters, results and donations are
+/// kept. Returns true if the graph changed.
 bool channels_last(ir::Graph& g);
 
 }  // namespace lt::passes
