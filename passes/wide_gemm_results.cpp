@@ -1,5 +1,6 @@
 #include "passes/wide_gemm_results.h"
 
+#include <algorithm>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -14,9 +15,8 @@ bool gemm_like(ir::Op op) {
          op == ir::Op::Conv2dWeightGrad;
 }
 
-bool widens_to_f32(const ir::Graph& g, const ir::Node& n) {
-  return n.op == ir::Op::Cast && g.type(n.inputs[0]).dtype != DType::F32 &&
-         std::get<ir::CastAttrs>(n.attrs).to == DType::F32;
+bool widens_to_f32(const ir::Node& n) {
+  return n.op == ir::Op::Cast && std::get<ir::CastAttrs>(n.attrs).to == DType::F32;
 }
 
 ir::Attrs with_f32_out(ir::Attrs a) {
@@ -32,26 +32,19 @@ ir::Attrs with_f32_out(ir::Attrs a) {
 
 bool wide_gemm_results(ir::Graph& g) {
   const int n = static_cast<int>(g.nodes().size());
-  // Per node: whether it is a bf16 GEMM whose every reader widens its result to f32.
+  // Per node: whether it is a bf16 GEMM whose every reader widens its result to f32 (one nothing
+  // reads is dead, and dce drops it either way).
   std::vector<char> wide(n, 0);
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = g.node(id);
     wide[id] = gemm_like(node.op) && node.types[0].dtype == DType::BF16;
   }
-  std::vector<char> read(n, 0);
-  for (int id = 0; id < n; ++id) {
-    const ir::Node& node = g.node(id);
-    for (ir::Value v : node.inputs) {
-      if (v.is_param()) continue;
-      read[v.def] = 1;
-      if (!widens_to_f32(g, node)) wide[v.def] = 0;
-    }
-  }
+  for (const ir::Node& node : g.nodes())
+    for (ir::Value v : node.inputs)
+      if (!v.is_param() && !widens_to_f32(node)) wide[v.def] = 0;
   for (ir::Value v : g.results())
     if (!v.is_param()) wide[v.def] = 0;
-  bool any = false;
-  for (int id = 0; id < n; ++id) any |= wide[id] && read[id];
-  if (!any) return false;
+  if (std::find(wide.begin(), wide.end(), 1) == wide.end()) return false;
 
   ir::Graph out(g.name());
   for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
@@ -63,12 +56,11 @@ bool wide_gemm_results(ir::Graph& g) {
     const ir::Node& node = g.node(id);
     std::vector<ir::Value> ins;
     for (ir::Value v : node.inputs) ins.push_back(remap(v));
-    if (node.op == ir::Op::Cast && !node.inputs[0].is_param() && wide[node.inputs[0].def] &&
-        read[node.inputs[0].def]) {
+    if (node.op == ir::Op::Cast && !node.inputs[0].is_param() && wide[node.inputs[0].def]) {
       new_id[id] = ins[0].def;  // the widening is the accumulator itself now
       continue;
     }
-    if (wide[id] && read[id]) {
+    if (wide[id]) {
       TypeList types = node.types;
       types[0].dtype = DType::F32;
       new_id[id] =

@@ -212,29 +212,7 @@ void weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
 
 bool is_bf16(const TensorRef& t) { return t.dtype() == DType::BF16; }
 
-/// Runs pass<T, Y> for the call's operand and result dtypes: f32 -> f32, bf16 -> bf16 or f32.
-template <template <class, class> class Pass, class... Args>
-void by_dtypes(Ins in, Outs out, Args&&... args) {
-  using Bf16 = Eigen::bfloat16;
-  if (!is_bf16(in[0])) return Pass<float, float>::run(in, out, args...);
-  if (is_bf16(out[0])) return Pass<Bf16, Bf16>::run(in, out, args...);
-  Pass<Bf16, float>::run(in, out, args...);
-}
-
-template <class T, class Y>
-struct Forward {
-  static void run(Ins in, Outs out, const ir::ConvAttrs& a, const OutputBlocks* blocks) {
-    forward<T, Y>(a, in, out, blocks);
-  }
-};
-template <class T, class Y>
-struct InputGrad {
-  static void run(Ins in, Outs out, const ir::ConvAttrs& a) { input_grad<T, Y>(a, in, out); }
-};
-template <class T, class Y>
-struct WeightGrad {
-  static void run(Ins in, Outs out, const ir::ConvAttrs& a) { weight_grad<T, Y>(a, in, out); }
-};
+using Bf16 = Eigen::bfloat16;
 
 }  // namespace
 
@@ -247,16 +225,23 @@ bool onednn_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype, DType 
   return ChunkPrimitives(pass, g, dtype, out_dtype).ok();
 }
 
+// Operands f32 -> result f32; bf16 -> bf16, or f32 with f32_out.
 void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks) {
-  by_dtypes<Forward>(in, out, a, blocks);
+  if (!is_bf16(in[0])) return forward<float, float>(a, in, out, blocks);
+  if (is_bf16(out[0])) return forward<Bf16, Bf16>(a, in, out, blocks);
+  forward<Bf16, float>(a, in, out, blocks);
 }
 
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
-  by_dtypes<InputGrad>(in, out, a);
+  if (!is_bf16(in[0])) return input_grad<float, float>(a, in, out);
+  if (is_bf16(out[0])) return input_grad<Bf16, Bf16>(a, in, out);
+  input_grad<Bf16, float>(a, in, out);
 }
 
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out) {
-  by_dtypes<WeightGrad>(in, out, a);
+  if (!is_bf16(in[0])) return weight_grad<float, float>(a, in, out);
+  if (is_bf16(out[0])) return weight_grad<Bf16, Bf16>(a, in, out);
+  weight_grad<Bf16, float>(a, in, out);
 }
 
 }  // namespace lt::rt

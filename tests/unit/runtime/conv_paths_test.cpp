@@ -338,6 +338,24 @@ Bf16Tensor bf16_of(const Tensor& t) {
   return out;
 }
 
+/// A case's bf16 operands (random x and w, and an output gradient gy), the output's shape, the
+/// float64 reference of every pass on them, and the call's geometry.
+struct Bf16Problem {
+  Bf16Tensor x, w, gy;
+  Shape ys;
+  Reference r;
+  rt::ConvGeom g;
+};
+
+Bf16Problem bf16_problem(const Case& c, std::mt19937& rng) {
+  Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
+  Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
+  const Shape ys = output_of(ir::Op::Conv2d, x.f32, w.f32, c.attrs).type.shape;
+  Bf16Tensor gy = bf16_of(random_tensor<float>(ys, rng));
+  Reference r = reference(c, x.f32, w.f32, gy.f32);
+  return {std::move(x), std::move(w), std::move(gy), ys, std::move(r), geom(c, ys)};
+}
+
 /// A bf16 output of `op`, filled with NaN (it must be overwritten).
 testing::HostTensor<uint16_t> bf16_output(ir::Op op, const Shape& p, const Shape& q,
                                           const ir::ConvAttrs& a) {
@@ -399,12 +417,8 @@ TEST(ConvPaths, Bf16WithF32OutIsTheUnroundedSum) {
   std::mt19937 rng(9);
   for (const Case& c : {kTrainerCases[1], kTrainerCases[2], kTrainerCases[4], kTrainerCases[5]}) {
     SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w));
-    Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
-    Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
-    const Shape ys = output_of(ir::Op::Conv2d, x.f32, w.f32, c.attrs).type.shape;
-    Bf16Tensor gy = bf16_of(random_tensor<float>(ys, rng));
-    const Reference r = reference(c, x.f32, w.f32, gy.f32);
-    const rt::ConvGeom g = geom(c, ys);
+    Bf16Problem p = bf16_problem(c, rng);
+    auto& [x, w, gy, ys, r, g] = p;
     const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
     enum class Path { Onednn, OnednnChannelsLast, ViaF32 };
     for (Path path : {Path::Onednn, Path::OnednnChannelsLast, Path::ViaF32}) {
@@ -488,12 +502,8 @@ TEST(ConvPaths, OnednnBf16MatchesReferenceAtTrainerShapes) {
       SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w)
                                         << " stride=" << c.attrs.stride[0] << " threads="
                                         << threads);
-      Bf16Tensor x = bf16_of(random_tensor<float>(c.x, rng));
-      Bf16Tensor w = bf16_of(random_tensor<float>(c.w, rng));
-      const Shape ys = output_of(ir::Op::Conv2d, x.f32, w.f32, c.attrs).type.shape;
-      Bf16Tensor gy = bf16_of(random_tensor<float>(ys, rng));
-      const Reference r = reference(c, x.f32, w.f32, gy.f32);
-      const rt::ConvGeom g = geom(c, ys);
+      Bf16Problem p = bf16_problem(c, rng);
+      auto& [x, w, gy, ys, r, g] = p;
       for (ConvPass pass : {ConvPass::Forward, ConvPass::InputGrad, ConvPass::WeightGrad})
         ASSERT_TRUE(rt::onednn_conv_supported(pass, g, DType::BF16)) << "pass " << int(pass);
       const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
