@@ -118,6 +118,14 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
       llvm::Value* e = emit_float(b, m, Erf, {&u, 1});
       return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), e));
     }
+    case GeluErfGrad: {  // ir::scalar::gelu_erf_grad; its erf is gelu_erf's, which LLVM merges
+      llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
+      llvm::Value* e = emit_float(b, m, Erf, {&u, 1});
+      llvm::Value* cdf = b.CreateFMul(fconst(a, 0.5), b.CreateFAdd(fconst(a, 1), e));
+      llvm::Value* g = emit_exp(b, b.CreateFMul(b.CreateFMul(fconst(a, -0.5), a), a));
+      llvm::Value* pdf = b.CreateFMul(g, fconst(a, ir::scalar::kInvSqrt2Pi));
+      return b.CreateFAdd(cdf, b.CreateFMul(a, pdf));
+    }
     case IsFinite:
       return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
                              fconst(a, std::numeric_limits<double>::infinity()));
@@ -164,7 +172,8 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Where: return b.CreateSelect(a, x[1], x[2]);
     // Float only, integer division (checks data: can_emit_elementwise) and casts (emit_cast).
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf: case Pow: case Div: case Cast: break;
+    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow: case Div:
+    case Cast: break;
   }
   LT_UNREACHABLE();
 }

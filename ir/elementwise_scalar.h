@@ -20,6 +20,7 @@ namespace lt::ir::scalar {
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCubic = 0.044715;
 inline constexpr double kSqrtHalf = 0.7071067811865476;  // gelu_erf: erf(x sqrt(1/2))
+inline constexpr double kInvSqrt2Pi = 0.3989422804014327;  // gelu_erf_grad: phi(0) = 1/sqrt(2 pi)
 
 template <class T>
 constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
@@ -92,6 +93,12 @@ T erf(T x) {
 template <class T>
 T gelu_erf(T x) {
   return T(0.5) * x * (T(1) + erf(x * T(kSqrtHalf)));
+}
+/// The slope of gelu_erf, Phi(x) + x phi(x), with Phi(x) through the erf above (in the same
+/// expression as gelu_erf, so a kernel computing both computes it once).
+template <class T>
+T gelu_erf_grad(T x) {
+  return T(0.5) * (T(1) + erf(x * T(kSqrtHalf))) + x * (std::exp(T(-0.5) * x * x) * T(kInvSqrt2Pi));
 }
 template <class T>
 bool isfinite(T x) {

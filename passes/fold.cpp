@@ -41,6 +41,7 @@ std::optional<double> eval_float(ElementwiseOp op, std::span<const double> x) {
     case Reciprocal: return S::reciprocal(a);
     case Erf: return S::erf(a);
     case GeluErf: return S::gelu_erf(a);
+    case GeluErfGrad: return S::gelu_erf_grad(a);
     case IsFinite: return S::isfinite(a);
     case Cast: return a;  // the caller converts to the result dtype
     case Add: return S::add(a, b);
@@ -91,7 +92,7 @@ std::optional<int64_t> eval_int(ElementwiseOp op, std::span<const int64_t> x) {
     case Ge: return S::ge(a, b);
     case Where: return S::where(a != 0, b, x[2]);
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf: case Pow:
+    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow:
       return std::nullopt;  // float only: the type rule rejects integer operands
   }
   return std::nullopt;

@@ -8,6 +8,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
+#include "passes/sink_reshapes.h"
 #include "passes/wide_gemm_results.h"
 
 namespace lt::passes {
@@ -61,6 +62,8 @@ const PassEntry kPasses[] = {
      "batch norms read a bf16 or f16 operand themselves instead of its cast to f32"},
     {"wide_gemm_results", StageKind::Graph, rewrite_stage<wide_gemm_results>, wide_gemm_results,
      "bf16 matmuls and convolutions only ever widened again write their f32 accumulator"},
+    {"sink_reshapes", StageKind::Graph, rewrite_stage<sink_reshapes>, sink_reshapes,
+     "elementwise ops run on the values reshapes read, the reshape moved after them"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
     {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
      "pack gradient all_reduces into buckets, each right after its last operand"},

@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "frontend/autograd/grad_node.h"
+#include "frontend/dispatch.h"
 #include "ir/elementwise_scalar.h"
 #include "lt/ops.h"
 
@@ -35,11 +36,10 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Cos: return {-g * sin(x)};
     case Reciprocal: return {-g * y * y};
     case Erf: return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-(x * x))};
-    case GeluErf: {  // Phi(x) + x phi(x), from x alone: the forward keeps nothing else
-      const double inv_sqrt_2pi = 1 / std::sqrt(2 * std::numbers::pi);
-      Tensor phi = exp(x * x * -0.5) * inv_sqrt_2pi;
-      return {g * ((erf(x * ir::scalar::kSqrtHalf) + 1.0) * 0.5 + x * phi)};
-    }
+    // Phi(x) + x phi(x), from x alone: the forward keeps nothing else.
+    case GeluErf: return {g * apply1(ir::Op::GeluErfGrad, {&x, 1}, ir::NoAttrs{}, Loc::current())};
+    case GeluErfGrad:  // d/dx (Phi(x) + x phi(x)) = phi(x) (2 - x^2)
+      return {g * (exp(x * x * -0.5) * ir::scalar::kInvSqrt2Pi) * (2.0 - x * x)};
     case Cast:  // float -> int/bool is a step function: zero gradient almost everywhere
       return {is_float(x.dtype()) && is_float(y.dtype()) ? cast(g, x.dtype()) : Tensor()};
     case Add: return {to(g, 0), to(g, 1)};

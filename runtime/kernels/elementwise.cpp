@@ -107,6 +107,15 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
       case GeluErf:
         for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::gelu_erf(x[i]);
         break;
+      case GeluErfGrad: {  // ir::scalar::gelu_erf_grad, its exp vectorized as Exp's
+        const T half = T(-0.5), k = T(ir::scalar::kInvSqrt2Pi);
+        for (int64_t i = b; i < e; ++i) y[i] = half * x[i] * x[i];
+        exp_with_underflow(y + b, y + b, e - b);
+        for (int64_t i = b; i < e; ++i)
+          y[i] = T(0.5) * (T(1) + ir::scalar::erf(x[i] * T(ir::scalar::kSqrtHalf))) +
+                 x[i] * (y[i] * k);
+        break;
+      }
       case Gelu: {
         const T c = T(ir::scalar::kGeluScale), k = T(ir::scalar::kGeluCubic);
         o = T(0.5) * a * (T(1) + (c * (a + k * a * a * a)).tanh());
@@ -133,9 +142,8 @@ void unary_any(ir::ElementwiseOp op, const T* x, void* yv, int64_t n) {
       case Abs: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::abs(x[i]); break;
       case Relu: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::relu(x[i]); break;
       case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-      case Cos: case Reciprocal: case Erf: case GeluErf: case IsFinite: case Cast: case Add:
-      case Sub: case Mul:
-      case Div:
+      case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case IsFinite:
+      case Cast: case Add: case Sub: case Mul: case Div:
       case Pow: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
       case Where: LT_UNREACHABLE();  // unary_float, or not unary
     }
@@ -307,7 +315,7 @@ void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const 
     case Ge: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::ge(x, y); });
     case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
     case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case Erf: case GeluErf:
-    case IsFinite: case Cast: case Where: break;  // not binary
+    case GeluErfGrad: case IsFinite: case Cast: case Where: break;  // not binary
   }
   LT_UNREACHABLE();
 }
@@ -348,7 +356,7 @@ void where(const TensorRef& c, const TensorRef& a, const TensorRef& b, const Ten
 void run_elementwise(ir::ElementwiseOp op, const ir::Attrs&, Ins in, Outs out) {
   switch (op) {
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf:
+    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad:
       return dispatch_float(in[0].dtype(), [&](auto t) {
         using T = decltype(t);
         unary_float<T>(op, in[0].as<T>(), out[0].as<T>(), out[0].numel());

@@ -80,7 +80,8 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
   const ir::ElementwiseOp e = *ir::as_elementwise(op);
   switch (e) {
     case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
-    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case Erf: case GeluErf: {
+    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case Erf: case GeluErf:
+    case GeluErfGrad: {
       std::vector<OpSample> out = {
           make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
           make(op, "scalar", {unary_input(e, r, {})}),

@@ -39,7 +39,7 @@ void DagGen::unary() {
   constexpr std::array kOps{Op::Neg,   Op::Abs,  Op::Exp,        Op::Log,     Op::Sqrt,
                             Op::Rsqrt, Op::Tanh, Op::Sigmoid,    Op::Relu,    Op::Gelu,
                             Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite, Op::GeluErf,
-                            Op::Erf};
+                            Op::Erf,   Op::GeluErfGrad};
   const Op op = draw(r_, kOps);
   Val x = pick_any();
   const bool any_dtype = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::IsFinite;
@@ -77,6 +77,10 @@ void DagGen::unary() {
       emit(op, {x}, kNone, {b, 1.2 * x.err + transcendental(dt, b), x.special});
       return;
     }
+    case Op::GeluErfGrad:  // in [-0.13, 1.13], of slope phi(x) (2 - x^2): at most 0.8
+      x = fit(x, 50);
+      emit(op, {x}, kNone, {1.13, 0.8 * x.err + transcendental(dt, 1.13), x.special});
+      return;
     case Op::Sin:
     case Op::Cos:
       x = fit(x, 50);
