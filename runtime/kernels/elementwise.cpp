@@ -108,12 +108,16 @@ void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
         for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::gelu_erf(x[i]);
         break;
       case GeluErfGrad: {  // ir::scalar::gelu_erf_grad, its exp vectorized as Exp's
-        const T half = T(-0.5), k = T(ir::scalar::kInvSqrt2Pi);
-        for (int64_t i = b; i < e; ++i) y[i] = half * x[i] * x[i];
-        exp_with_underflow(y + b, y + b, e - b);
-        for (int64_t i = b; i < e; ++i)
-          y[i] = T(0.5) * (T(1) + ir::scalar::erf(x[i] * T(ir::scalar::kSqrtHalf))) +
-                 x[i] * (y[i] * k);
+        // Through a buffer of its own: y may be x's buffer.
+        std::array<T, 256> pdf;
+        for (int64_t s = b; s < e; s += static_cast<int64_t>(pdf.size())) {
+          const int64_t m = std::min<int64_t>(e - s, pdf.size());
+          for (int64_t i = 0; i < m; ++i) pdf[i] = T(-0.5) * x[s + i] * x[s + i];
+          exp_with_underflow(pdf.data(), pdf.data(), m);
+          for (int64_t i = 0; i < m; ++i)
+            y[s + i] = T(0.5) * (T(1) + ir::scalar::erf(x[s + i] * T(ir::scalar::kSqrtHalf))) +
+                       x[s + i] * (pdf[i] * T(ir::scalar::kInvSqrt2Pi));
+        }
         break;
       }
       case Gelu: {
