@@ -184,9 +184,9 @@ int main(int argc, char** argv) {
     // still gets the same bits.
     if (!iallreduce_given)
       cmd.insert(cmd.end(), {"--mca", "coll_libnbc_iallreduce_algorithm", "3"});
-    // Those copies go in fragments of btl_vader_max_send_size (32 KiB by default): in 128 KiB
-    // ones a 1 MiB bucket's all-reduce took 103-105 us instead of 212-222, a 392 KiB one 55-58
-    // instead of 62-68 (2 ranks; docs/BENCHMARKS.md). Larger fragments (1 MiB) were slower again.
+    // The shared-memory copies go in fragments of btl_vader_max_send_size (32 KiB by default): in
+    // 128 KiB ones a 1 MiB bucket's all-reduce took 101-104 us instead of 183-218, a 392 KiB one
+    // 55-61 instead of 62-67 (2 ranks; docs/BENCHMARKS.md). 1 MiB fragments were slower again.
     if (!send_size_given)
       cmd.insert(cmd.end(), {"--mca", "btl_vader_max_send_size", "131072"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.
