@@ -9,7 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist graphviz gnuplot-nox  # gnuplot: scripts/plot_log.sh
   fortunes  # char_gpt trains on /usr/share/games/fortunes
-  clang-19 libclang-rt-19-dev  # scripts/fuzz.sh: clang and its libFuzzer runtime
+  clang-19 libclang-rt-19-dev libomp-19-dev  # scripts/fuzz.sh: clang, libFuzzer, clang's omp.h
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -91,14 +91,15 @@ struct PairSums {
   const X* x;
   const T* gy;  // unused with Moments
 
-  void element(int64_t e, double shift, double& a, double& b) const {
+  // Lane `lane` of a and b (a vector element is no lvalue a reference binds to, in clang).
+  void element(int64_t e, double shift, VecD& a, VecD& b, int lane) const {
     const double d = convert_value<double>(x[e]) - shift;
     if constexpr (Moments) {
-      a += d;
-      b += d * d;
+      a[lane] += d;
+      b[lane] += d * d;
     } else {
-      a += gy[e];
-      b += gy[e] * d;
+      a[lane] += gy[e];
+      b[lane] += gy[e] * d;
     }
   }
   void vector(int64_t at, const VecD& shift, VecD& a, VecD& b) const {
@@ -170,7 +171,7 @@ void pair_sums(const Sums& s, int64_t n, int64_t c, const S* shift, double* sum_
         const int64_t full = len == rb.elems ? rb.vecs : 0;
         for (int64_t v = 0; v < full; ++v) s.vector(at + v * kVec, sh[v], a[v], b[v]);
         for (int64_t e = full * kVec; e < len; ++e)
-          s.element(at + e, sh[e / kVec][e % kVec], a[e / kVec][e % kVec], b[e / kVec][e % kVec]);
+          s.element(at + e, sh[e / kVec][e % kVec], a[e / kVec], b[e / kVec], e % kVec);
       });
     }
   });
