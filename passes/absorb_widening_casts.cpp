@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "passes/graph_copy.h"
 
 namespace lt::passes {
 namespace {
@@ -31,8 +32,7 @@ bool absorb_widening_casts(ir::Graph& g) {
   }
   if (absorbed.empty()) return false;
   // Only operands change: node ids, types and every other edge stay as they are.
-  ir::Graph out(g.name());
-  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  ir::Graph out = empty_copy(g);
   size_t next = 0;
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
     const ir::Node& n = g.node(id);
@@ -40,9 +40,7 @@ bool absorb_widening_casts(ir::Graph& g) {
     if (next < absorbed.size() && absorbed[next].first == id) ins[0] = absorbed[next++].second;
     out.add_typed(n.op, std::move(ins), n.attrs, n.types, n.loc);
   }
-  out.set_results(std::vector<ir::Value>(g.results().begin(), g.results().end()));
-  for (const ir::Donation& d : g.donations()) out.add_donation(d);
-  g = std::move(out);
+  replace_graph(g, std::move(out), {g.results().begin(), g.results().end()});
   return true;
 }
 

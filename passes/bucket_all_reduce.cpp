@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "passes/graph_copy.h"
+
 namespace lt::passes {
 namespace {
 
@@ -93,8 +95,7 @@ bool bucket_all_reduce(ir::Graph& g, const BucketOptions& o) {
     for (int id : b.members) bucketed[id] = true;
   }
 
-  ir::Graph out(g.name());
-  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  ir::Graph out = empty_copy(g);
   std::vector<ir::Value> value_of(n);  // node id -> its output 0 in `out`
   std::vector<int> new_id(n, -1);
   std::vector<int> origin;  // per node of `out`: the node of `g` it copies, -1 for a new one
@@ -169,9 +170,7 @@ bool bucket_all_reduce(ir::Graph& g, const BucketOptions& o) {
 
   std::vector<ir::Value> results;
   for (ir::Value v : g.results()) results.push_back(remap(v));
-  out.set_results(std::move(results));
-  for (const ir::Donation& d : g.donations()) out.add_donation(d);
-  g = std::move(out);
+  replace_graph(g, std::move(out), std::move(results));
   return true;
 }
 

@@ -71,17 +71,6 @@ Result same_type(const Graph& g, int id, RewriteBuilder&) {
   return std::nullopt;
 }
 
-// reshape(reshape(x)) and expand(expand(x)): one op from x to the outer shape. Both views keep
-// row-major element order (reshape) or broadcast transitively (expand), so the inner one is moot.
-Result view_of_same_view(const Graph& g, int id, RewriteBuilder& b) {
-  const ir::Node& n = g.node(id);
-  const ir::Node* p = producer(g, n.inputs[0]);
-  if (!p || p->op != n.op) return std::nullopt;
-  const Value x = p->inputs[0];
-  if (g.type(x) == n.types[0]) return x;
-  return b.add(n.op, {x}, n.attrs);
-}
-
 bool is_identity(const ir::Ints& perm) {
   for (size_t i = 0; i < perm.size(); ++i)
     if (perm[i] != static_cast<int64_t>(i)) return false;

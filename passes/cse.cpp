@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/structural_hash.h"
+#include "passes/graph_copy.h"
 
 namespace lt::passes {
 namespace {
@@ -50,13 +51,10 @@ bool same_node(const ir::Node& a, const ir::Node& b) {
 }  // namespace
 
 bool cse(ir::Graph& g) {
-  ir::Graph out(g.name());
-  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  ir::Graph out = empty_copy(g);
   const int n = static_cast<int>(g.nodes().size());
   std::vector<int> new_id(n, -1);
-  auto remap = [&](ir::Value v) {
-    return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index);
-  };
+  auto remap = [&](ir::Value v) { return renumbered(v, new_id); };
   // Hash -> ids in `out` with that hash; collisions are told apart by same_node.
   std::unordered_map<uint64_t, std::vector<int>> seen;
   seen.reserve(static_cast<size_t>(n));
@@ -86,11 +84,8 @@ bool cse(ir::Graph& g) {
   }
   if (!merged) return false;
   std::vector<ir::Value> results;
-  results.reserve(g.results().size());
   for (ir::Value v : g.results()) results.push_back(remap(v));
-  out.set_results(std::move(results));
-  for (const ir::Donation& d : g.donations()) out.add_donation(d);
-  g = std::move(out);
+  replace_graph(g, std::move(out), std::move(results));
   return true;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "passes/graph_copy.h"
+
 namespace lt::passes {
 
 bool dce(ir::Graph& g) {
@@ -16,12 +18,9 @@ bool dce(ir::Graph& g) {
         if (!v.is_param()) live[v.def] = true;
   if (std::find(live.begin(), live.end(), false) == live.end()) return false;
 
-  ir::Graph out(g.name());
-  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  ir::Graph out = empty_copy(g);
   std::vector<int> new_id(n, -1);
-  auto remap = [&](ir::Value v) {
-    return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index);
-  };
+  auto remap = [&](ir::Value v) { return renumbered(v, new_id); };
   for (int id = 0; id < n; ++id) {
     if (!live[id]) continue;
     const ir::Node& node = g.node(id);
@@ -31,9 +30,7 @@ bool dce(ir::Graph& g) {
   }
   std::vector<ir::Value> results;
   for (ir::Value v : g.results()) results.push_back(remap(v));
-  out.set_results(std::move(results));
-  for (const ir::Donation& d : g.donations()) out.add_donation(d);  // results keep count and order
-  g = std::move(out);
+  replace_graph(g, std::move(out), std::move(results));
   return true;
 }
 

@@ -148,6 +148,15 @@ const ir::Node* producer(const ir::Graph& g, ir::Value v) {
   return v.is_param() ? nullptr : &g.node(v.def);
 }
 
+std::optional<ir::Value> view_of_same_view(const ir::Graph& g, int node_id, RewriteBuilder& b) {
+  const ir::Node& n = g.node(node_id);
+  const ir::Node* p = producer(g, n.inputs[0]);
+  if (!p || p->op != n.op) return std::nullopt;
+  const ir::Value x = p->inputs[0];
+  if (g.type(x) == n.types[0]) return x;
+  return b.add(n.op, {x}, n.attrs);
+}
+
 bool keeps_splats(ir::Op op) {
   const std::optional<ir::ViewOp> view = ir::as_view(op);
   if (!view) return false;

@@ -55,6 +55,11 @@ bool rewrite_to_fixpoint(ir::Graph& g, std::span<const RewriteRule> rules);
 /// The node that defines v, or null when v is a parameter.
 const ir::Node* producer(const ir::Graph& g, ir::Value v);
 
+/// The rule reshape(reshape(x)) -> reshape(x) and expand(expand(x)) -> expand(x) (x itself when
+/// that is its shape): both views keep row-major element order (reshape) or broadcast
+/// transitively (expand), so the inner one is moot.
+std::optional<ir::Value> view_of_same_view(const ir::Graph& g, int node_id, RewriteBuilder& b);
+
 /// Whether a view of a splat (every element one value) is a splat of the same value: reshape,
 /// permute, expand and slice, whose elements are all elements of their operand.
 bool keeps_splats(ir::Op op);

@@ -44,21 +44,11 @@ Result sink_below_elementwise(const Graph& g, int id, RewriteBuilder& b) {
   return b.add(ir::Op::Reshape, {y}, ir::ReshapeAttrs{shape});
 }
 
-// reshape(reshape(x)) -> reshape(x), or x itself when that is its shape.
-Result reshape_of_reshape(const Graph& g, int id, RewriteBuilder& b) {
-  const ir::Node& n = g.node(id);
-  const ir::Node* p = producer(g, n.inputs[0]);
-  if (!p || p->op != ir::Op::Reshape) return std::nullopt;
-  const Value x = p->inputs[0];
-  if (g.type(x) == n.types[0]) return x;
-  return b.add(ir::Op::Reshape, {x}, n.attrs);
-}
-
 const RewriteRule kRules[] = {
 #define LT_OP(name, ...) {ir::Op::name, sink_below_elementwise},
 #include "ir/ops/elementwise.def"
 #undef LT_OP
-    {ir::Op::Reshape, reshape_of_reshape},
+    {ir::Op::Reshape, view_of_same_view},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/op.h"
+#include "passes/graph_copy.h"
 
 namespace lt::passes {
 namespace {
@@ -46,12 +47,9 @@ bool wide_gemm_results(ir::Graph& g) {
     if (!v.is_param()) wide[v.def] = 0;
   if (std::find(wide.begin(), wide.end(), 1) == wide.end()) return false;
 
-  ir::Graph out(g.name());
-  for (const ir::Param& p : g.params()) out.add_param(p.type, p.name);
+  ir::Graph out = empty_copy(g);
   std::vector<int> new_id(n, -1);
-  auto remap = [&](ir::Value v) {
-    return v.is_param() ? v : ir::Value::node(new_id[v.def], v.index);
-  };
+  auto remap = [&](ir::Value v) { return renumbered(v, new_id); };
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = g.node(id);
     std::vector<ir::Value> ins;
@@ -73,9 +71,7 @@ bool wide_gemm_results(ir::Graph& g) {
   }
   std::vector<ir::Value> results;
   for (ir::Value v : g.results()) results.push_back(remap(v));
-  out.set_results(std::move(results));
-  for (const ir::Donation& d : g.donations()) out.add_donation(d);
-  g = std::move(out);
+  replace_graph(g, std::move(out), std::move(results));
   return true;
 }
 
