@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "runtime/kernels/double_lanes.h"
-#include "runtime/kernels/storage_types.h"
 #include "runtime/kernels/norm_rows.h"
+#include "runtime/kernels/storage_types.h"
 #include "runtime/thread_pool.h"
 
 namespace lt::rt {
