@@ -13,7 +13,7 @@ namespace lt::codegen {
 
 /// Bumped whenever the emitted code for the same graph changes (emitters, lowering): on-disk
 /// objects of an older codegen are then never reused.
-inline constexpr int kCodegenVersion = 13;
+inline constexpr int kCodegenVersion = 14;
 
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly

@@ -43,34 +43,7 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
   if (std::none_of(inputs.begin(), inputs.end(),
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
     return;
-  auto node = make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, loc});
-  node->edges.reserve(inputs.size());
-  node->inputs.reserve(inputs.size());
-  node->outputs.reserve(outputs.size());
-  bool any = false;
-  for (const Tensor& x : inputs) {
-    GradEdge e;
-    TensorImpl* xi = x.impl();
-    if (xi->requires_grad) {
-      any = true;
-      if (xi->grad_fn) {
-        e.node = xi->grad_fn;
-        e.output_nr = xi->output_nr;
-      } else {
-        e.leaf = x.impl_ptr();
-      }
-    }
-    node->edges.push_back(std::move(e));
-    node->inputs.push_back(x.detach());
-  }
-  if (!any) return;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    node->outputs.push_back(outputs[i].detach());
-    TensorImpl* oi = outputs[i].impl();
-    oi->requires_grad = true;
-    oi->grad_fn = node;
-    oi->output_nr = static_cast<int>(i);
-  }
+  record_node(make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, loc}), inputs, outputs);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ Tensor& Tensor::requires_grad_(bool on, Loc loc) {
   if (impl_->grad_fn)
     throw Error(fmt::format("requires_grad_: only leaf tensors can be marked, this one is the "
                             "result of {} at {}",
-                            ir::mnemonic(impl_->grad_fn->op), location_str(loc)));
+                            node_name(*impl_->grad_fn), location_str(loc)));
   if (on && !is_float(dtype()))
     throw Error(fmt::format("requires_grad_: only float tensors can require grad, got {} at {}",
                             type_str(type()), location_str(loc)));

@@ -38,7 +38,7 @@ std::vector<GradNode*> topo_order(GradNode* root) {
 [[noreturn]] void freed(const GradNode* n) {
   throw Error(fmt::format("backward: the graph through {} (traced at {}) was freed by an earlier "
                           "backward()",
-                          ir::mnemonic(n->op), location_str(n->loc)));
+                          node_name(*n), location_str(n->loc)));
 }
 
 void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slot, g) : g; }
@@ -77,6 +77,24 @@ class LeafCompletion {
  private:
   std::unordered_map<TensorImpl*, int> pending_;
 };
+
+// A custom function's backward, its results checked: the user wrote it, so a wrong count or
+// shape is the user's error, named by the function, not an internal one.
+std::vector<Tensor> custom_grads(const GradNode& n, std::span<const Tensor> gout,
+                                 std::span<const char> needs) {
+  const CustomGrad& c = *n.custom;
+  std::vector<Tensor> gin = c.backward({n.inputs, n.outputs, c.saved, gout, needs});
+  if (gin.size() != n.inputs.size())
+    throw Error(fmt::format("{}: backward returned {} gradients for {} inputs (function at {})",
+                            c.name, gin.size(), n.inputs.size(), location_str(n.loc)));
+  for (size_t i = 0; i < gin.size(); ++i)
+    if (gin[i].defined() && gin[i].shape() != n.inputs[i].shape())
+      throw Error(fmt::format("{}: backward returned a gradient {} for input {} of {} (function "
+                              "at {})",
+                              c.name, type_str(gin[i].type()), i, type_str(n.inputs[i].type()),
+                              location_str(n.loc)));
+  return gin;
+}
 
 }  // namespace
 
@@ -142,18 +160,21 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     grads.erase(it);
     if (n->released) freed(n);
     gout.resize(n->outputs.size());
-    for (size_t i = 0; i < vjp_outputs_read(n->op, gout.size()); ++i)
+    const size_t read = n->custom ? gout.size() : vjp_outputs_read(n->op, gout.size());
+    for (size_t i = 0; i < read; ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
     std::vector<char> needs(n->edges.size());
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();
-    const std::vector<Tensor> gin = vjp(n->op, {n->attrs, n->inputs, n->outputs, gout, needs});
+    const std::vector<Tensor> gin =
+        n->custom ? custom_grads(*n, gout, needs)
+                  : vjp(n->op, {n->attrs, n->inputs, n->outputs, gout, needs});
     LT_CHECK(gin.size() == n->edges.size(), "vjp of {} returned {} grads for {} inputs",
-             ir::mnemonic(n->op), gin.size(), n->edges.size());
+             node_name(*n), gin.size(), n->edges.size());
     for (size_t i = 0; i < gin.size(); ++i) {
       const GradEdge& e = n->edges[i];
       if (!e.active() || !gin[i].defined()) continue;
       LT_CHECK(gin[i].shape() == n->inputs[i].shape(), "vjp of {} input {}: grad {} for input {}",
-               ir::mnemonic(n->op), i, type_str(gin[i].type()), type_str(n->inputs[i].type()));
+               node_name(*n), i, type_str(gin[i].type()), type_str(n->inputs[i].type()));
       if (e.leaf) {
         accumulate_leaf(e.leaf.get(), gin[i]);
       } else {
@@ -168,6 +189,10 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     // results of the step graph).
     n->inputs.clear();
     n->outputs.clear();
+    if (n->custom) {  // its name stays, for the message if a later backward() reaches it
+      n->custom->saved.clear();
+      n->custom->backward = nullptr;
+    }
     n->released = true;
   }
 }

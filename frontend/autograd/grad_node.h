@@ -3,16 +3,26 @@
 // one edge per input telling where that input's gradient goes.
 #pragma once
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "ir/attrs.h"
 #include "ir/op.h"
 #include "ir/recycling_allocator.h"
+#include "lt/function.h"
 #include "lt/tensor.h"
 
 namespace lt {
 
 struct GradNode;
+
+/// The hand-written gradient of a custom function (lt/function.h) and what its forward saved.
+struct CustomGrad {
+  std::string name;
+  FunctionBackward backward;
+  std::vector<Tensor> saved;  // detached
+};
 
 struct GradEdge {
   std::shared_ptr<GradNode> node;    // the producer's node, or null
@@ -22,14 +32,23 @@ struct GradEdge {
 };
 
 struct GradNode {
-  ir::Op op;
+  ir::Op op;  // the recorded op; unused where custom is set
   ir::Attrs attrs;
   RecycledVector<Tensor> inputs;   // detached
   RecycledVector<Tensor> outputs;  // detached
   RecycledVector<GradEdge> edges;  // one per input
   Loc loc;                      // where the forward op was called
   bool released = false;        // backward() ran through it and freed its snapshots
+  std::unique_ptr<CustomGrad> custom{};  // a custom function's node: its gradient instead of op's
 };
+
+/// What the node is, for messages: its op's mnemonic or its custom function's name.
+std::string node_name(const GradNode& n);
+
+/// Makes `outputs` the results of `node` (with an edge to each input's producer or leaf and
+/// detached snapshots of both), if any input requires grad; otherwise records nothing.
+void record_node(std::shared_ptr<GradNode> node, std::span<const Tensor> inputs,
+                 std::span<Tensor> outputs);
 
 /// Gradients of op's inputs given its outputs' gradients (undefined = no gradient). Written in
 /// lt:: ops, so in lazy mode the backward pass traces like user code.
