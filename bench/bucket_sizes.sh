@@ -11,7 +11,7 @@ models=${2:-mlp cnn resnet}
 launch=$build/tools/lt-launch
 declare -A batch=([mlp]=128 [cnn]=128 [resnet]=256)
 declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
-settings=("off:256:0" "64/256:64:256" "256/1024:256:1024" "1024/4096:1024:4096")
+settings=("off:256:0" "64/64:64:64" "64/256:64:256" "256/1024:256:1024" "1024/4096:1024:4096")
 source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 header='| model | mode | global batch |'
