@@ -11,9 +11,9 @@ namespace lt::passes {
 struct BucketOptions {
   /// Bytes in the first bucket (the first gradients the backward pass produces). Kept small so
   /// that communication starts early.
-  int64_t first_bytes = int64_t{256} << 10;
+  int64_t first_bytes = int64_t{64} << 10;
   /// Bytes in every later bucket; 0 turns bucketing off (one all_reduce per value, unmoved).
-  int64_t bytes = int64_t{1} << 20;
+  int64_t bytes = int64_t{64} << 10;
 };
 
 /// Groups the all_reduce nodes of one reduction and dtype, in the order their operands are

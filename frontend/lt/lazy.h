@@ -53,8 +53,8 @@ struct CompileOptions {
   /// LT_BUCKET_FIRST_KB and LT_BUCKET_KB: a replica's gradient all_reduces are packed into
   /// buckets of this many KiB (the first, then the others), each started as soon as the backward
   /// pass has computed its gradients. bucket_kb 0: one all_reduce per gradient.
-  int64_t bucket_first_kb = 256;
-  int64_t bucket_kb = 1024;
+  int64_t bucket_first_kb = 64;
+  int64_t bucket_kb = 64;
 };
 /// The settings' effective values.
 CompileOptions compile_options();

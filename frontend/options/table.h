@@ -69,8 +69,8 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_METRICS", Kind::Switch, 0, 1, 0, {}},
     {"LT_PROFILE", Kind::Switch, 0, 1, 0, {}},
     {"LT_FASHION_MNIST_DIR", Kind::Path, 0, 0, 0, "/usr/share/datasets/fashion-mnist"},
-    {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 256, {}},
-    {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 1024, {}},
+    {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 64, {}},
+    {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 64, {}},
 }};
 
 inline constexpr const SettingInfo& info(Setting s) { return kSettings[static_cast<int>(s)]; }

@@ -159,8 +159,8 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_METRICS           0 (default)\n"
             "  LT_PROFILE           0 (default)\n"
             "  LT_FASHION_MNIST_DIR /usr/share/datasets/fashion-mnist (default)\n"
-            "  LT_BUCKET_FIRST_KB   256 (default)\n"
-            "  LT_BUCKET_KB         1024 (default)\n");
+            "  LT_BUCKET_FIRST_KB   64 (default)\n"
+            "  LT_BUCKET_KB         64 (default)\n");
   EXPECT_EQ(from({})[static_cast<int>(Setting::NumThreads)].number, cores());
 }
 
