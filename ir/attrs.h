@@ -120,9 +120,13 @@ struct PoolAttrs {
   Shape grad_shape;        // avg_pool2d_grad: the input's shape
   bool ceil_mode = false;  // output size rounds up (windows may overhang the padded input)
   bool count_include_pad = true;  // avg: divide by the window clipped to the padded input
-  static constexpr std::array kNames{"kernel",    "stride",           "padding",
-                                     "grad_shape", "ceil_mode", "count_include_pad"};
-  LT_ATTR_FIELDS(kernel, stride, padding, grad_shape, ceil_mode, count_include_pad)
+  // max_pool2d and its gradient only: activations are [N, H, W, C] (as ConvAttrs's).
+  bool channels_last = false;
+  static constexpr std::array kNames{"kernel",    "stride",    "padding",           "grad_shape",
+                                     "ceil_mode", "count_include_pad", "channels_last"};
+  static constexpr size_t kRequired = 6;
+  LT_ATTR_FIELDS(kernel, stride, padding, grad_shape, ceil_mode, count_include_pad,
+                 channels_last)
   bool operator==(const PoolAttrs&) const = default;
 };
 struct NormAttrs {

@@ -116,6 +116,13 @@ Shape pool_shape(const Shape& x, const PoolAttrs& a) {
   return {x[0], x[1], oh, ow};
 }
 
+/// Max pooling's output shape: of [N, C, H, W], or of [N, H, W, C] where channels_last.
+Shape max_pool_shape(const Shape& x, const PoolAttrs& a) {
+  if (!a.channels_last) return pool_shape(x, a);
+  const Shape y = pool_shape({x[0], x[3], x[1], x[2]}, a);
+  return {y[0], y[2], y[3], y[1]};
+}
+
 void need_same(const TensorType& got, const Shape& want, const char* what) {
   if (got.shape != want)
     type_fail(fmt::format("{} must be {}, got {}", what, shape_str(want), type_str(got)));
@@ -155,15 +162,19 @@ TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs
       return {{gemm_result(dt, ca.f32_out), ca.grad_shape}};
     }
     case LibraryOp::MaxPool2d:
+      need_rank(in[0], 4, "input");
+      return {{dt, max_pool_shape(in[0].shape, std::get<PoolAttrs>(a))}};
     case LibraryOp::AvgPool2d:
       need_rank(in[0], 4, "input");
+      if (std::get<PoolAttrs>(a).channels_last) type_fail("channels_last is for max pooling");
       return {{dt, pool_shape(in[0].shape, std::get<PoolAttrs>(a))}};
     case LibraryOp::MaxPool2dGrad:  // (x, grad_out)
       need_rank(in[0], 4, "input");
-      need_same(in[1], pool_shape(in[0].shape, std::get<PoolAttrs>(a)), "grad_out");
+      need_same(in[1], max_pool_shape(in[0].shape, std::get<PoolAttrs>(a)), "grad_out");
       return {in[0]};
     case LibraryOp::AvgPool2dGrad: {  // (grad_out), grad_shape = input shape
       const auto& pa = std::get<PoolAttrs>(a);
+      if (pa.channels_last) type_fail("channels_last is for max pooling");
       if (pa.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 input shape");
       need_same(in[0], pool_shape(pa.grad_shape, pa), "grad_out");
       return {{dt, pa.grad_shape}};

@@ -205,6 +205,17 @@ bool channels_last(ir::Graph& g) {
         continue;
       }
     }
+    // Max pooling on a channels-last value stays channels-last (its gradient too, where the
+    // forward's input has that form), instead of a permute of the whole activation each way:
+    // the pool's output is a quarter of its input.
+    if ((n.op == ir::Op::MaxPool2d || n.op == ir::Op::MaxPool2dGrad) && b.has_nhwc(n.inputs[0])) {
+      auto a = std::get<ir::PoolAttrs>(n.attrs);
+      a.channels_last = true;
+      std::vector<ir::Value> ins;
+      for (ir::Value v : n.inputs) ins.push_back(b.nhwc(v, loc));
+      b.add(id, n.op, std::move(ins), a, {true});
+      continue;
+    }
     if (ir::as_elementwise(n.op) && rank4) {
       bool any_nhwc = false, shapes_ok = true;
       for (ir::Value v : n.inputs) {

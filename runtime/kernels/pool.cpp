@@ -1,8 +1,10 @@
-// 2-D max and average pooling (NCHW) and their gradients. Every (image, channel) plane is
-// independent, so planes are the unit of parallel work; windows that overlap inside a plane
-// accumulate on one thread.
+// 2-D max and average pooling (NCHW; max pooling also channels-last) and their gradients. On
+// NCHW every (image, channel) plane is independent, so planes are the unit of parallel work;
+// windows that overlap inside a plane accumulate on one thread.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -210,9 +212,197 @@ void avg_backward(const PoolGeom& g, const T* gy, T* gx) {
   });
 }
 
+// Channels-last ([N, H, W, C]): the same windows, taps in the same row-major order, per channel;
+// the channels are the contiguous, vectorized loop, and images the unit of parallel work. The
+// rules are the 2x2 tiling's, so that the pool of a convolution's channels-last output gives
+// the bits it gave on NCHW: ties and NaNs go to the first tap (the general NCHW forward keeps
+// a window's last NaN), and a tiling's gradient is gy itself where an overlap must add to 0.
+struct NhwcGeom {
+  PoolGeom g;  // planes = N
+  int64_t c;
+};
+
+NhwcGeom make_nhwc_geom(const Shape& x, const Shape& y, const ir::PoolAttrs& a) {
+  return {make_geom({x[0], 1, x[1], x[2]}, {y[0], 1, y[1], y[2]}, a), x[3]};
+}
+
+template <class F>
+void over_images(const NhwcGeom& n, F&& f) {
+  const PoolGeom& g = n.g;
+  const int64_t work = std::max<int64_t>(1, (g.oh * g.ow * g.kh * g.kw + g.h * g.w) * n.c);
+  parallel_for(g.planes, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p);
+  });
+}
+
+// a, or b where it wins: larger, or the first NaN.
+template <class T>
+inline T first_max(T a, T b) {
+  return ((b > a) | ((b != b) & (a == a))) ? b : a;  // no short circuit: no branches
+}
+
+// Whether x holds the window's winner m: the first NaN's place if m is NaN, else m's.
+template <class T>
+inline bool holds(T x, T m) {
+  return ((m != m) & (x != x)) | (x == m);  // x == m is false where m is NaN
+}
+
+// 16 f32 channels at a time in GCC's vector extensions (GCC does not vectorize these selects
+// on its own); the comparisons give lane masks. Whatever the build targets, 64-byte vectors
+// compile to the widest registers it has.
+using V16 = float __attribute__((vector_size(64)));
+using M16 = int32_t __attribute__((vector_size(64)));
+constexpr int64_t kLanes = 16;
+
+inline V16 load16(const float* p) {
+  V16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store16(float* p, V16 v) { std::memcpy(p, &v, sizeof v); }
+inline V16 first_max(V16 a, V16 b) { return ((b > a) | ((b != b) & (a == a))) ? b : a; }
+inline M16 holds(V16 x, V16 m) { return ((m != m) & (x != x)) | (x == m); }
+
+// One 2x2 window's maxima over channels [k, c): the taps t0..t3 in row-major order.
+template <class T>
+void window_max_2x2(const T* t0, const T* t1, const T* t2, const T* t3, T* y, int64_t k,
+                    int64_t c) {
+  if constexpr (std::is_same_v<T, float>)
+    for (; k + kLanes <= c; k += kLanes)
+      store16(y + k, first_max(first_max(first_max(load16(t0 + k), load16(t1 + k)),
+                                         load16(t2 + k)), load16(t3 + k)));
+  for (; k < c; ++k) y[k] = first_max(first_max(first_max(t0[k], t1[k]), t2[k]), t3[k]);
+}
+
+// One 2x2 window's gradient over c channels: the taps t0..t3, their gradients u0..u3.
+template <class T>
+void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T* gy, T* u0,
+                     T* u1, T* u2, T* u3, int64_t c) {
+  int64_t k = 0;
+  if constexpr (std::is_same_v<T, float>)
+    for (; k + kLanes <= c; k += kLanes) {
+      const V16 x0 = load16(t0 + k), x1 = load16(t1 + k), x2 = load16(t2 + k),
+                x3 = load16(t3 + k), g = load16(gy + k), zero = g - g;
+      const V16 m = first_max(first_max(first_max(x0, x1), x2), x3);
+      const M16 e0 = holds(x0, m), e1 = holds(x1, m), e2 = holds(x2, m);
+      store16(u0 + k, e0 ? g : zero);
+      store16(u1 + k, (~e0 & e1) ? g : zero);
+      store16(u2 + k, (~(e0 | e1) & e2) ? g : zero);
+      store16(u3 + k, ~(e0 | e1 | e2) ? g : zero);
+    }
+  for (; k < c; ++k) {
+    const T m = first_max(first_max(first_max(t0[k], t1[k]), t2[k]), t3[k]);
+    const bool e0 = holds(t0[k], m), e1 = holds(t1[k], m), e2 = holds(t2[k], m);
+    const bool h0 = e0, h1 = !e0 & e1, h2 = !(e0 | e1) & e2, h3 = !(e0 | e1 | e2);
+    u0[k] = h0 ? gy[k] : T(0);
+    u1[k] = h1 ? gy[k] : T(0);
+    u2[k] = h2 ? gy[k] : T(0);
+    u3[k] = h3 ? gy[k] : T(0);
+  }
+}
+
+
+template <class T>
+void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
+  const PoolGeom& g = n.g;
+  const int64_t c = n.c;
+  if (is_2x2_tiling(g)) {
+    over_images(n, [&](int64_t p) {
+      for (int64_t i = 0; i < g.oh; ++i)
+        for (int64_t j = 0; j < g.ow; ++j) {
+          const T* t0 = x + ((p * g.h + 2 * i) * g.w + 2 * j) * c;  // the window's top left
+          const T *t1 = t0 + c, *t2 = t0 + g.w * c, *t3 = t2 + c;
+          T* yc = y + ((p * g.oh + i) * g.ow + j) * c;
+          window_max_2x2(t0, t1, t2, t3, yc, 0, c);
+        }
+    });
+    return;
+  }
+  over_images(n, [&](int64_t p) {
+    const T* xp = x + p * g.h * g.w * c;
+    for (int64_t i = 0; i < g.oh; ++i)
+      for (int64_t j = 0; j < g.ow; ++j) {
+        T* yc = y + ((p * g.oh + i) * g.ow + j) * c;
+        int64_t h0, h1, w0, w1;
+        g.window(i, j, &h0, &h1, &w0, &w1);
+        std::copy(xp + (h0 * g.w + w0) * c, xp + (h0 * g.w + w0 + 1) * c, yc);
+        for (int64_t r = h0; r < h1; ++r)
+          for (int64_t q = w0; q < w1; ++q) {
+            const T* xc = xp + (r * g.w + q) * c;
+            for (int64_t k = 0; k < c; ++k) yc[k] = first_max(yc[k], xc[k]);
+          }
+      }
+  });
+}
+
+
+// Each output's gradient goes to its window's argmax_window tap, channel by channel: the
+// window's winner first, then the first tap that holds it takes the gradient; the loops over
+// the contiguous channels have no branches. Outputs go in row-major order, as the planes' kernel
+// adds them where windows overlap.
+template <class T>
+void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
+  const PoolGeom& g = n.g;
+  const int64_t c = n.c;
+  if (is_2x2_tiling(g)) {
+    over_images(n, [&](int64_t p) {
+      T* gxp = gx + p * g.h * g.w * c;
+      // Rows and columns in no window (odd sizes) get 0; every other pixel is written below.
+      if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(gxp, gxp + g.h * g.w * c, T(0));
+      for (int64_t i = 0; i < g.oh; ++i)
+        for (int64_t j = 0; j < g.ow; ++j) {
+          const int64_t top_left = ((p * g.h + 2 * i) * g.w + 2 * j) * c;
+          const T* t0 = x + top_left;
+          const T *t1 = t0 + c, *t2 = t0 + g.w * c, *t3 = t2 + c;
+          T* u0 = gx + top_left;
+          T *u1 = u0 + c, *u2 = u0 + g.w * c, *u3 = u2 + c;
+          window_grad_2x2(t0, t1, t2, t3, gy + ((p * g.oh + i) * g.ow + j) * c, u0, u1, u2, u3, c);
+        }
+    });
+    return;
+  }
+  over_images(n, [&](int64_t p) {
+    const T* xp = x + p * g.h * g.w * c;
+    T* gxp = gx + p * g.h * g.w * c;
+    std::fill(gxp, gxp + g.h * g.w * c, T(0));
+    std::vector<T> best(static_cast<size_t>(c));
+    std::vector<T> left(static_cast<size_t>(c));  // 1 until a tap has taken the gradient
+    for (int64_t i = 0; i < g.oh; ++i)
+      for (int64_t j = 0; j < g.ow; ++j) {
+        int64_t h0, h1, w0, w1;
+        g.window(i, j, &h0, &h1, &w0, &w1);
+        std::copy(xp + (h0 * g.w + w0) * c, xp + (h0 * g.w + w0 + 1) * c, best.begin());
+        for (int64_t r = h0; r < h1; ++r)
+          for (int64_t q = w0; q < w1; ++q) {
+            const T* xc = xp + (r * g.w + q) * c;
+            for (int64_t k = 0; k < c; ++k) best[k] = first_max(best[k], xc[k]);
+          }
+        const T* gyc = gy + ((p * g.oh + i) * g.ow + j) * c;
+        std::fill(left.begin(), left.end(), T(1));
+        for (int64_t r = h0; r < h1; ++r)
+          for (int64_t q = w0; q < w1; ++q) {
+            const T* xc = xp + (r * g.w + q) * c;
+            T* gxc = gxp + (r * g.w + q) * c;
+            for (int64_t k = 0; k < c; ++k) {
+              const bool hit = (left[k] != T(0)) & holds(xc[k], best[k]);
+              gxc[k] += hit ? gyc[k] : T(0);
+              left[k] = hit ? T(0) : left[k];
+            }
+          }
+      }
+  });
+}
+
 }  // namespace
 
 void max_pool2d(const ir::PoolAttrs& a, Ins in, Outs out) {
+  if (a.channels_last) {
+    const NhwcGeom n = make_nhwc_geom(in[0].shape(), out[0].shape(), a);
+    return dispatch_float(out[0].dtype(), [&](auto t) {
+      using T = decltype(t);
+      max_forward_nhwc<T>(n, in[0].as<const T>(), out[0].as<T>());
+    });
+  }
   const PoolGeom g = make_geom(in[0].shape(), out[0].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);
@@ -222,6 +412,13 @@ void max_pool2d(const ir::PoolAttrs& a, Ins in, Outs out) {
 }
 
 void max_pool2d_grad(const ir::PoolAttrs& a, Ins in, Outs out) {
+  if (a.channels_last) {
+    const NhwcGeom n = make_nhwc_geom(in[0].shape(), in[1].shape(), a);
+    return dispatch_float(out[0].dtype(), [&](auto t) {
+      using T = decltype(t);
+      max_backward_nhwc<T>(n, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+    });
+  }
   const PoolGeom g = make_geom(in[0].shape(), in[1].shape(), a);
   dispatch_float(out[0].dtype(), [&](auto t) {
     using T = decltype(t);

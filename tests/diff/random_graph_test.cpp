@@ -671,7 +671,8 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
     })"),
               ElementsAre("conv2d+loop/block"));
   // 16 channels: the lowering runs the convolution channels-last, and the bias and relu still
-  // run image by image on its [N,H,W,C] output; the pool reads NCHW through a permute.
+  // run image by image on its [N,H,W,C] output; the pool too runs channels-last, and a permute
+  // gives its result NCHW.
   EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[3,16,9,9], %w: f32[16,16,3,3], %b: f32[16]) {
       %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[3,16,9,9]
       %1 = reshape(%b) {shape=[1,16,1,1]} : f32[1,16,1,1]
@@ -681,7 +682,7 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
       %5 = max_pool2d(%4) {kernel=[2,2], stride=[2,2], padding=[0,0], grad_shape=[], ceil_mode=false, count_include_pad=true} : f32[3,16,4,4]
       return %5
     })"),
-              ElementsAre("permute", "conv2d+loop/block", "permute", "max_pool2d"));
+              ElementsAre("permute", "conv2d+loop/block", "max_pool2d", "permute"));
 }
 
 TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {

@@ -126,6 +126,8 @@ class DagGen {
   void fused_chain();  // view, elementwise, reduction in a row (one loop kernel, usually)
   void matmul();
   void conv();  // conv2d, often of 16 channels: the lowering then runs it channels-last
+  Val conv_of(Val x, int64_t out_channels);  // a conv2d of x, of random geometry
+  void max_pool();  // max_pool2d, and its gradient where the input is exact
   /// Autocast's pattern: a matmul or conv2d of float operands cast to bf16, its result cast
   /// back to f32 (which the lowering may make the GEMM's unrounded f32 result). The bf16 values
   /// stay out of the pool.

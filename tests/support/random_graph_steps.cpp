@@ -488,10 +488,13 @@ void DagGen::conv() {
                  : leaf(fdt_, {r_.range(1, 3), r_.coin(0.7) ? 16 : r_.range(1, 4), r_.range(3, 7),
                                r_.range(3, 7)},
                         false);
+  conv_of(x, r_.coin(0.6) ? 16 : r_.range(1, 5));
+}
+
+Val DagGen::conv_of(Val x, int64_t o) {
   const Shape& s = x.t.shape;
   const int64_t k = r_.range(1, 3), stride = r_.range(1, 2), pad = r_.range(0, (k - 1) / 2 + 1);
   if (s[2] + 2 * pad < k || s[3] + 2 * pad < k) throw Reject{};
-  const int64_t o = r_.coin(0.6) ? 16 : r_.range(1, 5);
   Val w = leaf(fdt_, {o, s[1], k, k}, false);
   if (x.special) throw Reject{};  // padding's zeros times inf
   // As matmul's, over the c * k * k products of an output element (padding adds exact zeros).
@@ -501,8 +504,31 @@ void DagGen::conv() {
   w = fit(w, lim);
   const double e = kk * (x.err * w.bound + w.err * x.bound + x.err * w.err) +
                    2 * unit(fdt_) * kk * kk * x.bound * w.bound;
-  emit(Op::Conv2d, {x, w}, ir::ConvAttrs{{stride, stride}, {pad, pad}, {1, 1}, 1, {}},
-       {kk * x.bound * w.bound, e, false});
+  return emit(Op::Conv2d, {x, w}, ir::ConvAttrs{{stride, stride}, {pad, pad}, {1, 1}, 1, {}},
+              {kk * x.bound * w.bound, e, false});
+}
+
+void DagGen::max_pool() {
+  // x: mostly a new convolution of 16 channels, whose output the lowering keeps channels-last,
+  // and the pool and its gradient with it; else a rank-4 float value of the pool.
+  auto ok = [&](const Val& v) { return v.flt() && v.rank() == 4 && !v.special; };
+  const int i = r_.coin(0.4) ? pick_index(ok) : -1;
+  const Val x =
+      i >= 0 ? pool_[i]
+             : conv_of(leaf(fdt_, {r_.range(1, 3), 16, r_.range(3, 7), r_.range(3, 7)}, false),
+                       16);
+  if (x.special) throw Reject{};
+  const int64_t k = r_.range(1, 3), stride = r_.range(1, 3), pad = r_.range(0, k / 2);
+  const ir::PoolAttrs a{{k, k}, {stride, stride}, {pad, pad}, {}, r_.coin(0.3), true};
+  // The max of values each within err of the reference is within err of the reference's max.
+  const Val y = emit(Op::MaxPool2d, {x}, a, {x.bound, x.err, false});
+  // The gradient routes by the window's argmax: only exact values pick the reference's taps.
+  // A pixel sums the gradients of at most ceil(k / stride)^2 windows, in one order either side.
+  if (!x.exact() || !r_.coin(0.5)) return;
+  const Val gy = leaf(x.dt(), y.t.shape, false);
+  const double m = std::pow(static_cast<double>((k + stride - 1) / stride), 2);
+  emit(Op::MaxPool2dGrad, {x, gy}, a,
+       {m * gy.bound, m * gy.err + 2 * unit(x.dt()) * m * m * gy.bound, false});
 }
 
 void DagGen::autocast_gemm() {

@@ -302,6 +302,79 @@ TEST(PoolKernel, MaxPool2x2TiesGoToTheFirstTapAndTheFirstNaNWins) {
   });
 }
 
+/// [N, C, H, W] <-> [N, H, W, C].
+template <class T>
+Tensor<T> to_channels_last(const Tensor<T>& t, bool back = false) {
+  const Shape& s = t.type.shape;  // the NCHW shape, or NHWC when going back
+  const int64_t n = s[0], c = back ? s[3] : s[1], h = back ? s[1] : s[2], w = back ? s[2] : s[3];
+  Tensor<T> out{{t.type.dtype, back ? Shape{n, c, h, w} : Shape{n, h, w, c}}, t.data};
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x) {
+          const int64_t nchw = ((i * c + k) * h + y) * w + x, nhwc = ((i * h + y) * w + x) * c + k;
+          out.data[back ? nchw : nhwc] = t.data[back ? nhwc : nchw];
+        }
+  return out;
+}
+
+/// Channels-last max pooling (what the layout pass gives a convolution's channels-last output)
+/// against NCHW, on inputs full of ties, signed zeros, infinities and NaN payloads and output
+/// gradients with signed zeros: the same bits, forward and backward, but for a window's NaN
+/// outside the 2x2 tiling, where the NCHW forward keeps the last NaN and channels-last the first.
+template <class T>
+void check_channels_last(const Shape& xs, ir::PoolAttrs a, std::mt19937& rng) {
+  const bool tiling = a.kernel == ir::Ints{2, 2} && a.stride == ir::Ints{2, 2} &&
+                      a.padding == ir::Ints{0, 0};
+  Tensor<T> x = special_tensor<T>(xs, rng);
+  Tensor<T> y = run<T>(ir::Op::MaxPool2d, a, {&x});
+  Tensor<T> g = random_tensor<T>(y.type.shape, rng, false);
+  for (size_t i = 0; i < g.data.size(); i += 3) g.data[i] = T(-0.0);
+  Tensor<T> gx = run<T>(ir::Op::MaxPool2dGrad, a, {&x, &g});
+  Tensor<T> x_cl = to_channels_last(x), g_cl = to_channels_last(g);
+  a.channels_last = true;
+  Tensor<T> y_cl = to_channels_last(run<T>(ir::Op::MaxPool2d, a, {&x_cl}), true);
+  Tensor<T> gx_cl = to_channels_last(run<T>(ir::Op::MaxPool2dGrad, a, {&x_cl, &g_cl}), true);
+  ASSERT_EQ(y_cl.type.shape, y.type.shape);
+  for (size_t i = 0; i < y.data.size(); ++i) {
+    const bool ok = same_bits(y_cl.data[i], y.data[i]) ||
+                    (!tiling && std::isnan(y_cl.data[i]) && std::isnan(y.data[i]));
+    ASSERT_TRUE(ok) << shape_str(xs) << " y[" << i << "] = " << y_cl.data[i] << ", want "
+                    << y.data[i];
+  }
+  for (size_t i = 0; i < gx.data.size(); ++i)
+    ASSERT_TRUE(same_bits(gx_cl.data[i], gx.data[i]))
+        << shape_str(xs) << " gx[" << i << "] = " << gx_cl.data[i] << ", want " << gx.data[i];
+}
+
+TEST(PoolKernel, MaxPoolChannelsLastGivesTheBitsOfNchw) {
+  std::mt19937 rng(5);
+  for (int threads : {1, 2}) {
+    rt::set_num_threads(threads);
+    for (const auto& cases : {kCases, kSpecialCases})
+      for (const auto& [xs, a] : cases) {
+        check_channels_last<float>(xs, a, rng);
+        check_channels_last<double>(xs, a, rng);
+      }
+  }
+  rt::set_num_threads(1);
+}
+
+TEST(PoolKernel, ChannelsLastShapesAndOnlyForMaxPooling) {
+  ir::PoolAttrs a = pool({3, 3}, {2, 2}, {1, 1});
+  a.channels_last = true;
+  const std::vector<TensorType> x{{DType::F32, {2, 7, 9, 5}}};
+  EXPECT_EQ(ir::infer_types(ir::Op::MaxPool2d, x, a).at(0).shape, (Shape{2, 4, 5, 5}));
+  const std::vector<TensorType> x_gy{x[0], {DType::F32, {2, 4, 5, 5}}};
+  EXPECT_EQ(ir::infer_types(ir::Op::MaxPool2dGrad, x_gy, a).at(0).shape, x[0].shape);
+  try {
+    ir::infer_types(ir::Op::AvgPool2d, x, a);
+    FAIL() << "no error";
+  } catch (const TypeError& e) {
+    EXPECT_EQ(std::string(e.what()), "channels_last is for max pooling");
+  }
+}
+
 TEST(PoolKernel, AvgPoolCountsPaddingAsZeros) {
   std::mt19937 rng(2);
   for (int threads : {1, 2}) {
