@@ -208,7 +208,8 @@ bool channels_last(ir::Graph& g) {
     // Max pooling on a channels-last value stays channels-last (its gradient too, where the
     // forward's input has that form), instead of a permute of the whole activation each way:
     // the pool's output is a quarter of its input.
-    if ((n.op == ir::Op::MaxPool2d || n.op == ir::Op::MaxPool2dGrad) && b.has_nhwc(n.inputs[0])) {
+    if ((n.op == ir::Op::MaxPool2d || n.op == ir::Op::MaxPool2dGrad) &&
+        !std::get<ir::PoolAttrs>(n.attrs).channels_last && b.has_nhwc(n.inputs[0])) {
       auto a = std::get<ir::PoolAttrs>(n.attrs);
       a.channels_last = true;
       std::vector<ir::Value> ins;
