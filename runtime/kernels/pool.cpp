@@ -263,10 +263,10 @@ inline void store16(float* p, V16 v) { std::memcpy(p, &v, sizeof v); }
 inline V16 first_max(V16 a, V16 b) { return ((b > a) | ((b != b) & (a == a))) ? b : a; }
 inline M16 holds(V16 x, V16 m) { return ((m != m) & (x != x)) | (x == m); }
 
-// One 2x2 window's maxima over channels [k, c): the taps t0..t3 in row-major order.
+// One 2x2 window's maxima over c channels: the taps t0..t3 in row-major order.
 template <class T>
-void window_max_2x2(const T* t0, const T* t1, const T* t2, const T* t3, T* y, int64_t k,
-                    int64_t c) {
+void window_max_2x2(const T* t0, const T* t1, const T* t2, const T* t3, T* y, int64_t c) {
+  int64_t k = 0;
   if constexpr (std::is_same_v<T, float>)
     for (; k + kLanes <= c; k += kLanes)
       store16(y + k, first_max(first_max(first_max(load16(t0 + k), load16(t1 + k)),
@@ -282,7 +282,7 @@ void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T
   if constexpr (std::is_same_v<T, float>)
     for (; k + kLanes <= c; k += kLanes) {
       const V16 x0 = load16(t0 + k), x1 = load16(t1 + k), x2 = load16(t2 + k),
-                x3 = load16(t3 + k), g = load16(gy + k), zero = g - g;
+                x3 = load16(t3 + k), g = load16(gy + k), zero{};
       const V16 m = first_max(first_max(first_max(x0, x1), x2), x3);
       const M16 e0 = holds(x0, m), e1 = holds(x1, m), e2 = holds(x2, m);
       store16(u0 + k, e0 ? g : zero);
@@ -301,7 +301,6 @@ void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T
   }
 }
 
-
 template <class T>
 void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
   const PoolGeom& g = n.g;
@@ -313,7 +312,7 @@ void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
           const T* t0 = x + ((p * g.h + 2 * i) * g.w + 2 * j) * c;  // the window's top left
           const T *t1 = t0 + c, *t2 = t0 + g.w * c, *t3 = t2 + c;
           T* yc = y + ((p * g.oh + i) * g.ow + j) * c;
-          window_max_2x2(t0, t1, t2, t3, yc, 0, c);
+          window_max_2x2(t0, t1, t2, t3, yc, c);
         }
     });
     return;

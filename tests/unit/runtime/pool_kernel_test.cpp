@@ -320,8 +320,9 @@ Tensor<T> to_channels_last(const Tensor<T>& t, bool back = false) {
 
 /// Channels-last max pooling (what the layout pass gives a convolution's channels-last output)
 /// against NCHW, on inputs full of ties, signed zeros, infinities and NaN payloads and output
-/// gradients with signed zeros: the same bits, forward and backward, but for a window's NaN
-/// outside the 2x2 tiling, where the NCHW forward keeps the last NaN and channels-last the first.
+/// gradients with signed zeros and infinities: the same bits, forward and backward, but for a
+/// window's NaN outside the 2x2 tiling, where the NCHW forward keeps the last NaN and
+/// channels-last the first.
 template <class T>
 void check_channels_last(const Shape& xs, ir::PoolAttrs a, std::mt19937& rng) {
   const bool tiling = a.kernel == ir::Ints{2, 2} && a.stride == ir::Ints{2, 2} &&
@@ -330,6 +331,7 @@ void check_channels_last(const Shape& xs, ir::PoolAttrs a, std::mt19937& rng) {
   Tensor<T> y = run<T>(ir::Op::MaxPool2d, a, {&x});
   Tensor<T> g = random_tensor<T>(y.type.shape, rng, false);
   for (size_t i = 0; i < g.data.size(); i += 3) g.data[i] = T(-0.0);
+  for (size_t i = 1; i < g.data.size(); i += 7) g.data[i] = std::numeric_limits<T>::infinity();
   Tensor<T> gx = run<T>(ir::Op::MaxPool2dGrad, a, {&x, &g});
   Tensor<T> x_cl = to_channels_last(x), g_cl = to_channels_last(g);
   a.channels_last = true;
