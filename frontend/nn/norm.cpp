@@ -58,10 +58,9 @@ Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
 // (the mean first, then the centered sum of squares: two passes as the unsynchronized kernel,
 // rather than E[x^2] - E[x]^2, which loses digits in f32). The gradient is written by hand
 // (lt/function.h): the two per-channel sums the input gradient needs, all-reduced in one
-// collective, then one elementwise pass. Autograd through the forward's ops would take two
-// collectives and two more passes over the activations, and in a compiled step it put the
-// ResNet-20's 2-rank step 15% behind its 1-rank step. Every rank has the same batch size (the
-// trainers split the global batch evenly).
+// collective, then one elementwise pass, where autograd through the forward's ops would take
+// two more collectives and two more passes over the activations per layer. Every rank has the
+// same batch size (the trainers split the global batch evenly).
 Tensor BatchNorm2d::synced_forward(const Tensor& x, const Loc& loc) {
   const int64_t c = num_features;
   const double count = static_cast<double>(x.numel() / c * dist::world_size());
@@ -102,7 +101,6 @@ Tensor BatchNorm2d::synced_forward(const Tensor& x, const Loc& loc) {
       const Tensor mean_dy_xhat = reshape(slice(means, 0, c, 2 * c, 1, loc), bshape, loc);
       const Tensor k = affine ? invstd * reshape(a.inputs[1], bshape, loc) : invstd;
       g[0] = (gy - mean_dy - xhat * mean_dy_xhat) * k;
-      if (g[0].dtype() != x.dtype()) g[0] = cast(g[0], x.dtype(), loc);
     }
     return g;
   };
