@@ -61,10 +61,11 @@ PoolGeom make_geom(const Shape& x, const Shape& y, const ir::PoolAttrs& a) {
           a.padding[1], a.ceil_mode, a.count_include_pad};
 }
 
-/// Calls f(plane) for every plane, in parallel chunks of a few thousand window taps.
+/// Calls f(plane) for every plane, in parallel chunks of a few thousand window taps; a
+/// channels-last plane is an image of `channels` channels.
 template <class F>
-void over_planes(const PoolGeom& g, F&& f) {
-  const int64_t work = std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw + g.h * g.w);
+void over_planes(const PoolGeom& g, F&& f, int64_t channels = 1) {
+  const int64_t work = std::max<int64_t>(1, (g.oh * g.ow * g.kh * g.kw + g.h * g.w) * channels);
   parallel_for(g.planes, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) f(p);
   });
@@ -226,15 +227,6 @@ NhwcGeom make_nhwc_geom(const Shape& x, const Shape& y, const ir::PoolAttrs& a) 
   return {make_geom({x[0], 1, x[1], x[2]}, {y[0], 1, y[1], y[2]}, a), x[3]};
 }
 
-template <class F>
-void over_images(const NhwcGeom& n, F&& f) {
-  const PoolGeom& g = n.g;
-  const int64_t work = std::max<int64_t>(1, (g.oh * g.ow * g.kh * g.kw + g.h * g.w) * n.c);
-  parallel_for(g.planes, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) f(p);
-  });
-}
-
 // a, or b where it wins: larger, or the first NaN.
 template <class T>
 inline T first_max(T a, T b) {
@@ -306,7 +298,7 @@ void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
   const PoolGeom& g = n.g;
   const int64_t c = n.c;
   if (is_2x2_tiling(g)) {
-    over_images(n, [&](int64_t p) {
+    over_planes(g, [&](int64_t p) {
       for (int64_t i = 0; i < g.oh; ++i)
         for (int64_t j = 0; j < g.ow; ++j) {
           const T* t0 = x + ((p * g.h + 2 * i) * g.w + 2 * j) * c;  // the window's top left
@@ -314,10 +306,10 @@ void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
           T* yc = y + ((p * g.oh + i) * g.ow + j) * c;
           window_max_2x2(t0, t1, t2, t3, yc, c);
         }
-    });
+    }, c);
     return;
   }
-  over_images(n, [&](int64_t p) {
+  over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w * c;
     for (int64_t i = 0; i < g.oh; ++i)
       for (int64_t j = 0; j < g.ow; ++j) {
@@ -331,7 +323,7 @@ void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
             for (int64_t k = 0; k < c; ++k) yc[k] = first_max(yc[k], xc[k]);
           }
       }
-  });
+  }, c);
 }
 
 
@@ -344,7 +336,7 @@ void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
   const PoolGeom& g = n.g;
   const int64_t c = n.c;
   if (is_2x2_tiling(g)) {
-    over_images(n, [&](int64_t p) {
+    over_planes(g, [&](int64_t p) {
       T* gxp = gx + p * g.h * g.w * c;
       // Rows and columns in no window (odd sizes) get 0; every other pixel is written below.
       if (g.h % 2 != 0 || g.w % 2 != 0) std::fill(gxp, gxp + g.h * g.w * c, T(0));
@@ -357,15 +349,15 @@ void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
           T *u1 = u0 + c, *u2 = u0 + g.w * c, *u3 = u2 + c;
           window_grad_2x2(t0, t1, t2, t3, gy + ((p * g.oh + i) * g.ow + j) * c, u0, u1, u2, u3, c);
         }
-    });
+    }, c);
     return;
   }
-  over_images(n, [&](int64_t p) {
+  over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w * c;
     T* gxp = gx + p * g.h * g.w * c;
     std::fill(gxp, gxp + g.h * g.w * c, T(0));
     std::vector<T> best(static_cast<size_t>(c));
-    std::vector<T> left(static_cast<size_t>(c));  // 1 until a tap has taken the gradient
+    std::vector<char> taken(static_cast<size_t>(c));
     for (int64_t i = 0; i < g.oh; ++i)
       for (int64_t j = 0; j < g.ow; ++j) {
         int64_t h0, h1, w0, w1;
@@ -377,19 +369,19 @@ void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
             for (int64_t k = 0; k < c; ++k) best[k] = first_max(best[k], xc[k]);
           }
         const T* gyc = gy + ((p * g.oh + i) * g.ow + j) * c;
-        std::fill(left.begin(), left.end(), T(1));
+        std::fill(taken.begin(), taken.end(), char{0});
         for (int64_t r = h0; r < h1; ++r)
           for (int64_t q = w0; q < w1; ++q) {
             const T* xc = xp + (r * g.w + q) * c;
             T* gxc = gxp + (r * g.w + q) * c;
             for (int64_t k = 0; k < c; ++k) {
-              const bool hit = (left[k] != T(0)) & holds(xc[k], best[k]);
+              const bool hit = !taken[k] && holds(xc[k], best[k]);
               gxc[k] += hit ? gyc[k] : T(0);
-              left[k] = hit ? T(0) : left[k];
+              taken[k] |= hit;
             }
           }
       }
-  });
+  }, c);
 }
 
 }  // namespace
