@@ -244,7 +244,8 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
     for (int id : grp.nodes) {
       const ir::Node& n = g.node(id);
       // A reshape whose output aliases its operand's bytes has nothing to copy.
-      if (const int s = buffers.slot_of(ir::Value::node(id)); s >= 0 && buffers.slots[s].alias >= 0)
+      if (const int s = buffers.slot_of(ir::Value::node(id));
+          n.op == ir::Op::Reshape && s >= 0 && buffers.slots[s].alias >= 0)
         continue;
       rt::Launch l;
       l.kind = rt::Launch::Kind::Library;

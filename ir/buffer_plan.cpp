@@ -67,19 +67,37 @@ int alias_root(const BufferPlan& plan, int s) {
   return s;
 }
 
-// An alias is the output of a library reshape whose operand is its aliased slot, both in the
-// arena at one offset.
+// Whether slot `s`'s alias chain passes through slot `through` (or is it).
+bool aliases(const BufferPlan& plan, int s, int through) {
+  for (; s >= 0; s = plan.slots[s].alias)
+    if (s == through) return true;
+  return false;
+}
+
+// An alias is the output of a library reshape or collective whose operand is its aliased slot,
+// both in the arena at one offset. A collective writes those bytes, so its operand is not itself
+// an alias and nothing reads it, or another alias of it, after the collective's launch.
 void check_alias(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan, int s) {
   const BufferSlot& b = plan.slots[s];
   const Node& n = g.node(b.value.def);
-  const int src = n.op == Op::Reshape ? plan.slot_of(n.inputs[0]) : -1;
+  const bool collective = as_collective(n.op).has_value();
+  const int src = n.op == Op::Reshape || collective ? plan.slot_of(n.inputs[0]) : -1;
   const bool library = std::any_of(fusion.groups.begin(), fusion.groups.end(), [&](auto& grp) {
     return grp.kind == KernelKind::Library && grp.nodes.front() == b.value.def;
   });
   if (src != b.alias || !library || b.storage != Storage::Arena ||
       plan.slots[src].storage != Storage::Arena || plan.slots[src].offset != b.offset ||
       plan.slots[src].bytes() != b.bytes())
-    fail(g, b.value, "an alias that is not a library reshape of an arena value at its offset");
+    fail(g, b.value,
+         "an alias that is not a library reshape or collective of an arena value at its offset");
+  if (!collective) return;
+  if (plan.slots[src].alias >= 0)
+    fail(g, b.value, "a collective writes over an alias of another value");
+  for (int t = 0; t < static_cast<int>(plan.slots.size()); ++t)
+    if (aliases(plan, t, src) && !aliases(plan, t, s) && plan.slots[t].last > b.first)
+      fail(g, b.value,
+           fmt::format("a collective writes over {}, which launch {} reads later",
+                       value_name(g, plan.slots[t].value), plan.slots[t].last));
 }
 
 // Arena slots whose live ranges meet must not share a byte, unless one aliases the other.

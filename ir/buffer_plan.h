@@ -53,7 +53,9 @@ struct BufferSlot {
   int first = -1;         // the launch that writes it; -1 for a parameter
   int last = -1;          // the last launch that reads it; -1 when none does
   /// Arena: the slot of the value this one is a reshape of (a library reshape's output), or -1.
-  /// It has that slot's bytes, and the reshape's launch copies nothing (codegen drops it).
+  /// It has that slot's bytes, and the reshape's launch copies nothing (codegen drops it). Or
+  /// the slot of a collective's operand, which no later launch reads: the collective reduces in
+  /// the operand's bytes instead of first copying them.
   int alias = -1;
 
   int64_t bytes() const { return static_cast<int64_t>(type.bytes()); }
@@ -88,10 +90,11 @@ struct BufferPlan {
 
 /// Checks the plan's promises against the graph: every launch's values have slots; two arena
 /// slots live at the same launch never overlap (so no launch writes over its own inputs), except a
-/// reshape's output and the value it aliases (a library reshape of an arena value); results
-/// are never in the arena; a donated parameter is not a result and is read by no launch after the
-/// one that writes over it, nor by that launch unless it is an in-place Loop launch. Throws
-/// lt::InternalError naming the first violation.
+/// reshape's or collective's output and the value it aliases (a library reshape of an arena
+/// value, or a collective of one that no later launch reads); results are never in the arena;
+/// a donated parameter is not a result and is read by no launch after the one that writes over
+/// it, nor by that launch unless it is an in-place Loop launch. Throws lt::InternalError naming
+/// the first violation.
 void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan);
 
 /// The plan as text: a summary line, then one line per written value, for dumps and tests:

@@ -34,7 +34,7 @@ uint64_t plan_hash(const BufferPlan& plan) {
     h.add(value_key(s.value)).add(s.type).add(static_cast<uint64_t>(s.storage));
     h.add(static_cast<uint64_t>(s.offset)).add(static_cast<uint64_t>(s.donor));
     h.add(s.in_place ? 1 : 0).add(static_cast<uint64_t>(s.first));
-    h.add(static_cast<uint64_t>(s.last));
+    h.add(static_cast<uint64_t>(s.last)).add(static_cast<uint64_t>(s.alias));
   }
   h.add(plan.node_slots.size());
   for (const std::vector<int>& per_node : plan.node_slots) {

@@ -109,15 +109,29 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
 // reshape's output takes the value's bytes instead (its launch copies nothing), and the value
 // stays live for as long as the reshape's output is read. Not for a result (it needs a buffer of
 // its own) nor a parameter (its buffer may be donated and written).
+// A collective reduces in place in its output's buffer, so it first copies its operand there;
+// an operand that nothing reads after the collective's launch (nor through a reshape alias) gives
+// the output its bytes instead, and the copy goes (a gradient bucket's pack is read only by its
+// all-reduce).
 void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
-                   std::span<const PlannedLaunch> launches, BufferPlan& plan) {
-  for (const PlannedLaunch& l : launches) {
-    if (l.node < 0 || g.node(l.node).op != ir::Op::Reshape ||
-        fusion.groups[l.group].kind != ir::KernelKind::Library)
+                   std::span<const PlannedLaunch> launches, const BufferPlanOptions& o,
+                   BufferPlan& plan) {
+  std::vector<int> end(plan.slots.size());  // the last launch reading a slot or its aliases
+  for (size_t s = 0; s < plan.slots.size(); ++s) end[s] = plan.slots[s].live_until();
+  for (int li = 0; li < static_cast<int>(launches.size()); ++li) {
+    const PlannedLaunch& l = launches[li];
+    if (l.node < 0 || fusion.groups[l.group].kind != ir::KernelKind::Library) continue;
+    const ir::Node& n = g.node(l.node);
+    const bool reshape = n.op == ir::Op::Reshape && o.alias_reshapes;
+    const bool collective = ir::as_collective(n.op).has_value() && o.alias_collectives;
+    if (!reshape && !collective) continue;
+    const int src = plan.slot_of(n.inputs[0]), out = plan.slot_of(l.writes[0]);
+    if (plan.slots[src].storage != Storage::Arena || plan.slots[out].storage != Storage::Arena)
       continue;
-    const int src = plan.slot_of(g.node(l.node).inputs[0]), out = plan.slot_of(l.writes[0]);
-    if (plan.slots[src].storage == Storage::Arena && plan.slots[out].storage == Storage::Arena)
-      plan.slots[out].alias = src;
+    if (collective && (plan.slots[src].alias >= 0 || end[src] != li)) continue;
+    plan.slots[out].alias = src;
+    for (int root = src; root >= 0; root = plan.slots[root].alias)
+      end[root] = std::max(end[root], end[out]);  // the bytes stay live while the alias is read
   }
 }
 
@@ -195,7 +209,7 @@ BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
   BufferPlan plan = collect_slots(g, launches);
   place_results(g, plan);
   if (options.donate) place_donations(g, fusion, launches, options, plan);
-  if (options.alias_reshapes) place_aliases(g, fusion, launches, plan);
+  place_aliases(g, fusion, launches, options, plan);
   place_arena(plan);
   tally(plan);
   return plan;

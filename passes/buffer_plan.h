@@ -17,6 +17,9 @@ struct BufferPlanOptions {
   /// A library reshape of an intermediate takes that intermediate's bytes (ir::BufferSlot::alias)
   /// instead of copying it. false: every reshape launch copies.
   bool alias_reshapes = true;
+  /// A collective whose operand is an intermediate read by no later launch reduces in the
+  /// operand's bytes (ir::BufferSlot::alias) instead of a copy of them.
+  bool alias_collectives = true;
 };
 
 /// Plans where every value a launch writes lives (launches as ir::launch_sequence counts them):
@@ -25,7 +28,8 @@ struct BufferPlanOptions {
 ///   common launch never share a byte, so no launch writes over its own inputs. Offsets are
 ///   assigned greedily by size, largest first, each in the best-fitting gap among the values it
 ///   is live with. A library reshape of an intermediate that is not a result aliases it: same
-///   bytes, and the intermediate stays live while the reshape's output is read;
+///   bytes, and the intermediate stays live while the reshape's output is read. So does the
+///   output of a collective whose operand is an intermediate that no later launch reads;
 /// - a result named by a donation (parameter p -> result r) takes over p's buffer when p is not a
 ///   result itself and no launch after the one writing r reads p, nor that launch, unless it is
 ///   an in-place Loop kernel (options); any other result gets a fresh buffer. A result that is a

@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
+#include "ir/op.h"
 #include "ir/parser.h"
 #include "passes/fuse.h"
 
@@ -72,6 +73,20 @@ void expect_no_aliasing(const ir::Graph& g, const ir::FusionPlan& fusion, const 
       }
     }
   for (int s : plan.results) EXPECT_NE(plan.slots[s].storage, Storage::Arena);
+  // A collective writes the bytes it aliases: nothing else on them is read after its launch.
+  for (size_t c = 0; c < plan.slots.size(); ++c) {
+    const ir::BufferSlot& out = plan.slots[c];
+    if (out.alias < 0 || !ir::as_collective(g.node(out.value.def).op)) continue;
+    for (size_t t = 0; t < plan.slots.size(); ++t) {
+      int chain = static_cast<int>(t);
+      while (chain >= 0 && chain != static_cast<int>(c)) chain = plan.slots[chain].alias;
+      if (chain >= 0 || alias_root(plan, static_cast<int>(t)) != alias_root(plan, out.alias))
+        continue;
+      EXPECT_LE(plan.slots[t].last, out.first)
+          << ir::value_name(g, plan.slots[t].value) << " is read after the collective "
+          << ir::value_name(g, out.value) << " writes its bytes";
+    }
+  }
 }
 
 constexpr const char* kChain = R"(graph @f(%x: f32[16,16]) {
@@ -210,6 +225,78 @@ TEST(BufferPlan, VerifierRejectsAnAliasThatIsNoReshape) {
     FAIL() << "accepted";
   } catch (const InternalError& e) {
     EXPECT_THAT(e.what(), HasSubstr("an alias that is not a library reshape"));
+  }
+}
+
+// A gradient bucket: the pack is read by its all-reduce alone, which then reduces in the pack's
+// bytes instead of a copy of them; the bucket's slices read those bytes.
+TEST(BufferPlan, AllReduceOfADeadIntermediateReducesInItsBytes) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[8], %b: f32[8]) {
+    %0 = concat(%a, %b) {axis=0} : f32[16]
+    %1 = all_reduce(%0) {reduce=mean} : f32[16]
+    %2 = slice(%1) {start=[0], stop=[8], step=[1]} : f32[8]
+    %3 = slice(%1) {start=[8], stop=[16], step=[1]} : f32[8]
+    %4 = add(%2, %3) : f32[8]
+    return %4
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(ir::print_buffer_plan(g, plan),
+            "buffers: 5 launches, arena 192 bytes (live peak 192), results 32, donated 0, "
+            "naive 224\n"
+            "%0 f32[16] arena @0 +64 launches 0..1\n"
+            "%1 f32[16] arena @0 +64 alias %0 launches 1..3\n"
+            "%2 f32[8] arena @64 +64 launches 2..4\n"
+            "%3 f32[8] arena @128 +64 launches 3..4\n"
+            "%4 f32[8] result launch 4\n");
+  expect_no_aliasing(g, fusion, plan);
+  BufferPlanOptions copies;
+  copies.alias_collectives = false;
+  EXPECT_EQ(plan_ok(g, fusion, copies).slots[plan.slot_of(Value::node(1))].alias, -1);
+}
+
+// An operand read after the all-reduce, directly or through a reshape of it, keeps its bytes: the
+// all-reduce gets a buffer of its own and copies it there.
+TEST(BufferPlan, AllReduceOfALiveIntermediateCopiesIt) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[4,4]) {
+    %0 = exp(%a) : f32[4,4]
+    %1 = reshape(%0) {shape=[16]} : f32[16]
+    %2 = all_reduce(%0) {reduce=sum} : f32[4,4]
+    %3 = neg(%1) : f32[16]
+    %4 = all_reduce(%3) {reduce=sum} : f32[16]
+    %5 = add(%4, %3) : f32[16]
+    %6 = reshape(%2) {shape=[16]} : f32[16]
+    %7 = add(%5, %6) : f32[16]
+    return %7
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(slot(plan, Value::node(1)).alias, plan.slot_of(Value::node(0)));
+  EXPECT_EQ(slot(plan, Value::node(2)).alias, -1);  // %1, %0's bytes, is read later
+  EXPECT_EQ(slot(plan, Value::node(4)).alias, -1);  // %3 is read later
+  EXPECT_EQ(slot(plan, Value::node(6)).alias, plan.slot_of(Value::node(2)));
+  expect_no_aliasing(g, fusion, plan);
+}
+
+TEST(BufferPlan, VerifierRejectsACollectiveOverAValueReadLater) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[16]) {
+    %0 = exp(%a) : f32[16]
+    %1 = all_reduce(%0) {reduce=sum} : f32[16]
+    %2 = add(%1, %0) : f32[16]
+    return %2
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  BufferPlan plan = plan_ok(g, fusion);
+  ir::BufferSlot& b = plan.slots[plan.slot_of(Value::node(1))];
+  ASSERT_EQ(b.alias, -1);
+  b.alias = plan.slot_of(Value::node(0));
+  b.offset = slot(plan, Value::node(0)).offset;
+  try {
+    ir::verify_buffer_plan(g, fusion, plan);
+    FAIL() << "accepted";
+  } catch (const InternalError& e) {
+    EXPECT_STREQ(e.what(),
+                 "invalid buffer plan: %1: a collective writes over %0, which launch 2 reads later");
   }
 }
 
