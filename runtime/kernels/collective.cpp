@@ -1,5 +1,6 @@
-// Collective kernels: the operand is copied to the result, which the communicator then reduces
-// in place across the ranks (runtime/comm/).
+// Collective kernels: the operand is copied to the result (unless the buffer plan gave the
+// result the operand's bytes), which the communicator then reduces in place across the ranks
+// (runtime/comm/).
 #include <cstring>
 
 #include "ir/error.h"
