@@ -279,13 +279,13 @@ std::vector<RandomResult> DagGen::generate() {
   const int target = o_.min_ops + static_cast<int>(u * u * u * (o_.max_ops - o_.min_ops + 1));
   for (int i = r_.range(1, 2); i > 0; --i) param(r_.coin(0.8) ? fdt_ : rand_dtype(), rand_shape());
   using Step = void (DagGen::*)();
-  constexpr std::array<Step, 13> kSteps{
+  constexpr std::array<Step, 14> kSteps{
       &DagGen::unary,   &DagGen::binary,   &DagGen::compare,     &DagGen::cast,
       &DagGen::view,    &DagGen::reduce,   &DagGen::matmul,      &DagGen::conv,
       &DagGen::softmax, &DagGen::new_leaf, &DagGen::fused_chain, &DagGen::autocast_gemm,
-      &DagGen::max_pool};
+      &DagGen::max_pool, &DagGen::all_reduce};
   constexpr std::array kWeights{18.0, 22.0, 12.0, 7.0, 10.0, 6.0, 3.0, 2.0, 2.0, 3.0, 4.0, 2.0,
-                                1.5};
+                                1.5, 1.5};
   for (int attempts = 0; added_ < target && attempts < 40 * target; ++attempts) {
     try {
       (this->*kSteps[r_.weighted(kWeights)])();

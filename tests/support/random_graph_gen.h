@@ -133,6 +133,9 @@ class DagGen {
   /// stay out of the pool.
   void autocast_gemm();
   void softmax();
+  /// all_reduce, the identity in the test's job of one rank: its buffer may take its operand's
+  /// bytes (the buffer plan's collective alias) or a copy of them, and both must stay right.
+  void all_reduce();
   void new_leaf();
   Val reshape_to(const Val& x, Shape s);
 

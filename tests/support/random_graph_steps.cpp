@@ -604,6 +604,14 @@ void DagGen::softmax() {
   }
 }
 
+void DagGen::all_reduce() {
+  const Val x = pick_any();
+  constexpr std::array kKinds{ir::ReduceKind::Sum, ir::ReduceKind::Mean, ir::ReduceKind::Max,
+                              ir::ReduceKind::Min};
+  const ir::ReduceKind kind = kKinds[r_.range(0, 3)];
+  emit(Op::AllReduce, {x}, ir::AllReduceAttrs{kind}, {x.bound, x.err, x.special, x.splat});
+}
+
 void DagGen::new_leaf() { leaf(rand_dtype(), rand_shape()); }
 
 }  // namespace lt::testing
