@@ -56,8 +56,9 @@ void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_creation(ir::CreationOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void run_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out);
 /// run_collective in two halves, so that a step computes while the collective is in flight:
-/// start_collective copies the operand into the output (unless the buffer plan gave them the same
-/// bytes) and starts reducing it there, returning the request; finish_collective(request) returns once the output holds the result.
+/// start_collective copies the operand into the output (unless the buffer plan gave them the
+/// same bytes) and starts reducing it there, returning the request; finish_collective(request)
+/// returns once the output holds the result.
 int start_collective(ir::CollectiveOp op, const ir::Attrs& attrs, Ins in, Outs out);
 void finish_collective(int request);
 /// Lets collectives in flight advance; false when none is.
