@@ -105,6 +105,15 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
   }
 }
 
+// The last launch each slot's bytes must survive: its own reads, and those of its aliases.
+std::vector<int> live_ends(const BufferPlan& plan) {
+  std::vector<int> end(plan.slots.size());
+  for (size_t s = 0; s < plan.slots.size(); ++s) end[s] = plan.slots[s].live_until();
+  for (size_t s = plan.slots.size(); s-- > 0;)  // an alias comes after the slot it aliases
+    if (const int a = plan.slots[s].alias; a >= 0) end[a] = std::max(end[a], end[s]);
+  return end;
+}
+
 // A library reshape of an arena value copies it into a buffer of its own for nothing: the
 // reshape's output takes the value's bytes instead (its launch copies nothing), and the value
 // stays live for as long as the reshape's output is read. Not for a result (it needs a buffer of
@@ -116,8 +125,6 @@ void place_donations(const ir::Graph& g, const ir::FusionPlan& fusion,
 void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
                    std::span<const PlannedLaunch> launches, const BufferPlanOptions& o,
                    BufferPlan& plan) {
-  std::vector<int> end(plan.slots.size());  // the last launch reading a slot or its aliases
-  for (size_t s = 0; s < plan.slots.size(); ++s) end[s] = plan.slots[s].live_until();
   for (int li = 0; li < static_cast<int>(launches.size()); ++li) {
     const PlannedLaunch& l = launches[li];
     if (l.node < 0 || fusion.groups[l.group].kind != ir::KernelKind::Library) continue;
@@ -128,20 +135,9 @@ void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
     const int src = plan.slot_of(n.inputs[0]), out = plan.slot_of(l.writes[0]);
     if (plan.slots[src].storage != Storage::Arena || plan.slots[out].storage != Storage::Arena)
       continue;
-    if (collective && (plan.slots[src].alias >= 0 || end[src] != li)) continue;
+    if (collective && (plan.slots[src].alias >= 0 || live_ends(plan)[src] != li)) continue;
     plan.slots[out].alias = src;
-    for (int root = src; root >= 0; root = plan.slots[root].alias)
-      end[root] = std::max(end[root], end[out]);  // the bytes stay live while the alias is read
   }
-}
-
-// The last launch each slot's bytes must survive: its own reads, and those of its aliases.
-std::vector<int> live_ends(const BufferPlan& plan) {
-  std::vector<int> end(plan.slots.size());
-  for (size_t s = 0; s < plan.slots.size(); ++s) end[s] = plan.slots[s].live_until();
-  for (size_t s = plan.slots.size(); s-- > 0;)  // an alias comes after the slot it aliases
-    if (const int a = plan.slots[s].alias; a >= 0) end[a] = std::max(end[a], end[s]);
-  return end;
 }
 
 // Greedy by size: largest first, each into the smallest gap that fits among the ranges of the
