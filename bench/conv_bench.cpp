@@ -1,7 +1,9 @@
 // conv2d, its input gradient and its weight gradient at the shapes of the trainers' steps, on both
 // paths (conv_paths.h): im2col around rt::gemm, and oneDNN's direct convolutions. Arguments:
-// shape, pass (0 forward, 1 input gradient, 2 weight gradient), path (0 im2col, 1 oneDNN),
-// threads (lt::rt::set_num_threads). The figures and the command are in docs/BENCHMARKS.md.
+// shape, pass (0 forward, 1 input gradient, 2 weight gradient), path (0 im2col, 1 oneDNN, 2 the
+// direct one-channel kernel on channels-last activations, for the shapes of one input channel and
+// the passes it runs), threads (lt::rt::set_num_threads). The figures and the command are in
+// docs/BENCHMARKS.md.
 //   With --bf16, operands and results are bf16 (autocast's convolutions): path 0 is then the
 //   fallback of CPUs without bf16 kernels (operands widened to f32, the f32 entry point, the
 //   result rounded), path 1 oneDNN's bf16 kernels (skipped where the CPU has no bf16
@@ -50,8 +52,8 @@ const StepConv kShapes[] = {
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 
 const char* const kPasses[] = {"forward", "input grad", "weight grad"};
-const char* const kPaths[] = {"im2col", "onednn"};
-const char* const kBf16Paths[] = {"bf16 via f32", "onednn bf16"};
+const char* const kPaths[] = {"im2col", "onednn", "one channel"};
+const char* const kBf16Paths[] = {"bf16 via f32", "onednn bf16", "one channel bf16"};
 bool g_epilogue = false;
 lt::DType g_dtype = lt::DType::F32;
 
@@ -90,15 +92,23 @@ void bf16_via_f32(lt::rt::ConvPass pass, const lt::ir::ConvAttrs& a, lt::rt::Ins
 void BM_StepConv(benchmark::State& st) {
   const StepConv& s = kShapes[st.range(0)];
   const auto pass = static_cast<lt::rt::ConvPass>(st.range(1));
-  const bool onednn = st.range(2) == 1;
+  const bool onednn = st.range(2) == 1, one_channel = st.range(2) == 2;
   lt::rt::set_num_threads(static_cast<int>(st.range(3)));
   lt::ir::ConvAttrs a;
   a.stride = {s.stride, s.stride};
   a.padding = {s.k / 2, s.k / 2};
-  Tensor x = filled({s.n, s.c, s.hw, s.hw}, 0.5f), w = filled({s.o, s.c, s.k, s.k}, 0.25f);
+  a.channels_last = one_channel;
+  const lt::Shape xs = one_channel ? lt::Shape{s.n, s.hw, s.hw, s.c}
+                                   : lt::Shape{s.n, s.c, s.hw, s.hw};
+  Tensor x = filled(xs, 0.5f), w = filled({s.o, s.c, s.k, s.k}, 0.25f);
   const std::vector<lt::TensorType> xw = {x.type, w.type};
   Tensor y = filled(lt::ir::infer_types(lt::ir::Op::Conv2d, xw, a).at(0).shape, 0.125f);
   const lt::rt::ConvGeom g = lt::rt::make_geom(x.type.shape, w.type.shape, y.type.shape, a);
+  if (one_channel && !lt::rt::one_channel_conv_supported(pass, g, g_dtype, g_dtype)) {
+    st.SkipWithError("the one-channel kernel runs the forward and weight gradient of one input "
+                     "channel");
+    return;
+  }
   if (onednn && !lt::rt::onednn_conv_supported(pass, g, g_dtype)) {
     st.SkipWithError(g_dtype == lt::DType::BF16
                          ? "oneDNN has no bf16 JIT kernel for it (or the CPU no bf16 instructions)"
@@ -127,6 +137,9 @@ void BM_StepConv(benchmark::State& st) {
     const bool fwd = pass == ConvPass::Forward, gx = pass == ConvPass::InputGrad;
     const Ins in = fwd ? Ins(fwd_in) : gx ? Ins(gx_in) : Ins(gw_in);
     const Outs out = fwd ? Outs(fwd_out) : gx ? Outs(gx_out) : Outs(gw_out);
+    if (one_channel)
+      return pass == ConvPass::Forward ? conv2d_one_channel(a, in, out, b)
+                                       : conv2d_weight_grad_one_channel(a, in, out);
     if (bf16 && !onednn) return bf16_via_f32(pass, a, in, out, b);
     switch (pass) {
       case ConvPass::Forward:
@@ -151,7 +164,7 @@ void BM_StepConv(benchmark::State& st) {
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_StepConv)->ArgNames({"shape", "pass", "path", "threads"})
-    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumShapes - 1, 1), {0, 1, 2}, {0, 1}, {1, 2}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumShapes - 1, 1), {0, 1, 2}, {0, 1, 2}, {1, 2}})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

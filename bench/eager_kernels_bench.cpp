@@ -392,6 +392,27 @@ void BM_MaxPool2dGrad(benchmark::State& st) {
 BENCHMARK(BM_MaxPool2dGrad)->ArgNames({"shape", "rows", "threads"})
     ->ArgsProduct({{0, 1}, {0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+/// The same pools channels-last ([64,28,28,32], [64,14,14,64]), as lazy mode runs them between
+/// channels-last convolutions: forward (grad 0) or gradient (1).
+void BM_MaxPool2dChannelsLast(benchmark::State& st) {
+  set_threads(st, 2);
+  const bool grad = st.range(1) == 1;
+  const lt::Shape nchw = pool_input(st.range(0));
+  const lt::Shape x{nchw[0], nchw[2], nchw[3], nchw[1]}, y{x[0], x[1] / 2, x[2] / 2, x[3]};
+  lt::ir::PoolAttrs a;
+  a.channels_last = true;
+  KernelArgs args;
+  args.add(x);
+  args.add(y);
+  if (grad) args.add(x);
+  run_kernel_loop(st, grad ? lt::ir::Op::MaxPool2dGrad : lt::ir::Op::MaxPool2d, a, args,
+                  grad ? 2 : 1);
+  st.counters["GB/s"] = rate((args.bytes(0) * (grad ? 2 : 1) + args.bytes(1)) / kGB);
+  st.SetLabel(grad ? "max_pool2d_grad channels-last" : "max_pool2d channels-last");
+}
+BENCHMARK(BM_MaxPool2dChannelsLast)->ArgNames({"shape", "grad", "threads"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 lt::ir::ConvAttrs cnn_conv_attrs(lt::Shape grad_shape) {
   lt::ir::ConvAttrs a;
   a.padding = {1, 1};

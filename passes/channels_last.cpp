@@ -30,11 +30,15 @@ bool one_channel(const ir::Graph& g, const ir::Node& n) {
   return a.groups == 1 && x[1] == 1;
 }
 
+// Output channels of a multiple of which a one-channel forward goes channels-last: the runtime's
+// direct kernel for it (runtime/kernels/conv_one_channel.cpp) works in vectors of 16 channels.
+constexpr int64_t kOneChannelOutputMultiple = 16;
+
 /// Whether n is a convolution pass (forward or gradient) to run channels-last: from 16 input
 /// channels per group; or of one input channel, where its output goes channels-last anyway: a
-/// bf16 forward read by a batch norm (`bn_reads`: whether one reads its output; oneDNN's bf16
-/// kernels take it as it is, while an f32 one of one channel runs im2col on NCHW, which measured
-/// 1062 against 485 µs for the ResNet's stem), a gradient whose output gradient `gy` has a
+/// forward into a multiple of 16 channels (the runtime's direct kernel, 2-3x im2col's speed on the
+/// trainers' stems), a bf16 one read by a batch norm (`bn_reads`: whether one reads its output;
+/// oneDNN's bf16 kernels take it as it is), a gradient whose output gradient `gy` has a
 /// channels-last form already (`gy_nhwc`).
 bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool gy_nhwc) {
   if (!is_conv(n.op)) return false;
@@ -43,7 +47,10 @@ bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool
   const Shape& x = n.op == ir::Op::Conv2dInputGrad ? a.grad_shape : g.type(n.inputs[0]).shape;
   if (x[1] / a.groups >= kMinChannelsPerGroup) return true;
   if (!one_channel(g, n)) return false;
-  return n.op == ir::Op::Conv2d ? bn_reads && n.types[0].dtype == DType::BF16 : gy_nhwc;
+  if (n.op != ir::Op::Conv2d) return gy_nhwc;
+  const int64_t out_channels = g.type(n.inputs[1]).shape[0];
+  return out_channels % kOneChannelOutputMultiple == 0 ||
+         (bn_reads && n.types[0].dtype == DType::BF16);
 }
 
 /// Per node: whether a rank-4 batch norm over axis 1 reads its output 0, itself or through a
@@ -119,7 +126,20 @@ class LayoutBuilder {
   }
 
  private:
+  /// A permute, or a reshape where it keeps the order of the axes longer than 1 (one channel:
+  /// the same bytes in either layout), which costs no copy.
   ir::Value permute(ir::Value v, const std::array<int64_t, 4>& perm, const std::string& loc) {
+    const Shape& s = out_.type(v).shape;
+    Shape to(4);
+    int64_t last = -1;
+    bool same_bytes = true;
+    for (int i = 0; i < 4; ++i) {
+      to[i] = s[perm[i]];
+      if (s[perm[i]] == 1) continue;
+      same_bytes &= perm[i] > last;
+      last = perm[i];
+    }
+    if (same_bytes) return out_.add(ir::Op::Reshape, {v}, ir::ReshapeAttrs{to}, loc);
     return out_.add(ir::Op::Permute, {v}, ir::PermuteAttrs{ir::Ints(perm.begin(), perm.end())},
                     loc);
   }

@@ -12,9 +12,10 @@ namespace lt::passes {
 /// the NCHW form, and a permute converts wherever one form is needed and only the other exists.
 /// Convolutions on f64, or with fewer than 16 input channels per group, keep NCHW: their im2col
 /// path would only permute back. Except one of a single input channel (a network's stem on gray
-/// images), whose input is the same bytes in either layout: its bf16 forward goes channels-last
-/// where a batch norm reads its result (which would otherwise be permuted for it), its gradients
-/// where their output gradient is channels-last already. Parameters, results and donations are
+/// images), whose input is the same bytes in either layout: its forward goes channels-last into a
+/// multiple of 16 output channels (the runtime's direct kernel for it), or in bf16 where a batch
+/// norm reads its result (which would otherwise be permuted for it), its gradients where their
+/// output gradient is channels-last already. Parameters, results and donations are
 /// kept. Returns true if the graph changed.
 bool channels_last(ir::Graph& g);
 

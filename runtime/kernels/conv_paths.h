@@ -28,6 +28,16 @@ void conv2d_onednn(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks*
 void conv2d_input_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 void conv2d_weight_grad_onednn(const ir::ConvAttrs& a, Ins in, Outs out);
 
+/// Whether the direct one-channel path (conv_one_channel.cpp) runs this pass: the forward or the
+/// weight gradient of a channels-last convolution of one input channel (groups 1) into a
+/// multiple of 16 output channels, on f32 operands, or bf16 ones to a bf16 or f32 result.
+bool one_channel_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype, DType out_dtype);
+
+// The direct one-channel convolutions, where one_channel_conv_supported: f32 sums, one rounding
+// of a bf16 result; the forward's blocks are images.
+void conv2d_one_channel(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
+void conv2d_weight_grad_one_channel(const ir::ConvAttrs& a, Ins in, Outs out);
+
 /// A pass on channels-last activations through the NCHW entry points (conv_channels_last.cpp):
 /// the activations permuted to NCHW, the result permuted back; forward blocks go to the epilogue
 /// once the output is whole.

@@ -253,7 +253,8 @@ inline V16 load16(const float* p) {
 }
 inline void store16(float* p, V16 v) { std::memcpy(p, &v, sizeof v); }
 inline V16 first_max(V16 a, V16 b) { return ((b > a) | ((b != b) & (a == a))) ? b : a; }
-inline M16 holds(V16 x, V16 m) { return ((m != m) & (x != x)) | (x == m); }
+// Whether x replaces m as a window's winner: larger, or the first NaN (first_max's test).
+inline M16 beats(V16 x, V16 m) { return ~(x <= m) & (m == m); }
 
 // One 2x2 window's maxima over c channels: the taps t0..t3 in row-major order.
 template <class T>
@@ -273,14 +274,19 @@ void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T
   int64_t k = 0;
   if constexpr (std::is_same_v<T, float>)
     for (; k + kLanes <= c; k += kLanes) {
+      // The last tap to beat the running winner is the first that holds the window's maximum
+      // (or its first NaN): the scalar loop's choice below, in half its operations.
       const V16 x0 = load16(t0 + k), x1 = load16(t1 + k), x2 = load16(t2 + k),
                 x3 = load16(t3 + k), g = load16(gy + k), zero{};
-      const V16 m = first_max(first_max(first_max(x0, x1), x2), x3);
-      const M16 e0 = holds(x0, m), e1 = holds(x1, m), e2 = holds(x2, m);
-      store16(u0 + k, e0 ? g : zero);
-      store16(u1 + k, (~e0 & e1) ? g : zero);
-      store16(u2 + k, (~(e0 | e1) & e2) ? g : zero);
-      store16(u3 + k, ~(e0 | e1 | e2) ? g : zero);
+      const M16 w1 = beats(x1, x0);
+      V16 m = w1 ? x1 : x0;
+      const M16 w2 = beats(x2, m);
+      m = w2 ? x2 : m;
+      const M16 w3 = beats(x3, m), not3 = ~w3, neither = not3 & ~w2;
+      store16(u0 + k, (neither & ~w1) ? g : zero);
+      store16(u1 + k, (neither & w1) ? g : zero);
+      store16(u2 + k, (not3 & w2) ? g : zero);
+      store16(u3 + k, w3 ? g : zero);
     }
   for (; k < c; ++k) {
     const T m = first_max(first_max(first_max(t0[k], t1[k]), t2[k]), t3[k]);

@@ -683,6 +683,25 @@ TEST(FusedKernels, ConvEpilogueRunsImageByImage) {
       return %5
     })"),
               ElementsAre("permute", "conv2d+loop/block", "max_pool2d", "permute"));
+  // One input channel into 32: the input goes channels-last as it is (a reshape, no launch), the
+  // direct one-channel kernel hands each image to the epilogue, and the pool's gradient, the
+  // relu's and the weight gradient stay channels-last.
+  EXPECT_THAT(expect_fused_matches(R"(graph @f(%x: f32[3,1,9,9], %w: f32[32,1,3,3], %b: f32[32], %gy: f32[3,32,4,4]) {
+      %0 = conv2d(%x, %w) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[], channels_last=false} : f32[3,32,9,9]
+      %1 = reshape(%b) {shape=[1,32,1,1]} : f32[1,32,1,1]
+      %2 = expand(%1) {shape=[3,32,9,9]} : f32[3,32,9,9]
+      %3 = add(%0, %2) : f32[3,32,9,9]
+      %4 = relu(%3) : f32[3,32,9,9]
+      %5 = max_pool2d(%4) {kernel=[2,2], stride=[2,2], padding=[0,0], grad_shape=[], ceil_mode=false, count_include_pad=true} : f32[3,32,4,4]
+      %6 = max_pool2d_grad(%4, %gy) {kernel=[2,2], stride=[2,2], padding=[0,0], grad_shape=[], ceil_mode=false, count_include_pad=true} : f32[3,32,9,9]
+      %7 = full() {shape=[], dtype=f32, value=0} : f32[]
+      %8 = gt(%3, %7) : bool[3,32,9,9]
+      %9 = where(%8, %6, %7) : f32[3,32,9,9]
+      %10 = conv2d_weight_grad(%x, %9) {stride=[1,1], padding=[1,1], dilation=[1,1], groups=1, grad_shape=[32,1,3,3], channels_last=false} : f32[32,1,3,3]
+      return %5, %10
+    })"),
+              ElementsAre("reshape", "permute", "full", "conv2d+loop/block", "max_pool2d",
+                          "max_pool2d_grad", "loop", "conv2d_weight_grad", "permute"));
 }
 
 TEST(FusedKernels, ConvEpilogueOnAnOutputReadElsewhereWritesItWhole) {

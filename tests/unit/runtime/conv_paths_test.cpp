@@ -575,5 +575,127 @@ TEST(ConvPaths, OnednnBf16OutputBlocksGiveEachImageOnce) {
   rt::set_num_threads(1);
 }
 
+// The direct one-channel path (channels-last, conv_one_channel.cpp): the forward and the weight
+// gradient against the float64 reference on f32 operands and on bf16 ones (to bf16 and to f32),
+// at 1 and 2 threads: the two trainers' first convolutions, and other kernel sizes, strides,
+// dilation and channel counts (one vector of 16, two, and both in one call). The forward's
+// images go to output blocks once each, the plain call's bits, also from scratch; the weight
+// gradient's bits do not depend on the thread count; the entry points take this path.
+TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
+  const Case cases[] = {kTrainerCases[0], kTrainerCases[2],
+                        {{3, 1, 9, 7}, {48, 1, 5, 3}, conv(2, 2)},
+                        {{2, 1, 10, 11}, {16, 1, 3, 3}, conv(1, 2, 2)},
+                        {{9, 1, 6, 6}, {64, 1, 2, 2}, conv(1, 0)}};
+  std::mt19937 rng(11);
+  for (const Case& c : cases) {
+    Bf16Problem p = bf16_problem(c, rng);
+    auto& [x, w, gy, ys, r, g] = p;
+    const double taps = double(g.col_rows()), pixels = double(g.n * g.oh * g.ow);
+    const Shape x_last = {c.x[0], c.x[2], c.x[3], 1}, y_last = {ys[0], ys[2], ys[3], ys[1]};
+    for (DType t : {DType::F32, DType::BF16})
+      for (bool wide : {false, true}) {
+        if (t == DType::F32 && wide) continue;
+        ir::ConvAttrs a = c.attrs;
+        a.channels_last = true;
+        a.f32_out = wide;
+        const DType out_t = t == DType::F32 || wide ? DType::F32 : DType::BF16;
+        SCOPED_TRACE(::testing::Message() << "x=" << shape_str(c.x) << " w=" << shape_str(c.w)
+                                          << " " << dtype_name(t) << " f32_out " << wide);
+        const rt::ConvGeom gl = rt::make_geom(x_last, c.w, y_last, a);
+        ASSERT_TRUE(rt::one_channel_conv_supported(ConvPass::Forward, gl, t, out_t));
+        ASSERT_TRUE(rt::one_channel_conv_supported(ConvPass::WeightGrad, gl, t, out_t));
+        EXPECT_FALSE(rt::one_channel_conv_supported(ConvPass::InputGrad, gl, t, out_t));
+        // Operands in t (one input channel: the NCHW bytes are the channels-last ones).
+        const size_t esize = t == DType::F32 ? 4 : 2;
+        auto bytes_of = [&](const Bf16Tensor& v, bool to_last) {
+          std::vector<char> out(v.f32.data.size() * esize);
+          const std::vector<float> f = to_last ? reorder_nchw(v.f32.data, v.f32.type.shape, true)
+                                               : v.f32.data;
+          const std::vector<uint16_t> h = to_last ? reorder_nchw(v.bf16.data, v.f32.type.shape,
+                                                                 true)
+                                                  : v.bf16.data;
+          if (t == DType::F32) std::memcpy(out.data(), f.data(), out.size());
+          else std::memcpy(out.data(), h.data(), out.size());
+          return out;
+        };
+        std::vector<char> xb = bytes_of(x, false), wb = bytes_of(w, false), gyb = bytes_of(gy, true);
+        const TensorType xt{t, x_last}, wt{t, c.w}, gyt{t, y_last};
+        const TensorType yt{out_t, y_last}, gwt{out_t, c.w};
+        // A result's elements as floats.
+        auto floats = [&](const std::vector<char>& v) {
+          std::vector<float> f(v.size() / (out_t == DType::F32 ? 4 : 2));
+          for (size_t i = 0; i < f.size(); ++i) {
+            if (out_t == DType::F32) {
+              std::memcpy(&f[i], v.data() + 4 * i, 4);
+            } else {
+              uint16_t h;
+              std::memcpy(&h, v.data() + 2 * i, 2);
+              f[i] = from_bf16(h);
+            }
+          }
+          return f;
+        };
+        auto check = [&](const std::vector<float>& got, const std::vector<double>& want,
+                         const std::vector<double>& abs, double terms, const char* what) {
+          if (out_t == DType::BF16) {
+            std::vector<uint16_t> h(got.size());
+            for (size_t i = 0; i < got.size(); ++i) h[i] = to_bf16(got[i]);
+            expect_close_bf16(h, want, abs, terms, what);
+          } else {
+            expect_close(got, want, abs, terms, what);
+          }
+        };
+        std::vector<char> y_first, gw_first;
+        for (int threads : {1, 2}) {
+          rt::set_num_threads(threads);
+          const rt::TensorRef fwd_in[] = {{xb.data(), &xt}, {wb.data(), &wt}};
+          std::vector<char> yb(yt.numel() * dtype_size(out_t), char(0x7f));
+          const rt::TensorRef fwd_out[] = {{yb.data(), &yt}};
+          rt::conv2d_one_channel(a, fwd_in, fwd_out, nullptr);
+          check(reorder_nchw(floats(yb), ys, false), r.y, r.y_abs, taps, "conv2d");
+          std::vector<char> y2(yb.size(), char(0x7f));
+          const rt::TensorRef fwd_out2[] = {{y2.data(), &yt}};
+          rt::conv2d(a, fwd_in, fwd_out2, nullptr);
+          EXPECT_EQ(y2, yb) << "rt::conv2d takes the path";
+          if (threads == 1) y_first = yb;
+          EXPECT_EQ(yb, y_first) << threads << " threads";
+          // Image blocks from scratch, each once, the plain call's bits.
+          const int64_t image = yt.numel() / c.x[0], isize = image * dtype_size(out_t);
+          std::vector<char> got(yb.size(), char(0x7f));
+          std::vector<int> seen(c.x[0], 0);
+          std::mutex m;
+          rt::OutputBlocks blocks;
+          blocks.block_elems = image;
+          blocks.done = [&](int64_t begin, int64_t end, const void* data) {
+            std::lock_guard<std::mutex> lock(m);
+            ASSERT_EQ(end - begin, image);
+            EXPECT_EQ((reinterpret_cast<uintptr_t>(data) - begin * dtype_size(out_t)) % 64, 0u);
+            ++seen[begin / image];
+            std::memcpy(got.data() + begin / image * isize, data, isize);
+          };
+          const rt::TensorRef none[] = {{nullptr, &yt}};
+          rt::conv2d_one_channel(a, fwd_in, none, &blocks);
+          EXPECT_EQ(seen, std::vector<int>(c.x[0], 1));
+          EXPECT_EQ(got, yb);
+
+          ir::ConvAttrs ga = a;
+          ga.grad_shape = c.w;
+          const rt::TensorRef gw_in[] = {{xb.data(), &xt}, {gyb.data(), &gyt}};
+          std::vector<char> gwb(gwt.numel() * dtype_size(out_t), char(0x7f));
+          const rt::TensorRef gw_out[] = {{gwb.data(), &gwt}};
+          rt::conv2d_weight_grad_one_channel(ga, gw_in, gw_out);
+          check(floats(gwb), r.gw, r.gw_abs, pixels, "weight grad");
+          std::vector<char> gw2(gwb.size(), char(0x7f));
+          const rt::TensorRef gw_out2[] = {{gw2.data(), &gwt}};
+          rt::conv2d_weight_grad(ga, gw_in, gw_out2);
+          EXPECT_EQ(gw2, gwb) << "rt::conv2d_weight_grad takes the path";
+          if (threads == 1) gw_first = gwb;
+          EXPECT_EQ(gwb, gw_first) << threads << " threads";
+        }
+      }
+  }
+  rt::set_num_threads(1);
+}
+
 }  // namespace
 }  // namespace lt
