@@ -695,6 +695,17 @@ TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
       }
   }
   rt::set_num_threads(1);
+  // An empty batch: no output, and a weight gradient of +0.
+  ir::ConvAttrs a = conv(1, 1);
+  a.channels_last = true;
+  a.grad_shape = {16, 1, 3, 3};
+  const TensorType xt{DType::F32, {0, 5, 5, 1}}, gyt{DType::F32, {0, 5, 5, 16}};
+  Tensor gw{{DType::F32, a.grad_shape}, std::vector<float>(144, -1.0f)};
+  const rt::TensorRef in[] = {{nullptr, &xt}, {nullptr, &gyt}}, out[] = {gw.ref()};
+  rt::conv2d_weight_grad_one_channel(a, in, out);
+  for (float v : gw.data) EXPECT_TRUE(v == 0 && !std::signbit(v));
+  const rt::TensorRef fwd_in[] = {{nullptr, &xt}, gw.ref()}, fwd_out[] = {{nullptr, &gyt}};
+  rt::conv2d_one_channel(a, fwd_in, fwd_out, nullptr);
 }
 
 }  // namespace
