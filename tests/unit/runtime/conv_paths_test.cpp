@@ -706,6 +706,15 @@ TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
   for (float v : gw.data) EXPECT_TRUE(v == 0 && !std::signbit(v));
   const rt::TensorRef fwd_in[] = {{nullptr, &xt}, gw.ref()}, fwd_out[] = {{nullptr, &gyt}};
   rt::conv2d_one_channel(a, fwd_in, fwd_out, nullptr);
+  // A NaN with a payload rounds to bf16 as a cast does: the quiet NaN of its sign.
+  a.grad_shape = {};
+  const TensorType x1{DType::BF16, {1, 3, 3, 1}}, w1{DType::BF16, {16, 1, 3, 3}},
+                   y1{DType::BF16, {1, 3, 3, 16}};
+  std::vector<uint16_t> xb(9, to_bf16(0.5f)), wb(144, to_bf16(0.25f)), yb(144, 0);
+  xb[4] = 0xffa1;  // a negative NaN, payload 0x21: every output pixel reads it
+  const rt::TensorRef nan_in[] = {{xb.data(), &x1}, {wb.data(), &w1}}, nan_out[] = {{yb.data(), &y1}};
+  rt::conv2d_one_channel(a, nan_in, nan_out, nullptr);
+  for (uint16_t v : yb) EXPECT_EQ(v & 0x7fff, 0x7fc0) << std::hex << v;
 }
 
 }  // namespace
