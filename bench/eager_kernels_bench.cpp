@@ -365,7 +365,7 @@ void BM_BatchNorm(benchmark::State& st) {
   }
   if (grad) {  // invstd positive, as batch_norm makes it
     for (float& v : args.data[3]) v = 1.0f + std::abs(v);
-    run_kernel_loop(st, lt::ir::Op::BatchNormGrad, lt::ir::AxisAttrs{axis}, args, 5);
+    run_kernel_loop(st, lt::ir::Op::BatchNormGrad, lt::ir::BatchNormGradAttrs{axis}, args, 5);
   } else {  // running variance positive
     for (float& v : args.data[4]) v = 1.0f + std::abs(v);
     run_kernel_loop(st, lt::ir::Op::BatchNorm, lt::ir::BatchNormAttrs{1e-5, 0.1, axis}, args, 5);

@@ -143,6 +143,14 @@ struct BatchNormAttrs {
   LT_ATTR_FIELDS(eps, momentum, axis)
   bool operator==(const BatchNormAttrs&) const = default;
 };
+struct BatchNormGradAttrs {
+  int64_t axis = 1;      // batch_norm's channel axis
+  bool bf16_dx = false;  // dx rounded to bf16 (from its f32 value, as a cast rounds)
+  static constexpr std::array kNames{"axis", "bf16_dx"};
+  static constexpr size_t kRequired = 1;
+  LT_ATTR_FIELDS(axis, bf16_dx)
+  bool operator==(const BatchNormGradAttrs&) const = default;
+};
 struct AxisAttrs {
   int64_t axis = -1;  // normalized to non-negative by the frontend
   static constexpr std::array kNames{"axis"};
@@ -219,7 +227,8 @@ using Attrs =
     std::variant<NoAttrs, CastAttrs, ReduceAttrs, ReshapeAttrs, PermuteAttrs, ExpandAttrs,
                  SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
                  AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
-                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs, BatchNormAttrs>;
+                 IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs, BatchNormAttrs,
+                 BatchNormGradAttrs>;
 
 /// Index of an attribute struct in the Attrs variant.
 template <class T, class V = Attrs>

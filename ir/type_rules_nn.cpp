@@ -92,14 +92,17 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
     }
     case NnOp::BatchNormGrad: {
       const TensorType& x = in[0];
+      const auto& attrs = std::get<BatchNormGradAttrs>(a);
       const DType dt = bn_compute_dtype(x, in[1]);
-      const TensorType c = bn_channels(x, dt, std::get<AxisAttrs>(a).axis);
+      const TensorType c = bn_channels(x, dt, attrs.axis);
       const TensorType wide{dt, x.shape};
       need_type(in[1], c, "gamma");
       need_type(in[2], c, "mean");
       need_type(in[3], c, "invstd");
       need_type(in[4], wide, "grad");
-      return {wide, c, c};
+      if (attrs.bf16_dx && dt != DType::F32)
+        type_fail(fmt::format("bf16_dx needs an f32 gradient, got {}", type_str(in[4])));
+      return {{attrs.bf16_dx ? DType::BF16 : dt, x.shape}, c, c};
     }
     case NnOp::LayerNorm:
       if (std::get<NormAttrs>(a).eps < 0) type_fail("eps must be >= 0");

@@ -209,7 +209,7 @@ bool channels_last(ir::Graph& g) {
       const bool forward = n.op == ir::Op::BatchNorm;
       const bool on_nhwc = b.has_nhwc(n.inputs[0]) || (!forward && b.has_nhwc(n.inputs[4]));
       const int64_t axis = forward ? std::get<ir::BatchNormAttrs>(n.attrs).axis
-                                   : std::get<ir::AxisAttrs>(n.attrs).axis;
+                                   : std::get<ir::BatchNormGradAttrs>(n.attrs).axis;
       if (on_nhwc && axis == 1) {
         std::vector<ir::Value> ins;
         for (size_t i = 0; i < n.inputs.size(); ++i)
@@ -220,7 +220,9 @@ bool channels_last(ir::Graph& g) {
           a.axis = 3;
           b.add(id, n.op, std::move(ins), a, {true, false, false, false, false});
         } else {
-          b.add(id, n.op, std::move(ins), ir::AxisAttrs{3}, {true, false, false});
+          auto a = std::get<ir::BatchNormGradAttrs>(n.attrs);
+          a.axis = 3;
+          b.add(id, n.op, std::move(ins), a, {true, false, false});
         }
         continue;
       }

@@ -28,6 +28,7 @@ LoweredGraph lower(ir::Graph g, const LowerOptions& o, PassLog& log) {
   }
   if (o.channels_last) stage(l, "channels_last", o, log);
   stage(l, "absorb_widening_casts", o, log);
+  stage(l, "narrow_norm_gradients", o, log);
   if (o.wide_gemm_results) stage(l, "wide_gemm_results", o, log);
   if (o.simplify) stage(l, "sink_reshapes", o, log);
   stage(l, "dce", o, log);

@@ -11,8 +11,8 @@
 namespace lt::passes {
 
 /// Runs verify -> canonicalize -> fold -> canonicalize -> cse -> channels_last ->
-/// absorb_widening_casts -> wide_gemm_results -> sink_reshapes -> dce -> bucket_all_reduce ->
-/// fuse -> buffer_plan
+/// absorb_widening_casts -> narrow_norm_gradients -> wide_gemm_results -> sink_reshapes -> dce ->
+/// bucket_all_reduce -> fuse -> buffer_plan
 /// on g through `log`, which times, verifies and dumps each stage. Throws lt::Error when g is
 /// malformed on entry.
 LoweredGraph lower(ir::Graph g, const LowerOptions& o, PassLog& log);

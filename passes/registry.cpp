@@ -8,6 +8,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
+#include "passes/narrow_norm_gradients.h"
 #include "passes/sink_reshapes.h"
 #include "passes/wide_gemm_results.h"
 
@@ -60,6 +61,9 @@ const PassEntry kPasses[] = {
     {"absorb_widening_casts", StageKind::Graph, rewrite_stage<absorb_widening_casts>,
      absorb_widening_casts,
      "batch norms read a bf16 or f16 operand themselves instead of its cast to f32"},
+    {"narrow_norm_gradients", StageKind::Graph, rewrite_stage<narrow_norm_gradients>,
+     narrow_norm_gradients,
+     "batch norm gradients only ever cast to bf16 write bf16 themselves"},
     {"wide_gemm_results", StageKind::Graph, rewrite_stage<wide_gemm_results>, wide_gemm_results,
      "bf16 matmuls and convolutions only ever widened again write their f32 accumulator"},
     {"sink_reshapes", StageKind::Graph, rewrite_stage<sink_reshapes>, sink_reshapes,

@@ -51,7 +51,7 @@ std::vector<Tensor> batch_norm_vjp(const VjpArgs& a) {
   // is 17 traced nodes per layer. Only the gradient through y; mean and invstd feed nothing
   // differentiable, the running statistics are buffers.
   const Tensor in[] = {a.in[0], a.in[1], a.out[1], a.out[2], a.gout[0]};
-  const ir::AxisAttrs axis{std::get<ir::BatchNormAttrs>(a.attrs).axis};
+  const ir::BatchNormGradAttrs axis{std::get<ir::BatchNormAttrs>(a.attrs).axis};
   std::vector<Tensor> g = apply(ir::Op::BatchNormGrad, in, axis, kHere);
   // A bf16 or f16 x (read widened) gets its gradient in its own dtype.
   const Tensor gx = g[0].dtype() == a.in[0].dtype() ? g[0] : cast(g[0], a.in[0].dtype(), kHere);

@@ -102,4 +102,19 @@ T load_as(const X* p, int64_t e) {
   }
 }
 
+/// p[e] = v, v rounded to p's type where that is bf16 as a cast rounds (to nearest even, a NaN to
+/// the quiet NaN of its sign), through its bits, which loops vectorize.
+template <class D, class T>
+void store_as(D* p, int64_t e, T v) {
+  if constexpr (std::is_same_v<D, Eigen::bfloat16>) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+    const uint32_t nan = ((b >> 16) & 0x8000u) | 0x7fc0u;
+    reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(v != v ? nan : rounded);
+  } else {
+    p[e] = static_cast<D>(v);
+  }
+}
+
 }  // namespace lt::rt

@@ -276,7 +276,7 @@ void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out) {
     case ir::NnOp::BatchNorm:
       return batch_norm(std::get<ir::BatchNormAttrs>(attrs), in, out);
     case ir::NnOp::BatchNormGrad:
-      return batch_norm_grad(std::get<ir::AxisAttrs>(attrs).axis, in, out);
+      return batch_norm_grad(std::get<ir::BatchNormGradAttrs>(attrs).axis, in, out);
     case ir::NnOp::LayerNorm:
       return layer_norm(std::get<ir::NormAttrs>(attrs).eps, in, out);
     case ir::NnOp::LayerNormGrad:

@@ -246,8 +246,8 @@ void seg_grad_sums(const T* gy, const X* x, int64_t n, double mean, double* sum_
 //   dbeta = sum(gy), dgamma = sum(gy * xhat),
 //   dx = gamma * invstd * (gy - dbeta / m - xhat * dgamma / m).
 // Two passes over x and gy per channel (the sums, then dx), channels split across threads.
-// T and X as batch_norm_t's.
-template <class T, class X>
+// T and X as batch_norm_t's; D is dx's type, T or bf16 (dx in T rounded, as a cast rounds).
+template <class T, class X, class D>
 void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
   const BnDims d = bn_dims(in[0], axis);
   const X* x = in[0].as<X>();
@@ -255,7 +255,7 @@ void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
   const T* mean = in[2].as<T>();
   const T* invstd = in[3].as<T>();
   const T* gy = in[4].as<T>();
-  T* dx = out[0].as<T>();
+  D* dx = out[0].as<D>();
   T* dgamma = out[1].as<T>();
   T* dbeta = out[2].as<T>();
   const double m = static_cast<double>(d.n * d.plane);
@@ -295,8 +295,8 @@ void batch_norm_grad_t(int64_t axis, Ins in, Outs out) {
         const T aj = a[j], bj = b[j], cj = c[j], mj = mean[c0 + j];
         in_wide_chunks(x + off, d.plane, [&](auto xs, int64_t e0, int64_t e1) {
           for (int64_t e = e0; e < e1; ++e)
-            dx[off + e] =
-                std::fma(gy[off + e], aj, std::fma(load_as<T>(xs, e - e0) - mj, bj, cj));
+            store_as(dx, off + e,
+                     std::fma(gy[off + e], aj, std::fma(load_as<T>(xs, e - e0) - mj, bj, cj)));
         });
       }
   });
@@ -396,7 +396,11 @@ void dispatch_norm(Ins in, F&& f) {
 
 void batch_norm_grad(int64_t axis, Ins in, Outs out) {
   dispatch_norm(in, [&](auto t, auto x) {
-    batch_norm_grad_t<decltype(t), decltype(x)>(axis, in, out);
+    using T = decltype(t);
+    if constexpr (std::is_same_v<T, float>)
+      if (out[0].dtype() == DType::BF16)
+        return batch_norm_grad_t<T, decltype(x), Eigen::bfloat16>(axis, in, out);
+    batch_norm_grad_t<T, decltype(x), T>(axis, in, out);
   });
 }
 

@@ -10,7 +10,8 @@ namespace lt::rt {
 /// running variance); C is x's dim attrs.axis (1, or the last for channels-last).
 void batch_norm(const ir::BatchNormAttrs& attrs, Ins in, Outs out);
 /// (x, gamma, mean[C], invstd[C], gy) -> (dx, dgamma[C], dbeta[C]): batch norm's gradient with
-/// batch statistics; channel axis `axis` as batch_norm's.
+/// batch statistics; channel axis `axis` as batch_norm's. A bf16 dx (out[0]'s dtype, the
+/// bf16_dx attribute) is the f32 one rounded as a cast rounds it.
 void batch_norm_grad(int64_t axis, Ins in, Outs out);
 /// (x, gamma, beta) normalized over the trailing gamma.rank() dims -> (y, mean, rstd).
 void layer_norm(double eps, Ins in, Outs out);

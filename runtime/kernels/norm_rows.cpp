@@ -212,8 +212,8 @@ void row_channel_affine(const X* x, T* y, int64_t n, int64_t c, const T* scale, 
   });
 }
 
-template <class T, class X>
-void row_channel_grad_apply(const T* gy, const X* x, T* dx, int64_t n, int64_t c, const T* a,
+template <class T, class X, class D>
+void row_channel_grad_apply(const T* gy, const X* x, D* dx, int64_t n, int64_t c, const T* a,
                             const T* mu, const T* b, const T* k) {
   if (c == 0) return;
   const RowBlocks rb(n, c, kAffineBlockElems);
@@ -224,11 +224,12 @@ void row_channel_grad_apply(const T* gy, const X* x, T* dx, int64_t n, int64_t c
     for_blocks(rb, k0 * rb.chunk_rows, std::min(n, k1 * rb.chunk_rows),
                [&](int64_t at, int64_t len) {
                  const T* g = gy + at;
-                 T* d = dx + at;
+                 D* d = dx + at;
                  in_wide_chunks(x + at, len, [&](auto xs, int64_t e0, int64_t e1) {
                    for (int64_t e = e0; e < e1; ++e)
-                     d[e] = std::fma(g[e], ap[e],
-                                     std::fma(load_as<T>(xs, e - e0) - mp[e], bp[e], kp[e]));
+                     store_as(d, e, std::fma(g[e], ap[e],
+                                             std::fma(load_as<T>(xs, e - e0) - mp[e], bp[e],
+                                                      kp[e])));
                  });
                });
   });
@@ -246,5 +247,14 @@ LT_NORM_ROWS(double, double)
 LT_NORM_ROWS(float, Eigen::bfloat16)
 LT_NORM_ROWS(float, Eigen::half)
 #undef LT_NORM_ROWS
+// A bf16 dx, from an x of any of batch norm's float types with f32 statistics.
+#define LT_NORM_ROWS_BF16_DX(X)                                                                \
+  template void row_channel_grad_apply(const float*, const X*, Eigen::bfloat16*, int64_t,       \
+                                       int64_t, const float*, const float*, const float*,       \
+                                       const float*);
+LT_NORM_ROWS_BF16_DX(float)
+LT_NORM_ROWS_BF16_DX(Eigen::bfloat16)
+LT_NORM_ROWS_BF16_DX(Eigen::half)
+#undef LT_NORM_ROWS_BF16_DX
 
 }  // namespace lt::rt

@@ -25,9 +25,9 @@ void row_channel_grad_sums(const T* gy, const X* x, int64_t n, int64_t c, const 
 template <class T, class X>
 void row_channel_affine(const X* x, T* y, int64_t n, int64_t c, const T* scale, const T* shift);
 
-/// dx = gy * a + (x - mu) * b + k, per channel.
-template <class T, class X>
-void row_channel_grad_apply(const T* gy, const X* x, T* dx, int64_t n, int64_t c, const T* a,
+/// dx = gy * a + (x - mu) * b + k, per channel; D is T, or bf16 (the value in T rounded).
+template <class T, class X, class D>
+void row_channel_grad_apply(const T* gy, const X* x, D* dx, int64_t n, int64_t c, const T* a,
                             const T* mu, const T* b, const T* k);
 
 }  // namespace lt::rt

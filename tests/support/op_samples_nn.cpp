@@ -41,7 +41,7 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
         return make(op, std::move(name),
                     {uniform(r, x), uniform(r, c, 0.5, 1.5), uniform(r, c, -0.5, 0.5),
                      uniform(r, c, 0.5, 2), uniform(r, x)},
-                    ir::AxisAttrs{axis});
+                    ir::BatchNormGradAttrs{axis});
       };
       return {grad("[4,3,2,2] (spatial)", {4, 3, 2, 2}), grad("[6,3] (no spatial dims)", {6, 3}),
               grad("large [8,16,5,5]", {8, 16, 5, 5}),

@@ -229,6 +229,43 @@ TEST_P(AutocastDtype, GradientsThroughTheCastsMatchF32AndLazyMatchesEager) {
   }
 }
 
+// A batch norm between two bf16 convolutions: its gradient's dx, which the convolution's cast
+// narrows to bf16, comes from the batch norm kernel in bf16 in the compiled step
+// (narrow_norm_gradients) and must keep eager's bits, cast and all (the lazy step keeping its
+// GEMMs' roundings, LT_WIDE_GEMM_RESULTS=0; 4 channels keep NCHW, so the convolutions run on
+// the same paths in both modes).
+TEST(Autocast, BatchNormGradientBetweenBf16ConvolutionsKeepsEagerBits) {
+  auto run = [](Mode mode) {
+    manual_seed(7);
+    Tensor img = randn({2, 3, 8, 8}).requires_grad_();
+    Tensor w1 = (randn({4, 3, 3, 3}) * 0.2).requires_grad_();
+    Tensor w2 = (randn({4, 4, 3, 3}) * 0.2).requires_grad_();
+    Tensor gamma = ones({4}).requires_grad_(), beta = zeros({4}).requires_grad_();
+    std::vector<Tensor> out;
+    {
+      ModeGuard guard(mode);
+      AutocastGuard autocast(DType::BF16);
+      const Tensor h = conv2d(img, w1, Tensor(), {.padding = {1, 1}});
+      const Tensor y = relu(batch_norm(h, gamma, beta, Tensor(), Tensor(), true));
+      const Tensor z = conv2d(y, w2, Tensor(), {.padding = {1, 1}});
+      const Tensor loss = sum(z * z);
+      loss.backward();
+      out = {loss.detach(), img.grad(), w1.grad(), w2.grad(), gamma.grad(), beta.grad()};
+      if (mode == Mode::Lazy) mark_step();
+    }
+    return out;
+  };
+  const CompileOptions saved = compile_options();
+  CompileOptions rounding = saved;
+  rounding.wide_gemm_results = false;
+  set_compile_options(rounding);
+  const std::vector<Tensor> lazy = run(Mode::Lazy);
+  set_compile_options(saved);
+  const std::vector<Tensor> eager = run(Mode::Eager);
+  for (size_t i = 0; i < eager.size(); ++i)
+    EXPECT_TRUE(same_bits(lazy[i], eager[i])) << "tensor " << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(LowDtypes, AutocastDtype, ::testing::Values(DType::BF16, DType::F16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

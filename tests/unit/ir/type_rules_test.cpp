@@ -155,7 +155,7 @@ TEST(TypeRules, BatchNormReadsANarrowInputWidened) {
     EXPECT_EQ(bn[0], f32({4, 3, 2}));
     EXPECT_EQ(bn[1], c);
     const TensorType grad_in[] = {x, c, c, c, f32({4, 3, 2})};
-    const TypeList grad = infer_types(Op::BatchNormGrad, grad_in, AxisAttrs{1});
+    const TypeList grad = infer_types(Op::BatchNormGrad, grad_in, BatchNormGradAttrs{1});
     EXPECT_EQ(grad[0], f32({4, 3, 2}));
     EXPECT_EQ(grad[2], c);
   }
@@ -164,11 +164,27 @@ TEST(TypeRules, BatchNormReadsANarrowInputWidened) {
   EXPECT_EQ(type_error(Op::BatchNorm, narrow_all, BatchNormAttrs{1e-5, 0.1, 1}),
             "input bf16[4,3,2] needs an f32 gamma, got bf16[3]");
   const TensorType narrow_grad[] = {x16, c, c, c, {DType::BF16, {4, 3, 2}}};
-  EXPECT_EQ(type_error(Op::BatchNormGrad, narrow_grad, AxisAttrs{1}),
+  EXPECT_EQ(type_error(Op::BatchNormGrad, narrow_grad, BatchNormGradAttrs{1}),
             "grad must be f32[4,3,2], got bf16[4,3,2]");
   const TensorType ln_in[] = {{DType::BF16, {4, 3}}, c, c};
   EXPECT_EQ(type_error(Op::LayerNorm, ln_in, NormAttrs{1e-5}),
             "input must be f32 or f64, got bf16[4,3]");
+}
+
+TEST(TypeRules, BatchNormGradGivesABf16DxOfAnF32Gradient) {
+  // bf16_dx: dx in bf16, the rest as without it; only where the gradient is computed in f32.
+  const TensorType c = f32({3});
+  for (DType x : {DType::F32, DType::BF16}) {
+    const TensorType grad_in[] = {{x, {4, 3, 2}}, c, c, c, f32({4, 3, 2})};
+    const TypeList grad = infer_types(Op::BatchNormGrad, grad_in, BatchNormGradAttrs{1, true});
+    EXPECT_EQ(grad[0], (TensorType{DType::BF16, {4, 3, 2}}));
+    EXPECT_EQ(grad[1], c);
+    EXPECT_EQ(grad[2], c);
+  }
+  const TensorType d{DType::F64, {3}}, x64{DType::F64, {4, 3, 2}};
+  const TensorType f64_in[] = {x64, d, d, d, x64};
+  EXPECT_EQ(type_error(Op::BatchNormGrad, f64_in, BatchNormGradAttrs{1, true}),
+            "bf16_dx needs an f32 gradient, got f64[4,3,2]");
 }
 
 TEST(TypeRules, ShapeArithmeticNeverOverflows) {

@@ -44,8 +44,9 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
   const LoweredGraph l = lower(parse_ok(kStep), {}, log);
   EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold", "canonicalize",
                                                   "cse", "channels_last", "absorb_widening_casts",
-                                                  "wide_gemm_results", "sink_reshapes", "dce",
-                                                  "bucket_all_reduce", "fuse", "buffer_plan"}));
+                                                  "narrow_norm_gradients", "wide_gemm_results",
+                                                  "sink_reshapes", "dce", "bucket_all_reduce",
+                                                  "fuse", "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
   EXPECT_EQ(ir::print(l.graph),
@@ -85,8 +86,8 @@ TEST(Pipeline, WithoutSimplifySkipsCanonicalizeFoldAndCse) {
   const LoweredGraph l = lower(parse_ok(kStep), opt, log);
   EXPECT_EQ(names(log),
             (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts",
-                                      "wide_gemm_results", "dce", "bucket_all_reduce", "fuse",
-                                      "buffer_plan"}));
+                                      "narrow_norm_gradients", "wide_gemm_results", "dce",
+                                      "bucket_all_reduce", "fuse", "buffer_plan"}));
   EXPECT_EQ(count_ops(l.graph, ir::Op::Exp), 0);
   EXPECT_EQ(count_ops(l.graph, ir::Op::Sum), 2);
 }

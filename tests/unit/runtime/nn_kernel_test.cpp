@@ -2,6 +2,8 @@
 // reference takes exp of large logits directly), in f32 and f64, i32 and i64 ids.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -253,7 +255,7 @@ void check_batch_norm_grad(DType dt, const Shape& given, double mean_at, double 
   auto out = run(Op::BatchNormGrad,
                  {make(dt, given, x), make(dt, {c}, g), make(dt, {c}, mu), make(dt, {c}, is),
                   make(dt, given, gy)},
-                 ir::AxisAttrs{axis});
+                 ir::BatchNormGradAttrs{axis});
   Vals dx(x.size()), dgamma(c), dbeta(c);
   for (int64_t ch = 0; ch < c; ++ch) {
     auto idx = [&](int64_t i) { return ((i / plane) * c + ch) * plane + i % plane; };
@@ -294,7 +296,7 @@ TEST(BatchNormKernel, EmptyRowsOrChannelsWriteNothingOutOfBounds) {
                     {make(DType::F32, s, Vals(numel(s), 1.0)), make(DType::F32, {c}, Vals(c, 1.0)),
                      make(DType::F32, {c}, Vals(c, 0.0)), make(DType::F32, {c}, Vals(c, 1.0)),
                      make(DType::F32, s, Vals(numel(s), 1.0))},
-                    ir::AxisAttrs{axis});
+                    ir::BatchNormGradAttrs{axis});
     // No rows: the sums over them are 0.
     for (double v : values(grad[2])) EXPECT_EQ(v, 0.0);
   }
@@ -362,12 +364,52 @@ TEST(BatchNormKernel, NarrowInputGivesTheBitsOfItsWidening) {
         return std::vector<Buf>{x, make(DType::F32, {c}, randu(c, 0.5, 2, 26)), from_wide[1],
                                 from_wide[2], make(DType::F32, s, randu(numel(s), -1, 1, 27))};
       };
-      const auto g_narrow = run(Op::BatchNormGrad, grad_in(narrow), ir::AxisAttrs{axis});
-      const auto g_wide = run(Op::BatchNormGrad, grad_in(wide), ir::AxisAttrs{axis});
+      const auto g_narrow = run(Op::BatchNormGrad, grad_in(narrow), ir::BatchNormGradAttrs{axis});
+      const auto g_wide = run(Op::BatchNormGrad, grad_in(wide), ir::BatchNormGradAttrs{axis});
       for (size_t i = 0; i < g_wide.size(); ++i) {
         EXPECT_EQ(g_narrow[i].type, g_wide[i].type) << "gradient output " << i;
         EXPECT_TRUE(g_narrow[i].bytes == g_wide[i].bytes) << "gradient output " << i;
       }
+    }
+}
+
+TEST(BatchNormGradKernel, Bf16DxIsItsF32DxRoundedAsACastRoundsIt) {
+  // What narrow_norm_gradients relies on: with bf16_dx the kernel writes each dx element as a
+  // cast to bf16 rounds the f32 one (to nearest even, ties included; a NaN to the quiet NaN of
+  // its sign), dgamma and dbeta unchanged, on both layouts' paths and for f32 and bf16 x.
+  auto bf16_of = [](float f) {
+    const uint32_t u = std::bit_cast<uint32_t>(f);
+    if (f != f) return static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7fc0u);
+    return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  };
+  for (DType dt : {DType::F32, DType::BF16})
+    for (const auto& [s, axis] : {std::pair{Shape{3, 4, 5, 6}, int64_t{1}}, {Shape{7, 5}, 1},
+                                  {Shape{4, 8, 8, 16}, 3}, {Shape{3, 5, 7, 20}, 3}}) {
+      SCOPED_TRACE(type_str({dt, s}));
+      const int64_t c = s[axis];
+      const Buf x = make(DType::F32, s, randu(numel(s), -3, 3, 31));
+      const Buf xn = dt == DType::F32 ? x : narrow_and_wide(dt, s, values(x)).first;
+      Vals gy = randu(numel(s), -1, 1, 32);
+      for (size_t i = 7; i < gy.size(); i += 11) gy[i] = 1 + std::ldexp(1.0, -8);  // bf16 ties
+      Buf gy_buf = make(DType::F32, s, gy);
+      // A negative NaN with a payload: its channel's dx is all NaN, which must lose the payload.
+      const uint32_t nan_bits = 0xffc12345u;
+      std::memcpy(gy_buf.bytes.data() + 5 * sizeof(float), &nan_bits, sizeof nan_bits);
+      const std::vector<Buf> in{xn, make(DType::F32, {c}, randu(c, 0.5, 2, 33)),
+                                make(DType::F32, {c}, randu(c, -1, 1, 34)),
+                                make(DType::F32, {c}, randu(c, 0.5, 2, 35)), gy_buf};
+      const auto wide = run(Op::BatchNormGrad, in, ir::BatchNormGradAttrs{axis});
+      const auto narrow = run(Op::BatchNormGrad, in, ir::BatchNormGradAttrs{axis, true});
+      ASSERT_EQ(narrow[0].type, (TensorType{DType::BF16, s}));
+      const auto* f = reinterpret_cast<const float*>(wide[0].bytes.data());
+      const auto* h = reinterpret_cast<const uint16_t*>(narrow[0].bytes.data());
+      int nans = 0;
+      for (int64_t i = 0; i < numel(s); ++i) {
+        nans += f[i] != f[i];
+        ASSERT_EQ(h[i], bf16_of(f[i])) << "dx[" << i << "] = " << f[i];
+      }
+      EXPECT_GT(nans, 0);
+      EXPECT_TRUE(narrow[1].bytes == wide[1].bytes && narrow[2].bytes == wide[2].bytes);
     }
 }
 
@@ -693,7 +735,7 @@ TEST(NnKernel, ResultsDoNotDependOnThreadCount) {
       {Op::EmbeddingGrad, {make(DType::F32, {4096, 24}, x), make(DType::I64, {4096}, ids)}}};
   auto attrs_of = [](Op op) -> ir::Attrs {
     if (op == Op::BatchNorm) return ir::BatchNormAttrs{};
-    if (op == Op::BatchNormGrad) return ir::AxisAttrs{1};
+    if (op == Op::BatchNormGrad) return ir::BatchNormGradAttrs{1};
     if (op == Op::LayerNormGrad) return ir::NoAttrs{};
     if (op == Op::LayerNorm) return ir::NormAttrs{};
     if (op == Op::LogSoftmax) return ir::AxisAttrs{1};
