@@ -40,9 +40,9 @@ bool narrow_norm_gradients(ir::Graph& g) {
     const ir::Node& node = g.node(id);
     std::vector<ir::Value> ins;
     for (ir::Value v : node.inputs) ins.push_back(remap(v));
-    const ir::Value x = node.inputs.empty() ? ir::Value::param(0) : node.inputs[0];
-    if (node.op == ir::Op::Cast && !x.is_param() && x.index == 0 && narrow[x.def]) {
-      new_id[id] = ins[0].def;  // the gradient is bf16 itself now
+    const ir::Value src = node.op == ir::Op::Cast ? node.inputs[0] : ir::Value::param(0);
+    if (!src.is_param() && src.index == 0 && narrow[src.def]) {
+      new_id[id] = ins[0].def;  // the cast of dx: dx is bf16 itself now
       continue;
     }
     if (narrow[id]) {
