@@ -83,9 +83,7 @@ bool cse(ir::Graph& g) {
     if (bucket) bucket->push_back(new_id[id]);
   }
   if (!merged) return false;
-  std::vector<ir::Value> results;
-  for (ir::Value v : g.results()) results.push_back(remap(v));
-  replace_graph(g, std::move(out), std::move(results));
+  replace_graph(g, std::move(out), new_id);
   return true;
 }
 

@@ -28,9 +28,7 @@ bool dce(ir::Graph& g) {
     for (ir::Value v : node.inputs) ins.push_back(remap(v));
     new_id[id] = out.add_typed(node.op, std::move(ins), node.attrs, node.types, node.loc).def;
   }
-  std::vector<ir::Value> results;
-  for (ir::Value v : g.results()) results.push_back(remap(v));
-  replace_graph(g, std::move(out), std::move(results));
+  replace_graph(g, std::move(out), new_id);
   return true;
 }
 

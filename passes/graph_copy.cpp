@@ -16,4 +16,10 @@ void replace_graph(ir::Graph& g, ir::Graph out, std::vector<ir::Value> results) 
   g = std::move(out);
 }
 
+void replace_graph(ir::Graph& g, ir::Graph out, std::span<const int> new_id) {
+  std::vector<ir::Value> results;
+  for (ir::Value v : g.results()) results.push_back(renumbered(v, new_id));
+  replace_graph(g, std::move(out), std::move(results));
+}
+
 }  // namespace lt::passes

@@ -18,5 +18,7 @@ inline ir::Value renumbered(ir::Value v, std::span<const int> new_id) {
 /// Ends a rebuild: `out` takes `results` (one per result of g, same order, so g's donations keep
 /// their meaning) and g's donations, then replaces g.
 void replace_graph(ir::Graph& g, ir::Graph out, std::vector<ir::Value> results);
+/// The same with g's own results, renumbered (new_id as renumbered's).
+void replace_graph(ir::Graph& g, ir::Graph out, std::span<const int> new_id);
 
 }  // namespace lt::passes

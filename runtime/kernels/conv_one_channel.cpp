@@ -12,6 +12,7 @@
 
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
+#include "runtime/kernels/double_lanes.h"
 #include "runtime/kernels/image_scratch.h"
 #include "runtime/kernels/storage_types.h"
 #include "runtime/thread_pool.h"
@@ -33,14 +34,12 @@ inline void load(const Eigen::bfloat16* p, ChanVec& v) {  // bf16 is f32's upper
   std::memcpy(&v, &w, sizeof v);
 }
 inline void store(const ChanVec& v, float* p) { std::memcpy(p, &v, sizeof v); }
-// Rounded as a cast to bf16 rounds: to nearest even, a NaN to the quiet NaN of its sign.
+// Rounded as a cast to bf16 rounds (bf16_bits).
 inline void store(const ChanVec& v, Eigen::bfloat16* p) {
   ChanBits b;
   std::memcpy(&b, &v, sizeof b);
-  const ChanBits rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
   const ChanBits nan = reinterpret_cast<ChanBits>(v != v);
-  const ChanBits bits = (rounded & ~nan) | ((((b >> 16) & 0x8000u) | 0x7fc0u) & nan);
-  const ChanHalf h = __builtin_convertvector(bits, ChanHalf);
+  const ChanHalf h = __builtin_convertvector(bf16_bits(b, nan), ChanHalf);
   std::memcpy(static_cast<void*>(p), &h, sizeof h);
 }
 

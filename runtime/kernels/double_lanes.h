@@ -102,16 +102,25 @@ T load_as(const X* p, int64_t e) {
   }
 }
 
-/// p[e] = v, v rounded to p's type where that is bf16 as a cast rounds (to nearest even, a NaN to
-/// the quiet NaN of its sign), through its bits, which loops vectorize.
+/// The bf16 bits of the f32 with bits b, rounded as a cast rounds: to nearest even, and where
+/// `nan` is all ones (the value is a NaN) to the quiet NaN of its sign. U is uint32_t, or a
+/// vector of them in the vector extensions (with `nan` a lane mask).
+template <class U>
+U bf16_bits(U b, U nan) {
+  const U rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+  const U quiet = ((b >> 16) & 0x8000u) | 0x7fc0u;
+  return (rounded & ~nan) | (quiet & nan);
+}
+
+/// p[e] = v, v rounded to p's type where that is bf16 (bf16_bits), through its bits, which loops
+/// vectorize.
 template <class D, class T>
 void store_as(D* p, int64_t e, T v) {
   if constexpr (std::is_same_v<D, Eigen::bfloat16>) {
     uint32_t b;
     std::memcpy(&b, &v, sizeof b);
-    const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
-    const uint32_t nan = ((b >> 16) & 0x8000u) | 0x7fc0u;
-    reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(v != v ? nan : rounded);
+    const uint32_t nan = v != v ? ~0u : 0u;
+    reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(bf16_bits(b, nan));
   } else {
     p[e] = static_cast<D>(v);
   }

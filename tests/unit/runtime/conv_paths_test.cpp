@@ -541,6 +541,32 @@ TEST(ConvPaths, OnednnBf16MatchesReferenceAtTrainerShapes) {
   rt::set_num_threads(1);
 }
 
+/// An epilogue that keeps a copy of each block it is handed, from any thread, and counts the
+/// blocks per image; each must be one whole image whose address less its element offset is
+/// 64-byte aligned (as OutputBlocks promises for scratch).
+struct ImageBlocks {
+  int64_t image, esize;  // elements per image, bytes per element
+  std::vector<char> got;
+  std::vector<int> seen;
+  std::mutex m;
+
+  ImageBlocks(int64_t images, int64_t image_elems, int64_t elem_bytes)
+      : image(image_elems), esize(elem_bytes), got(images * image_elems * elem_bytes, 0x7f),
+        seen(images, 0) {}
+  rt::OutputBlocks blocks() {
+    rt::OutputBlocks b;
+    b.block_elems = image;
+    b.done = [this](int64_t begin, int64_t end, const void* data) {
+      std::lock_guard<std::mutex> lock(m);
+      ASSERT_EQ(end - begin, image);
+      EXPECT_EQ((reinterpret_cast<uintptr_t>(data) - begin * esize) % 64, 0u);
+      ++seen[begin / image];
+      std::memcpy(got.data() + begin * esize, data, image * esize);
+    };
+    return b;
+  }
+};
+
 // A bf16 forward hands its epilogue each image once, in bf16, the plain call's bits, also from
 // scratch when there is no output buffer.
 TEST(ConvPaths, OnednnBf16OutputBlocksGiveEachImageOnce) {
@@ -555,22 +581,13 @@ TEST(ConvPaths, OnednnBf16OutputBlocksGiveEachImageOnce) {
     auto want = bf16_output(ir::Op::Conv2d, c.x, c.w, c.attrs);
     const rt::TensorRef want_out[] = {want.ref()};
     rt::conv2d_onednn(c.attrs, in, want_out, nullptr);
-    const int64_t images = c.x[0], image = want.type.numel() / images;
-    std::vector<uint16_t> got(want.data.size(), kBf16Nan);
-    std::vector<int> seen(images, 0);
-    std::mutex m;
-    rt::OutputBlocks blocks;
-    blocks.block_elems = image;
-    blocks.done = [&](int64_t begin, int64_t end, const void* data) {
-      std::lock_guard<std::mutex> lock(m);
-      ASSERT_EQ(end - begin, image);
-      ++seen[begin / image];
-      std::memcpy(got.data() + begin, data, image * sizeof(uint16_t));
-    };
+    const int64_t images = c.x[0];
+    ImageBlocks got(images, want.type.numel() / images, sizeof(uint16_t));
+    const rt::OutputBlocks blocks = got.blocks();
     const rt::TensorRef none[] = {rt::TensorRef{nullptr, &want.type}};
     rt::conv2d_onednn(c.attrs, in, none, &blocks);
-    EXPECT_EQ(seen, std::vector<int>(images, 1)) << threads << " threads";
-    EXPECT_EQ(std::memcmp(got.data(), want.data.data(), got.size() * 2), 0) << threads;
+    EXPECT_EQ(got.seen, std::vector<int>(images, 1)) << threads << " threads";
+    EXPECT_EQ(std::memcmp(got.got.data(), want.data.data(), got.got.size()), 0) << threads;
   }
   rt::set_num_threads(1);
 }
@@ -660,23 +677,12 @@ TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
           if (threads == 1) y_first = yb;
           EXPECT_EQ(yb, y_first) << threads << " threads";
           // Image blocks from scratch, each once, the plain call's bits.
-          const int64_t image = yt.numel() / c.x[0], isize = image * dtype_size(out_t);
-          std::vector<char> got(yb.size(), char(0x7f));
-          std::vector<int> seen(c.x[0], 0);
-          std::mutex m;
-          rt::OutputBlocks blocks;
-          blocks.block_elems = image;
-          blocks.done = [&](int64_t begin, int64_t end, const void* data) {
-            std::lock_guard<std::mutex> lock(m);
-            ASSERT_EQ(end - begin, image);
-            EXPECT_EQ((reinterpret_cast<uintptr_t>(data) - begin * dtype_size(out_t)) % 64, 0u);
-            ++seen[begin / image];
-            std::memcpy(got.data() + begin / image * isize, data, isize);
-          };
+          ImageBlocks got(c.x[0], yt.numel() / c.x[0], dtype_size(out_t));
+          const rt::OutputBlocks blocks = got.blocks();
           const rt::TensorRef none[] = {{nullptr, &yt}};
           rt::conv2d_one_channel(a, fwd_in, none, &blocks);
-          EXPECT_EQ(seen, std::vector<int>(c.x[0], 1));
-          EXPECT_EQ(got, yb);
+          EXPECT_EQ(got.seen, std::vector<int>(c.x[0], 1));
+          EXPECT_EQ(got.got, yb);
 
           ir::ConvAttrs ga = a;
           ga.grad_shape = c.w;
