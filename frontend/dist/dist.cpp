@@ -46,13 +46,19 @@ std::shared_ptr<TensorImpl> host_copy(const Tensor& t, const char* what, const L
 void init() {
   if (g_initialized) return;
   lt::init();
-  rt::comm::set_world(options::started_by_mpirun() ? rt::comm::make_mpi()
-                                                   : rt::comm::make_single());
+  rt::comm::set_world(options::started_by_mpirun()
+                          ? rt::comm::make_mpi(options::enabled(options::Setting::ShmAllReduce))
+                          : rt::comm::make_single());
   g_initialized = true;
 }
 
 bool is_initialized() { return g_initialized; }
 std::string backend() { return comm().name(); }
+
+AllReduceCounts all_reduce_counts() {
+  const rt::comm::AllReduceCounts c = comm().all_reduce_counts();
+  return {c.shared_memory, c.mpi};
+}
 int rank() { return comm().rank(); }
 int world_size() { return comm().size(); }
 int local_rank() { return comm().local_rank(); }

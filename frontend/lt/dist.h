@@ -29,6 +29,14 @@ void init();
 bool is_initialized();
 /// "mpi" or "single".
 std::string backend();
+/// The asynchronous all-reduces this rank started so far (a step graph's, or the eager
+/// GradientReducer's buckets), by the path they took: through a shared-memory segment of the
+/// ranks' host (LT_SHM_ALL_REDUCE, when every rank runs on one host) or through MPI.
+struct AllReduceCounts {
+  int64_t shared_memory = 0;
+  int64_t mpi = 0;
+};
+AllReduceCounts all_reduce_counts();
 /// This process's rank in [0, world_size()), and the number of ranks (1 before init()).
 int rank();
 int world_size();

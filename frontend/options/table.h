@@ -31,8 +31,9 @@ enum class Setting : int {
   FashionMnistDir,
   BucketFirstKb,
   BucketKb,
+  ShmAllReduce,
 };
-inline constexpr int kSettingCount = 18;
+inline constexpr int kSettingCount = 19;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
@@ -71,6 +72,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_FASHION_MNIST_DIR", Kind::Path, 0, 0, 0, "/usr/share/datasets/fashion-mnist"},
     {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 64, {}},
     {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 64, {}},
+    {"LT_SHM_ALL_REDUCE", Kind::Switch, 0, 1, 1, {}},
 }};
 
 inline constexpr const SettingInfo& info(Setting s) { return kSettings[static_cast<int>(s)]; }

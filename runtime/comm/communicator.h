@@ -15,6 +15,12 @@
 
 namespace lt::rt::comm {
 
+/// The started all-reduces so far, by the path they took.
+struct AllReduceCounts {
+  int64_t shared_memory = 0;  ///< through the host's shared segment (shm_all_reduce.h)
+  int64_t mpi = 0;            ///< through MPI's nonblocking collectives
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -40,6 +46,7 @@ class Communicator {
   virtual void wait(int request) = 0;
   /// Started collectives not yet waited for.
   virtual int in_flight() const = 0;
+  virtual AllReduceCounts all_reduce_counts() const { return {}; }
   /// `bytes` bytes of root's `data` are copied into every rank's `data`.
   virtual void broadcast(void* data, int64_t bytes, int root) = 0;
   /// out holds size() blocks of `bytes` bytes: block r is rank r's `in`.
@@ -69,7 +76,9 @@ std::unique_ptr<Communicator> make_single();
 /// Joins the MPI job this process was started in (MPI_Init_thread). At exit, a non-zero status
 /// ends every rank of the job at once (MPI_Abort); status 0 finalizes MPI once every rank has
 /// exited (a rank whose peers have not exited within 120 s ends the job). Throws lt::Error when
-/// MPI cannot start.
-std::unique_ptr<Communicator> make_mpi();
+/// MPI cannot start. `shm_all_reduce`: when every rank asks for it and all run on one host, the
+/// started all-reduces go through a shared-memory segment (shm_all_reduce.h) instead of MPI's
+/// messages, from the second epoch on (the first one sizes the segment).
+std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce);
 
 }  // namespace lt::rt::comm

@@ -7,12 +7,15 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include <unistd.h>
 
 #include "ir/error.h"
 #include "runtime/comm/communicator.h"
+#include "runtime/comm/shm_all_reduce.h"
+#include "runtime/comm/shm_segment.h"
 
 namespace lt::rt::comm {
 namespace {
@@ -53,6 +56,12 @@ constexpr int64_t kMaxCount = INT_MAX / 2;
 // not leave them waiting forever, and MPI_Finalize would wait with them.
 constexpr double kExitGraceSeconds = 120;
 
+// The most bytes of operands a rank's part of the shared segment holds: collectives beyond it
+// in one epoch go through MPI.
+constexpr int64_t kMaxShmCapacity = int64_t{256} << 20;
+// The segment grows to the last epoch's demand rounded up to this.
+constexpr int64_t kShmGrain = int64_t{1} << 20;
+
 // A communicator of its own for the exit barrier, so that it never matches a collective the
 // other ranks are still in on MPI_COMM_WORLD.
 MPI_Comm g_exit_comm = MPI_COMM_NULL;
@@ -92,7 +101,7 @@ void finish_at_exit(int status, void*) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator() {
+  explicit MpiCommunicator(bool shm_all_reduce) {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) {
@@ -118,6 +127,11 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_rank(local, &local_rank_);
     MPI_Comm_size(local, &local_size_);
     MPI_Comm_free(&local);
+    // Every rank must take the same path for each collective: the shared segment only when
+    // every rank asks for it and all of them run on this host.
+    int mine = shm_all_reduce && local_size_ == size_ && size_ > 1, all = 0;
+    check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    if (all) shm_.emplace(rank_, size_);
   }
 
   std::string name() const override { return "mpi"; }
@@ -147,7 +161,18 @@ class MpiCommunicator final : public Communicator {
     while (r < static_cast<int>(started_.size()) && started_[r].active) ++r;
     if (r == static_cast<int>(started_.size())) started_.emplace_back();
     Started& s = started_[r];
-    s = Started{{}, data, count, dtype, op == ir::ReduceKind::Mean, true};
+    s = Started{{}, data, count, dtype, op == ir::ReduceKind::Mean, true, -1};
+    if (shm_) {
+      const bool first = in_flight_ == 0;
+      if (first) grow_shm();
+      s.shm = shm_->start(data, count, dtype, op, first);
+      if (s.shm >= 0) {
+        ++in_flight_;
+        ++counts_.shared_memory;
+        return r;
+      }
+    }
+    ++counts_.mpi;
     for (int64_t done = 0; done < count; done += kMaxCount) {
       const auto n = static_cast<int>(std::min(kMaxCount, count - done));
       s.requests.emplace_back();
@@ -160,6 +185,11 @@ class MpiCommunicator final : public Communicator {
   }
 
   void progress() override {
+    if (shm_) shm_->progress();
+    progress_mpi();
+  }
+
+  void progress_mpi() {
     for (Started& s : started_) {
       if (!s.active || s.requests.empty()) continue;
       int flag = 0;
@@ -174,6 +204,12 @@ class MpiCommunicator final : public Communicator {
                  started_[request].active,
              "wait for collective {}, which is not in flight", request);
     Started& s = started_[request];
+    if (s.shm >= 0) {
+      shm_->wait(s.shm, [this] { progress_mpi(); });
+      s = Started{};
+      --in_flight_;
+      return;
+    }
     check(MPI_Waitall(static_cast<int>(s.requests.size()), s.requests.data(),
                       MPI_STATUSES_IGNORE),
           "MPI_Waitall");
@@ -183,6 +219,7 @@ class MpiCommunicator final : public Communicator {
   }
 
   int in_flight() const override { return in_flight_; }
+  AllReduceCounts all_reduce_counts() const override { return counts_; }
 
   void broadcast(void* data, int64_t bytes, int root) override {
     LT_CHECK(root >= 0 && root < size_, "broadcast from rank {} in a job of {} ranks", root, size_);
@@ -236,8 +273,46 @@ class MpiCommunicator final : public Communicator {
     }
   }
 
+  // At the first collective of an epoch: when the last epoch's collectives did not all fit in
+  // the shared segment, every rank maps a larger one (rank 0 creates it). A failure leaves the
+  // segment as it was and the rest to MPI.
+  void grow_shm() {
+    const int64_t want = std::min(kMaxShmCapacity, (shm_->epoch_demand() + kShmGrain - 1) /
+                                                       kShmGrain * kShmGrain);
+    if (shm_failed_ || want <= shm_->capacity()) return;
+    shm_->quiesce();  // nobody reads the old segment any more
+    const int64_t part = ShmAllReduce::part_bytes(want);
+    const int64_t bytes = part * size_;
+    char name[64] = {};
+    std::string error;
+    ShmSegment segment;
+    if (rank_ == 0) {
+      std::snprintf(name, sizeof name, "/lazytrain.%d.%d", static_cast<int>(getpid()),
+                    ++segments_made_);
+      error = segment.create(name, bytes);
+      if (!error.empty()) name[0] = 0;
+    }
+    check(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (rank_ != 0 && name[0]) error = segment.open(name, bytes);
+    int mine = error.empty() && name[0], all = 0;
+    check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    if (rank_ == 0 && name[0]) ShmSegment::unlink(name);  // every rank has it mapped, or failed
+    if (!all) {
+      shm_failed_ = true;
+      if (!error.empty())
+        std::fprintf(stderr, "lazytrain: rank %d: %s: the all-reduces that do not fit in %lld "
+                     "bytes of shared memory go through MPI\n", rank_, error.c_str(),
+                     static_cast<long long>(shm_->capacity()));
+      return;
+    }
+    std::vector<std::byte*> parts(static_cast<size_t>(size_));
+    for (int q = 0; q < size_; ++q) parts[q] = segment.data() + q * part;
+    shm_->attach(std::move(parts), want);
+    segment_ = std::move(segment);
+  }
+
   // A collective in flight: its MPI requests (one per piece of at most kMaxCount elements), and
-  // what wait() finishes.
+  // what wait() finishes; or its id in the shared segment.
   struct Started {
     std::vector<MPI_Request> requests;
     void* data = nullptr;
@@ -245,16 +320,24 @@ class MpiCommunicator final : public Communicator {
     DType dtype = DType::F32;
     bool mean = false;
     bool active = false;
+    int shm = -1;
   };
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::vector<Started> started_;  // indexed by request; inactive entries are reused
   int in_flight_ = 0;
   MPI_Comm control_ = MPI_COMM_NULL;  // control_all_gather's channel
+  std::optional<ShmAllReduce> shm_;  // all-reduces through shared memory: one host only
+  ShmSegment segment_;
+  bool shm_failed_ = false;
+  AllReduceCounts counts_;
+  int segments_made_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Communicator> make_mpi() { return std::make_unique<MpiCommunicator>(); }
+std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce) {
+  return std::make_unique<MpiCommunicator>(shm_all_reduce);
+}
 
 }  // namespace lt::rt::comm

@@ -86,6 +86,50 @@ TEST(Dist, AllReduceInLazyStepGraph) {
   set_compile_options({});
 }
 
+// A step graph's all-reduces, large and small, each op, step after step: the exact reduction on
+// every path. Once the first steps have sized it, they all go through the host's shared segment
+// when every rank runs on one host (LT_SHM_ALL_REDUCE=1, the default), else through MPI.
+TEST(Dist, StepAllReducesAreExactOnTheSharedSegmentAndOnMpi) {
+  const int w = dist::world_size(), r = dist::rank();
+  constexpr int64_t kLarge = 300000;  // 1.2 MB: OpenMPI sends it in fragments
+  auto value = [](int rank, int64_t i, int step) {
+    return static_cast<float>((i * 7 + rank * 13 + step) % 23 - 11);
+  };
+  ModeGuard lazy(Mode::Lazy);
+  dist::AllReduceCounts before;
+  for (int step = 0; step < 4; ++step) {
+    std::vector<float> large(kLarge), small(5);
+    for (int64_t i = 0; i < kLarge; ++i) large[i] = value(r, i, step);
+    for (int64_t i = 0; i < 5; ++i) small[i] = value(r, i, step + 1);
+    const Tensor x = from_vector(large, {kLarge}), s = from_vector(small, {5});
+    const Tensor sum = dist::all_reduce(x * 2.0, dist::ReduceOp::Sum);
+    const Tensor mean = dist::all_reduce(x + 1.0, dist::ReduceOp::Mean);
+    const Tensor max = dist::all_reduce(s * 1.0, dist::ReduceOp::Max);
+    if (step == 3) before = dist::all_reduce_counts();
+    mark_step();
+    std::vector<float> want_sum(kLarge), want_mean(kLarge), want_max(5);
+    for (int64_t i = 0; i < kLarge; ++i) {
+      float acc = 0;
+      for (int q = 0; q < w; ++q) acc += value(q, i, step) + 1;
+      want_mean[i] = acc * static_cast<float>(1.0 / w);
+      acc = 0;
+      for (int q = 0; q < w; ++q) acc += value(q, i, step) * 2;
+      want_sum[i] = acc;
+    }
+    for (int64_t i = 0; i < 5; ++i) {
+      want_max[i] = value(0, i, step + 1);
+      for (int q = 1; q < w; ++q) want_max[i] = std::max(want_max[i], value(q, i, step + 1));
+    }
+    EXPECT_EQ(sum.to_vector<float>(), want_sum) << "step " << step;
+    EXPECT_EQ(mean.to_vector<float>(), want_mean) << "step " << step;
+    EXPECT_EQ(max.to_vector<float>(), want_max) << "step " << step;
+  }
+  const dist::AllReduceCounts after = dist::all_reduce_counts();
+  const bool shared = w > 1 && dist::local_world_size() == w && option("LT_SHM_ALL_REDUCE") == "1";
+  EXPECT_EQ(after.shared_memory - before.shared_memory, shared ? 3 : 0);
+  EXPECT_EQ(after.mpi - before.mpi, w > 1 && !shared ? 3 : 0);
+}
+
 // LT_PROFILE reports the time a compiled step spends in its collectives (exposed communication).
 TEST(Dist, ProfileReportsTheCollectivesTime) {
   debug::set_profiling(true);

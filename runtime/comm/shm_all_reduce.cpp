@@ -1,0 +1,247 @@
+#include "runtime/comm/shm_all_reduce.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <utility>
+
+#include "ir/error.h"
+
+namespace lt::rt::comm {
+namespace {
+
+constexpr int64_t kLine = 64;
+constexpr int64_t kHeaderBytes = 4 * kLine;
+constexpr int64_t kPage = 4096;
+enum Counter : int { kArrived = 0, kReduced = 1, kCopied = 2 };
+// Slices start on a cache line of every element size (no two ranks write one line).
+constexpr int64_t kSliceAlign = 16;
+
+int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+std::atomic_ref<uint64_t> counter_of(std::byte* part, int counter) {
+  return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(part + counter * kLine));
+}
+
+// Spins on `ready`, yielding the core after a while: ranks may outnumber the cores.
+template <typename Ready>
+void spin_until(Ready ready) {
+  for (int spins = 0; !ready(); ++spins) {
+    if (spins < 256) {
+      __builtin_ia32_pause();
+    } else {
+      sched_yield();
+    }
+  }
+}
+
+struct Sum {
+  template <typename T> static T apply(T a, T b) { return a + b; }
+};
+struct Max {
+  template <typename T> static T apply(T a, T b) { return std::max(a, b); }
+};
+struct Min {
+  template <typename T> static T apply(T a, T b) { return std::min(a, b); }
+};
+
+// out = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, written to both
+// outputs. Blocks that stay in L1 keep the per-rank passes vectorized and cheap.
+template <typename T, typename Op>
+void combine(const std::vector<const T*>& in, int64_t n, double scale, T* out_a, T* out_b) {
+  constexpr int64_t kBlock = 1024;
+  alignas(64) T acc[kBlock];
+  const T s = static_cast<T>(scale);
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    const T* first = in[0] + b;
+    for (int64_t i = 0; i < m; ++i) acc[i] = first[i];
+    for (size_t q = 1; q < in.size(); ++q) {
+      const T* x = in[q] + b;
+      for (int64_t i = 0; i < m; ++i) acc[i] = Op::apply(acc[i], x[i]);
+    }
+    if (scale != 1.0)
+      for (int64_t i = 0; i < m; ++i) acc[i] *= s;
+    std::memcpy(out_a + b, acc, static_cast<size_t>(m) * sizeof(T));
+    std::memcpy(out_b + b, acc, static_cast<size_t>(m) * sizeof(T));
+  }
+}
+
+template <typename T>
+void combine_op(ir::ReduceKind op, const std::vector<const T*>& in, int64_t n, double scale,
+                T* out_a, T* out_b) {
+  switch (op) {
+    case ir::ReduceKind::Sum: case ir::ReduceKind::Mean:
+      return combine<T, Sum>(in, n, scale, out_a, out_b);
+    case ir::ReduceKind::Max: return combine<T, Max>(in, n, scale, out_a, out_b);
+    case ir::ReduceKind::Min: return combine<T, Min>(in, n, scale, out_a, out_b);
+  }
+  LT_UNREACHABLE();
+}
+
+template <typename T>
+void combine_typed(ir::ReduceKind op, const std::vector<const std::byte*>& in, int64_t n,
+                   double scale, std::byte* out_a, std::byte* out_b) {
+  std::vector<const T*> typed(in.size());
+  for (size_t q = 0; q < in.size(); ++q) typed[q] = reinterpret_cast<const T*>(in[q]);
+  combine_op<T>(op, typed, n, scale, reinterpret_cast<T*>(out_a), reinterpret_cast<T*>(out_b));
+}
+
+}  // namespace
+
+int64_t ShmAllReduce::part_bytes(int64_t capacity) {
+  return round_up(kHeaderBytes + capacity, kPage);
+}
+
+ShmAllReduce::ShmAllReduce(int rank, int size) : rank_(rank), size_(size) {
+  LT_CHECK(size >= 1 && rank >= 0 && rank < size, "rank {} of {}", rank, size);
+}
+
+void ShmAllReduce::attach(std::vector<std::byte*> parts, int64_t capacity) {
+  LT_CHECK(in_flight_ == 0, "a new segment with {} collectives in flight", in_flight_);
+  LT_CHECK(static_cast<int>(parts.size()) == size_, "{} parts for {} ranks", parts.size(), size_);
+  parts_ = std::move(parts);
+  capacity_ = capacity;
+  seq_ = 0;  // the new segment's counters are 0
+  next_offset_ = 0;
+}
+
+std::pair<int64_t, int64_t> ShmAllReduce::slice(int64_t count, int q) const {
+  const int64_t per = round_up((count + size_ - 1) / size_, kSliceAlign);
+  const int64_t lo = std::min(count, per * q);
+  return {lo, std::min(count, lo + per)};
+}
+
+std::byte* ShmAllReduce::operands(int q, const Collective& c) const {
+  return parts_[q] + kHeaderBytes + c.offset;
+}
+
+uint64_t ShmAllReduce::lowest(int counter) const {
+  uint64_t low = UINT64_MAX;
+  for (int q = 0; q < size_; ++q)
+    low = std::min(low, counter_of(parts_[q], counter).load(std::memory_order_acquire));
+  return low;
+}
+
+void ShmAllReduce::publish(int counter, uint64_t seq) {
+  counter_of(parts_[rank_], counter).store(seq, std::memory_order_release);
+}
+
+void ShmAllReduce::quiesce() const {
+  if (parts_.empty()) return;
+  spin_until([&] { return lowest(kCopied) >= seq_; });
+}
+
+int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind op,
+                        bool first) {
+  const int64_t bytes = round_up(count * static_cast<int64_t>(dtype_size(dtype)), kLine);
+  if (first) {
+    LT_CHECK(in_flight_ == 0, "a new epoch with {} collectives in flight", in_flight_);
+    next_offset_ = 0;
+    demand_ = 0;
+    reusing_ = true;
+  }
+  demand_ += bytes;
+  if (parts_.empty() || next_offset_ + bytes > capacity_) return -1;
+  // The epoch's first collective here reuses bytes the other ranks may still be copying out of.
+  if (std::exchange(reusing_, false)) quiesce();
+  int id = 0;
+  while (id < static_cast<int>(collectives_.size()) && collectives_[id].active) ++id;
+  if (id == static_cast<int>(collectives_.size())) collectives_.emplace_back();
+  Collective& c = collectives_[id];
+  c = Collective{++seq_, static_cast<std::byte*>(data), count, dtype, op, next_offset_,
+                 Stage::Arrived, true};
+  next_offset_ += bytes;
+  // The other ranks read the slices they reduce; this rank reads its own slice from `data`.
+  const auto esize = static_cast<int64_t>(dtype_size(dtype));
+  for (int q = 0; q < size_; ++q) {
+    if (q == rank_) continue;
+    const auto [lo, hi] = slice(count, q);
+    if (hi > lo)
+      std::memcpy(operands(rank_, c) + lo * esize, c.data + lo * esize,
+                  static_cast<size_t>((hi - lo) * esize));
+  }
+  publish(kArrived, c.seq);
+  order_.push_back(id);
+  ++in_flight_;
+  progress();
+  return id;
+}
+
+void ShmAllReduce::reduce(Collective& c) {
+  const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
+  const auto [lo, hi] = slice(c.count, rank_);
+  std::vector<const std::byte*> in(static_cast<size_t>(size_));
+  for (int q = 0; q < size_; ++q)
+    in[q] = (q == rank_ ? c.data : operands(q, c)) + lo * esize;
+  const double scale = c.op == ir::ReduceKind::Mean ? 1.0 / size_ : 1.0;
+  std::byte* mine = operands(rank_, c) + lo * esize;
+  std::byte* data = c.data + lo * esize;
+  const int64_t n = hi - lo;
+  switch (c.dtype) {
+    case DType::F32: return combine_typed<float>(c.op, in, n, scale, mine, data);
+    case DType::F64: return combine_typed<double>(c.op, in, n, scale, mine, data);
+    case DType::I32: return combine_typed<int32_t>(c.op, in, n, 1.0, mine, data);
+    case DType::I64: return combine_typed<int64_t>(c.op, in, n, 1.0, mine, data);
+    case DType::Bool: case DType::F16: case DType::BF16: break;
+  }
+  LT_UNREACHABLE();
+}
+
+void ShmAllReduce::copy_out(Collective& c) {
+  const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
+  for (int q = 0; q < size_; ++q) {
+    if (q == rank_) continue;
+    const auto [lo, hi] = slice(c.count, q);
+    if (hi > lo)
+      std::memcpy(c.data + lo * esize, operands(q, c) + lo * esize,
+                  static_cast<size_t>((hi - lo) * esize));
+  }
+}
+
+void ShmAllReduce::progress() {
+  if (order_.empty()) return;
+  // Both passes go in start order, so each counter says "every collective up to this one".
+  uint64_t arrived = 0;
+  for (int id : order_) {
+    Collective& c = collectives_[id];
+    if (c.stage != Stage::Arrived) continue;
+    if (arrived < c.seq && (arrived = lowest(kArrived)) < c.seq) break;
+    reduce(c);
+    c.stage = Stage::Reduced;
+    publish(kReduced, c.seq);
+  }
+  uint64_t reduced = 0;
+  for (int id : order_) {
+    Collective& c = collectives_[id];
+    if (c.stage != Stage::Reduced) continue;
+    if (reduced < c.seq && (reduced = lowest(kReduced)) < c.seq) break;
+    copy_out(c);
+    c.stage = Stage::Done;
+    publish(kCopied, c.seq);
+  }
+}
+
+bool ShmAllReduce::done(int id) const {
+  LT_CHECK(id >= 0 && id < static_cast<int>(collectives_.size()) && collectives_[id].active,
+           "shared-memory collective {} is not in flight", id);
+  return collectives_[id].stage == Stage::Done;
+}
+
+void ShmAllReduce::wait(int id, const std::function<void()>& meanwhile) {
+  if (!done(id)) {
+    progress();
+    spin_until([&] {
+      if (meanwhile) meanwhile();
+      progress();
+      return collectives_[id].stage == Stage::Done;
+    });
+  }
+  collectives_[id].active = false;
+  order_.erase(std::find(order_.begin(), order_.end(), id));
+  --in_flight_;
+}
+
+}  // namespace lt::rt::comm

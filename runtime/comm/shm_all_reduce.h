@@ -1,0 +1,92 @@
+// All-reduces among the ranks of one host through a memory segment every rank maps. Each rank
+// copies its operand into its part of the segment, reduces its own slice of the elements over
+// the ranks, and copies the other slices' results out, each at whatever progress point it
+// reaches them: no rank has to be inside a call at the same moment as another. MPI's messages
+// between processes advance only while both sides are inside MPI calls, which a step makes only
+// between its launches, so a large all-reduce started before a long convolution waited at the
+// end for most of its protocol. No MPI here: the communicator creates and maps the segment.
+//
+// Rank q's part: three sequence counters (one cache line each: operands arrived, slice reduced,
+// results copied out) and `capacity` bytes for the operands of the collectives in flight. A
+// collective takes the next bytes of every part (the same offsets on every rank, since every
+// rank makes the same calls in the same order); the offsets restart at the first collective
+// started with none in flight (an epoch: in a training step, the step's buckets), once every
+// rank has copied out every earlier result.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/dtype.h"
+
+namespace lt::rt::comm {
+
+class ShmAllReduce {
+ public:
+  /// Bytes of a rank's part of a segment holding `capacity` bytes of operands (a multiple of
+  /// the page size).
+  static int64_t part_bytes(int64_t capacity);
+
+  ShmAllReduce(int rank, int size);
+  /// Works in a new segment from now on: parts[q] is rank q's part as mapped in this process,
+  /// zero-filled. Call with nothing in flight, once every rank has called quiesce() (nobody
+  /// reads the old segment any more); every rank attaches the same segment.
+  void attach(std::vector<std::byte*> parts, int64_t capacity);
+  int64_t capacity() const { return capacity_; }
+
+  /// Starts the in-place all-reduce of `data` (f32, f64, i32 or i64; Mean: float), or returns
+  /// -1 when it does not fit beside the collectives in flight (the caller runs it another way).
+  /// Either way its bytes count towards the epoch's demand. `first`: no collective is in flight,
+  /// here or elsewhere (a new epoch starts). `data` must stay untouched until wait() returns.
+  int start(void* data, int64_t count, DType dtype, ir::ReduceKind op, bool first);
+  /// Does whatever work of the collectives in flight the other ranks' progress allows.
+  void progress();
+  /// Whether collective `id` has finished (its result is in `data`).
+  bool done(int id) const;
+  /// Returns once `id` has finished, progressing meanwhile (and calling `meanwhile`, when
+  /// given, between tries); then `id` is free again.
+  void wait(int id, const std::function<void()>& meanwhile = {});
+  int in_flight() const { return in_flight_; }
+  /// The bytes the collectives of the epoch so far asked for, fitting or not (before a new
+  /// epoch's first start: the whole last epoch's).
+  int64_t epoch_demand() const { return demand_; }
+  /// Returns once every rank has copied out every collective started so far.
+  void quiesce() const;
+
+ private:
+  enum class Stage { Arrived, Reduced, Done };
+  struct Collective {
+    uint64_t seq = 0;  // 1, 2, ... in start order, the same on every rank
+    std::byte* data = nullptr;
+    int64_t count = 0;
+    DType dtype = DType::F32;
+    ir::ReduceKind op = ir::ReduceKind::Sum;
+    int64_t offset = 0;  // of its operands in every part
+    Stage stage = Stage::Arrived;
+    bool active = false;
+  };
+
+  // Rank q's elements of a collective of `count`: [lo, hi).
+  std::pair<int64_t, int64_t> slice(int64_t count, int q) const;
+  std::byte* operands(int q, const Collective& c) const;
+  uint64_t lowest(int counter) const;  // the lowest value of a counter over the ranks
+  void publish(int counter, uint64_t seq);
+  void reduce(Collective& c);
+  void copy_out(Collective& c);
+
+  int rank_, size_;
+  std::vector<std::byte*> parts_;
+  int64_t capacity_ = 0;
+  uint64_t seq_ = 0;        // the last collective started
+  int64_t next_offset_ = 0;  // of the epoch's next collective
+  int64_t demand_ = 0;
+  bool reusing_ = false;     // no collective of this epoch is here yet
+  int in_flight_ = 0;
+  std::vector<Collective> collectives_;  // indexed by id; inactive entries are reused
+  std::deque<int> order_;                // the ids in flight, in start order
+};
+
+}  // namespace lt::rt::comm

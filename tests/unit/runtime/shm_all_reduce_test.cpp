@@ -1,0 +1,221 @@
+// The shared-memory all-reduce with threads as ranks: each thread holds its own ShmAllReduce
+// over one segment, as the ranks of a host do over a shared mapping, and runs the same script of
+// collectives (the same starts and waits in the same order); the progress calls between them are
+// each thread's own. Operands are small integers, so every reduction is exact and its reference
+// is computed directly.
+#include <gtest/gtest.h>
+
+#include <barrier>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "runtime/comm/shm_all_reduce.h"
+
+namespace lt::rt::comm {
+namespace {
+
+struct Segment {
+  explicit Segment(int ranks, int64_t capacity)
+      : part(ShmAllReduce::part_bytes(capacity)),
+        bytes(static_cast<size_t>(part * ranks)),
+        memory(static_cast<std::byte*>(std::aligned_alloc(4096, bytes)), &std::free) {
+    std::memset(memory.get(), 0, bytes);  // a new POSIX shared-memory object is zero-filled
+  }
+  std::vector<std::byte*> parts(int ranks) const {
+    std::vector<std::byte*> p;
+    for (int q = 0; q < ranks; ++q) p.push_back(memory.get() + q * part);
+    return p;
+  }
+  int64_t part;
+  size_t bytes;
+  std::unique_ptr<std::byte, decltype(&std::free)> memory;
+};
+
+// One collective of the script: element i of rank r's operand is value(r, i, salt).
+struct Planned {
+  int64_t count;
+  DType dtype;
+  ir::ReduceKind op;
+  int salt;
+};
+
+double value(int r, int64_t i, int salt) {
+  return static_cast<double>((i * 7 + r * 13 + salt) % 23 - 11);
+}
+
+template <typename T>
+std::vector<std::byte> operand(const Planned& p, int r) {
+  std::vector<std::byte> out(static_cast<size_t>(p.count) * sizeof(T));
+  for (int64_t i = 0; i < p.count; ++i) {
+    const T v = static_cast<T>(value(r, i, p.salt));
+    std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+  }
+  return out;
+}
+
+std::vector<std::byte> operand_of(const Planned& p, int r) {
+  switch (p.dtype) {
+    case DType::F32: return operand<float>(p, r);
+    case DType::F64: return operand<double>(p, r);
+    case DType::I32: return operand<int32_t>(p, r);
+    default: return operand<int64_t>(p, r);
+  }
+}
+
+// The reduction in rank order, as the collective defines it (Mean: the sum times 1/ranks).
+template <typename T>
+std::vector<std::byte> reference(const Planned& p, int ranks) {
+  std::vector<std::byte> out(static_cast<size_t>(p.count) * sizeof(T));
+  for (int64_t i = 0; i < p.count; ++i) {
+    T acc = static_cast<T>(value(0, i, p.salt));
+    for (int r = 1; r < ranks; ++r) {
+      const T v = static_cast<T>(value(r, i, p.salt));
+      acc = p.op == ir::ReduceKind::Max   ? std::max(acc, v)
+            : p.op == ir::ReduceKind::Min ? std::min(acc, v)
+                                          : acc + v;
+    }
+    if (p.op == ir::ReduceKind::Mean) acc *= static_cast<T>(1.0 / ranks);
+    std::memcpy(out.data() + i * sizeof(T), &acc, sizeof(T));
+  }
+  return out;
+}
+
+std::vector<std::byte> reference_of(const Planned& p, int ranks) {
+  switch (p.dtype) {
+    case DType::F32: return reference<float>(p, ranks);
+    case DType::F64: return reference<double>(p, ranks);
+    case DType::I32: return reference<int32_t>(p, ranks);
+    default: return reference<int64_t>(p, ranks);
+  }
+}
+
+// Epochs of 1-5 collectives of assorted sizes, types and ops, and the order of their waits.
+struct Epoch {
+  std::vector<Planned> collectives;
+  std::vector<int> wait_order;
+};
+
+std::vector<Epoch> script(uint32_t seed, int epochs) {
+  std::mt19937 rng(seed);
+  const int64_t sizes[] = {0, 1, 15, 16, 17, 1000, 4099, 70000};
+  const DType types[] = {DType::F32, DType::F64, DType::I32, DType::I64};
+  const ir::ReduceKind ops[] = {ir::ReduceKind::Sum, ir::ReduceKind::Mean, ir::ReduceKind::Max,
+                                ir::ReduceKind::Min};
+  std::vector<Epoch> out(static_cast<size_t>(epochs));
+  int salt = 0;
+  for (Epoch& e : out) {
+    const int n = 1 + static_cast<int>(rng() % 5);
+    for (int j = 0; j < n; ++j) {
+      const DType t = types[rng() % 4];
+      ir::ReduceKind op = ops[rng() % 4];
+      if (op == ir::ReduceKind::Mean && (t == DType::I32 || t == DType::I64))
+        op = ir::ReduceKind::Sum;
+      e.collectives.push_back({sizes[rng() % 8], t, op, ++salt});
+      e.wait_order.push_back(j);
+    }
+    std::shuffle(e.wait_order.begin(), e.wait_order.end(), rng);
+  }
+  return out;
+}
+
+// What one rank saw: per epoch and collective, whether it fitted and whether its result was the
+// reference; and each epoch's demand.
+struct Seen {
+  std::vector<std::vector<int>> fitted, correct;
+  std::vector<int64_t> demand;
+};
+
+// Runs the script on `ranks` threads over a segment of `capacity` bytes per rank; after epoch
+// `grow_after` (if >= 0) every rank quiesces and all attach a new segment of `grown` bytes.
+std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epochs,
+                      int grow_after = -1, int64_t grown = 0) {
+  Segment first(ranks, capacity), second(ranks, grown > 0 ? grown : 64);
+  std::barrier sync(ranks);
+  std::vector<Seen> seen(static_cast<size_t>(ranks));
+  auto rank_main = [&](int r) {
+    ShmAllReduce shm(r, ranks);
+    shm.attach(first.parts(ranks), capacity);
+    std::mt19937 local(1000 + static_cast<uint32_t>(r));  // this rank's own progress calls
+    Seen& s = seen[static_cast<size_t>(r)];
+    for (size_t ei = 0; ei < epochs.size(); ++ei) {
+      const Epoch& e = epochs[ei];
+      std::vector<std::vector<std::byte>> data;
+      std::vector<int> ids;
+      for (size_t j = 0; j < e.collectives.size(); ++j) {
+        const Planned& p = e.collectives[j];
+        data.push_back(operand_of(p, r));
+        ids.push_back(shm.start(data.back().data(), p.count, p.dtype, p.op, j == 0));
+        for (int k = static_cast<int>(local() % 3); k > 0; --k) shm.progress();
+      }
+      s.demand.push_back(shm.epoch_demand());
+      s.fitted.emplace_back();
+      s.correct.emplace_back();
+      for (int id : ids) s.fitted.back().push_back(id >= 0);
+      for (int j : e.wait_order)
+        if (ids[j] >= 0) shm.wait(ids[j]);
+      for (size_t j = 0; j < e.collectives.size(); ++j)
+        s.correct.back().push_back(ids[j] < 0 ||
+                                   data[j] == reference_of(e.collectives[j], ranks));
+      if (static_cast<int>(ei) == grow_after) {
+        shm.quiesce();
+        sync.arrive_and_wait();  // the communicator's collective calls around a new segment
+        shm.attach(second.parts(ranks), grown);
+        sync.arrive_and_wait();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) threads.emplace_back(rank_main, r);
+  for (std::thread& t : threads) t.join();
+  return seen;
+}
+
+TEST(ShmAllReduce, ThreadsAsRanksGetTheReductionOfEveryRanksOperands) {
+  const std::vector<Epoch> epochs = script(7, 12);
+  for (int ranks : {1, 2, 3, 4}) {
+    const std::vector<Seen> seen = run(ranks, int64_t{8} << 20, epochs);
+    for (int r = 0; r < ranks; ++r)
+      for (size_t e = 0; e < epochs.size(); ++e)
+        for (size_t j = 0; j < epochs[e].collectives.size(); ++j) {
+          EXPECT_TRUE(seen[r].fitted[e][j]) << ranks << " ranks, epoch " << e << " #" << j;
+          EXPECT_TRUE(seen[r].correct[e][j]) << ranks << " ranks, rank " << r << ", epoch " << e
+                                             << " #" << j;
+        }
+  }
+}
+
+// A segment too small for an epoch: the same collectives fail to fit on every rank (so every
+// rank sends them the same other way), the epoch's demand counts them all, and a larger segment
+// attached between epochs takes them from then on.
+TEST(ShmAllReduce, EveryRankAgreesOnWhatFitsAndOnTheDemand) {
+  const std::vector<Epoch> epochs = script(11, 10);
+  const int64_t small = 4096;
+  for (int ranks : {2, 3}) {
+    const std::vector<Seen> seen = run(ranks, small, epochs, 4, int64_t{4} << 20);
+    int refused = 0;
+    for (size_t e = 0; e < epochs.size(); ++e) {
+      int64_t demand = 0;
+      for (const Planned& p : epochs[e].collectives)
+        demand += (p.count * static_cast<int64_t>(dtype_size(p.dtype)) + 63) / 64 * 64;
+      for (int r = 0; r < ranks; ++r) {
+        EXPECT_EQ(seen[r].fitted[e], seen[0].fitted[e]) << "epoch " << e << ", rank " << r;
+        EXPECT_EQ(seen[r].demand[e], demand) << "epoch " << e;
+        for (int ok : seen[r].correct[e]) EXPECT_TRUE(ok) << "epoch " << e << ", rank " << r;
+      }
+      for (int fitted : seen[0].fitted[e]) {
+        if (e > 4) {
+          EXPECT_TRUE(fitted) << "epoch " << e;
+        }
+        refused += !fitted;
+      }
+    }
+    EXPECT_GT(refused, 0);  // the script does overflow the small segment
+  }
+}
+
+}  // namespace
+}  // namespace lt::rt::comm
