@@ -160,7 +160,8 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_PROFILE           0 (default)\n"
             "  LT_FASHION_MNIST_DIR /usr/share/datasets/fashion-mnist (default)\n"
             "  LT_BUCKET_FIRST_KB   64 (default)\n"
-            "  LT_BUCKET_KB         64 (default)\n");
+            "  LT_BUCKET_KB         64 (default)\n"
+            "  LT_SHM_ALL_REDUCE    1 (default)\n");
   EXPECT_EQ(from({})[static_cast<int>(Setting::NumThreads)].number, cores());
 }
 
@@ -193,7 +194,7 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
             "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, "
             "LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, "
             "LT_DEBUG, LT_METRICS, LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, "
-            "LT_BUCKET_KB)");
+            "LT_BUCKET_KB, LT_SHM_ALL_REDUCE)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 
