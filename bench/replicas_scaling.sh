@@ -6,7 +6,8 @@
 # 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. Run on a quiet machine with at
 # least 2 cores; docs/BENCHMARKS.md has the figures.
 # LT_BASELINE_FLAGS="--mca NAME VALUE ...": each round also runs 2 ranks with these lt-launch flags
-# added (a setting to compare against lt-launch's own), in a column of its own.
+# added (a setting to compare against lt-launch's own), in a column of its own;
+# LT_BASELINE_ENV="LT_X=v ...": the same with these variables set (e.g. LT_SHM_ALL_REDUCE=0).
 #   bench/replicas_scaling.sh [build-dir (build)] [models (mlp cnn resnet)]
 set -euo pipefail
 build=${1:-build}
@@ -17,9 +18,10 @@ declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
 source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 read -r -a baseline <<<"${LT_BASELINE_FLAGS:-}"
-if [ ${#baseline[@]} -gt 0 ]; then
+read -r -a baseline_env <<<"${LT_BASELINE_ENV:-}"
+if [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ]; then
   printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput ' \
-    "${baseline[*]}"
+    "${baseline_env[*]} ${baseline[*]}"
   printf '| 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
   printf '|---|---|---|---|---|---|---|---|\n'
 else
@@ -36,9 +38,9 @@ for m in $models; do
     best1="" best2="" bestb=""
     for ((i = 0; i < reps; ++i)); do
       ms1=$("$launch" -n 1 -t 1 -- "$prog" "${flags[@]}" --batch-size "$b" | summary)
-      if [ ${#baseline[@]} -gt 0 ]; then
-        msb=$("$launch" -n 2 -t 1 "${baseline[@]}" -- "$prog" "${flags[@]}" \
-          --batch-size $((2 * b)) | summary)
+      if [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ]; then
+        msb=$(env "${baseline_env[@]}" "$launch" -n 2 -t 1 "${baseline[@]}" -- "$prog" \
+          "${flags[@]}" --batch-size $((2 * b)) | summary)
         bestb=$(min "$bestb" "$msb")
       fi
       ms2=$("$launch" -n 2 -t 1 -- "$prog" "${flags[@]}" --batch-size $((2 * b)) | summary)
