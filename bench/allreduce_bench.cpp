@@ -1,6 +1,7 @@
 // One all-reduce of f32 sums across the ranks, timed alone: the blocking call against the
 // nonblocking start + wait that a step's gradient buckets use, at the bucket sizes of the
-// trainers (the MLP's two buckets, the 256 KiB first bucket, the 1 MiB ones). Every rank waits
+// trainers (the MLP's two buckets, the 256 KiB first bucket, the 1 MiB ones); the started ones go
+// through the host's shared segment unless LT_SHM_ALL_REDUCE=0 (docs/DISTRIBUTED.md). Every rank waits
 // at a barrier before each call, so a figure is the collective's own time, not a peer's lateness.
 // Run it as a job: lt-launch -n 2 -t 1 -- build/bench/lt_bench_allreduce [reps (400)]
 // (lt-launch's --mca flags pick OpenMPI's algorithms: docs/BENCHMARKS.md).
@@ -50,6 +51,10 @@ void bench(int reps) {
       fmt::print("{:>10} {:>10.1f} {:>14.1f} {:>17.1f}\n", n, n * 4 / 1024.0, blocking,
                  nonblocking);
   }
+  const lt::rt::comm::AllReduceCounts counts = c.all_reduce_counts();
+  if (c.rank() == 0)
+    fmt::print("started all-reduces: {} through the shared segment, {} through MPI\n",
+               counts.shared_memory, counts.mpi);
 }
 
 }  // namespace
