@@ -4,7 +4,11 @@
 // runtime/comm/mpi_communicator.cpp includes mpi.h.
 //
 // Every call is collective: each rank makes the same calls, in the same order, with the same
-// counts and dtypes; a mismatch is undefined (MPI's rule). Calls come from one thread at a time.
+// counts and dtypes; a mismatch is undefined (MPI's rule). That includes wait(): between two
+// starts every rank waits for the same collectives (in any order), since a start with none in
+// flight begins a new epoch of the shared-memory all-reduce (shm_all_reduce.h), which every rank
+// must see at the same call. (A step's launch list, the same on every rank, keeps it.) Calls
+// come from one thread at a time.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include <unistd.h>
@@ -37,6 +38,11 @@ MPI_Datatype mpi_type(DType t) {
     case DType::Bool: case DType::F16: case DType::BF16: break;
   }
   throw Error(fmt::format("collectives take f32, f64, i32 or i64 data, not {}", dtype_name(t)));
+}
+
+void check_mean(DType t, ir::ReduceKind k) {
+  if (k == ir::ReduceKind::Mean && t != DType::F32 && t != DType::F64)
+    throw Error(fmt::format("a mean all-reduce takes f32 or f64 data, not {}", dtype_name(t)));
 }
 
 MPI_Op mpi_op(ir::ReduceKind k) {
@@ -144,6 +150,7 @@ class MpiCommunicator final : public Communicator {
 
   void all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) override {
     const MPI_Datatype t = mpi_type(dtype);
+    check_mean(dtype, op);
     const auto esize = static_cast<int64_t>(dtype_size(dtype));
     for (int64_t done = 0; done < count; done += kMaxCount) {
       const auto n = static_cast<int>(std::min(kMaxCount, count - done));
@@ -156,6 +163,7 @@ class MpiCommunicator final : public Communicator {
 
   int start_all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) override {
     const MPI_Datatype t = mpi_type(dtype);
+    check_mean(dtype, op);
     const auto esize = static_cast<int64_t>(dtype_size(dtype));
     int r = 0;
     while (r < static_cast<int>(started_.size()) && started_[r].active) ++r;
@@ -274,26 +282,28 @@ class MpiCommunicator final : public Communicator {
   }
 
   // At the first collective of an epoch: when the last epoch's collectives did not all fit in
-  // the shared segment, every rank maps a larger one (rank 0 creates it). A failure leaves the
-  // segment as it was and the rest to MPI.
+  // the shared segment, every rank maps a larger one (rank 0 creates it, each rank reserves its
+  // own part's pages). A failure leaves the segment as it was, the rest to MPI, and the size
+  // where it is for the rest of the job.
   void grow_shm() {
     const int64_t want = std::min(kMaxShmCapacity, (shm_->epoch_demand() + kShmGrain - 1) /
                                                        kShmGrain * kShmGrain);
     if (shm_failed_ || want <= shm_->capacity()) return;
     shm_->quiesce();  // nobody reads the old segment any more
     const int64_t part = ShmAllReduce::part_bytes(want);
-    const int64_t bytes = part * size_;
     char name[64] = {};
     std::string error;
     ShmSegment segment;
     if (rank_ == 0) {
-      std::snprintf(name, sizeof name, "/lazytrain.%d.%d", static_cast<int>(getpid()),
-                    ++segments_made_);
-      error = segment.create(name, bytes);
+      // A name no other job on this host (another PID namespace included) picks.
+      std::snprintf(name, sizeof name, "/lazytrain.%d.%d.%08x", static_cast<int>(getpid()),
+                    ++segments_made_, static_cast<unsigned>(std::random_device{}()));
+      error = segment.create(name, part * size_);
       if (!error.empty()) name[0] = 0;
     }
     check(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
-    if (rank_ != 0 && name[0]) error = segment.open(name, bytes);
+    if (rank_ != 0 && name[0]) error = segment.open(name, part * size_);
+    if (error.empty() && name[0]) error = segment.reserve(rank_ * part, part);
     int mine = error.empty() && name[0], all = 0;
     check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
     if (rank_ == 0 && name[0]) ShmSegment::unlink(name);  // every rank has it mapped, or failed

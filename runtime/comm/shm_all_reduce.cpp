@@ -28,8 +28,9 @@ std::atomic_ref<uint64_t> counter_of(std::byte* part, int counter) {
 // Spins on `ready`, yielding the core after a while: ranks may outnumber the cores.
 template <typename Ready>
 void spin_until(Ready ready) {
-  for (int spins = 0; !ready(); ++spins) {
+  for (int spins = 0; !ready();) {
     if (spins < 256) {
+      ++spins;
       __builtin_ia32_pause();
     } else {
       sched_yield();

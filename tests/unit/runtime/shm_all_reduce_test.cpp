@@ -93,10 +93,11 @@ std::vector<std::byte> reference_of(const Planned& p, int ranks) {
   }
 }
 
-// Epochs of 1-5 collectives of assorted sizes, types and ops, and the order of their waits.
+// Epochs of 1-5 collectives of assorted sizes, types and ops (all started, then all waited).
 struct Epoch {
   std::vector<Planned> collectives;
   std::vector<int> wait_order;
+  std::vector<int> wait_after;  // [j]: an earlier collective waited right after starting j, or -1
 };
 
 std::vector<Epoch> script(uint32_t seed, int epochs) {
@@ -115,8 +116,19 @@ std::vector<Epoch> script(uint32_t seed, int epochs) {
       if (op == ir::ReduceKind::Mean && (t == DType::I32 || t == DType::I64))
         op = ir::ReduceKind::Sum;
       e.collectives.push_back({sizes[rng() % 8], t, op, ++salt});
-      e.wait_order.push_back(j);
+      // Now and then the oldest collective in flight is waited for between two starts.
+      e.wait_after.push_back(j > 0 && rng() % 3 == 0 ? 0 : -1);
     }
+    std::vector<bool> waited(static_cast<size_t>(n), false);
+    for (int j = 0; j < n; ++j) {
+      if (e.wait_after[j] < 0) continue;
+      int oldest = 0;
+      while (waited[oldest]) ++oldest;
+      e.wait_after[j] = oldest;  // oldest <= j: a started one
+      waited[oldest] = true;
+    }
+    for (int j = 0; j < n; ++j)
+      if (!waited[j]) e.wait_order.push_back(j);
     std::shuffle(e.wait_order.begin(), e.wait_order.end(), rng);
   }
   return out;
@@ -143,19 +155,28 @@ std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epo
     Seen& s = seen[static_cast<size_t>(r)];
     for (size_t ei = 0; ei < epochs.size(); ++ei) {
       const Epoch& e = epochs[ei];
-      std::vector<std::vector<std::byte>> data;
+      std::vector<std::vector<std::byte>> data(e.collectives.size());
       std::vector<int> ids;
+      int in_flight = 0;  // what the communicator counts: a start with none begins an epoch
       for (size_t j = 0; j < e.collectives.size(); ++j) {
         const Planned& p = e.collectives[j];
-        data.push_back(operand_of(p, r));
-        ids.push_back(shm.start(data.back().data(), p.count, p.dtype, p.op, j == 0));
+        data[j] = operand_of(p, r);
+        ids.push_back(shm.start(data[j].data(), p.count, p.dtype, p.op, in_flight == 0));
+        ++in_flight;
         for (int k = static_cast<int>(local() % 3); k > 0; --k) shm.progress();
+        if (const int w = e.wait_after[j]; w >= 0) {
+          if (ids[w] >= 0) shm.wait(ids[w]);
+          --in_flight;
+        }
       }
       s.demand.push_back(shm.epoch_demand());
       s.fitted.emplace_back();
       s.correct.emplace_back();
       for (int id : ids) s.fitted.back().push_back(id >= 0);
-      for (int j : e.wait_order)
+      // Between the same starts, each rank waits in an order of its own.
+      std::vector<int> order = e.wait_order;
+      std::shuffle(order.begin(), order.end(), local);
+      for (int j : order)
         if (ids[j] >= 0) shm.wait(ids[j]);
       for (size_t j = 0; j < e.collectives.size(); ++j)
         s.correct.back().push_back(ids[j] < 0 ||
