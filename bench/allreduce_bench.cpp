@@ -1,8 +1,8 @@
 // One all-reduce of f32 sums across the ranks, timed alone: the blocking call against the
 // nonblocking start + wait that a step's gradient buckets use, at the bucket sizes of the
-// trainers (the MLP's two buckets, the 256 KiB first bucket, the 1 MiB ones); the started ones go
-// through the host's shared segment unless LT_SHM_ALL_REDUCE=0 (docs/DISTRIBUTED.md). Every rank waits
-// at a barrier before each call, so a figure is the collective's own time, not a peer's lateness.
+// trainers (the MLP's two buckets, the 256 KiB first bucket, the 1 MiB ones); the started ones
+// go through the host's shared segment unless LT_SHM_ALL_REDUCE=0 (docs/DISTRIBUTED.md). Every
+// rank waits at a barrier before each call, so that a figure is the collective's own time.
 // Run it as a job: lt-launch -n 2 -t 1 -- build/bench/lt_bench_allreduce [reps (400)]
 // (lt-launch's --mca flags pick OpenMPI's algorithms: docs/BENCHMARKS.md).
 #include <fmt/format.h>
