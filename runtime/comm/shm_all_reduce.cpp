@@ -202,27 +202,23 @@ void ShmAllReduce::copy_out(Collective& c) {
   }
 }
 
+void ShmAllReduce::advance(Stage from, int ready, int published,
+                           void (ShmAllReduce::*work)(Collective&)) {
+  uint64_t low = 0;  // of `ready` over the ranks, read again only when it is not enough
+  for (int id : order_) {
+    Collective& c = collectives_[id];
+    if (c.stage != from) continue;
+    if (low < c.seq && (low = lowest(ready)) < c.seq) break;
+    (this->*work)(c);
+    c.stage = static_cast<Stage>(static_cast<int>(from) + 1);
+    publish(published, c.seq);
+  }
+}
+
 void ShmAllReduce::progress() {
-  if (order_.empty()) return;
   // Both passes go in start order, so each counter says "every collective up to this one".
-  uint64_t arrived = 0;
-  for (int id : order_) {
-    Collective& c = collectives_[id];
-    if (c.stage != Stage::Arrived) continue;
-    if (arrived < c.seq && (arrived = lowest(kArrived)) < c.seq) break;
-    reduce(c);
-    c.stage = Stage::Reduced;
-    publish(kReduced, c.seq);
-  }
-  uint64_t reduced = 0;
-  for (int id : order_) {
-    Collective& c = collectives_[id];
-    if (c.stage != Stage::Reduced) continue;
-    if (reduced < c.seq && (reduced = lowest(kReduced)) < c.seq) break;
-    copy_out(c);
-    c.stage = Stage::Done;
-    publish(kCopied, c.seq);
-  }
+  advance(Stage::Arrived, kArrived, kReduced, &ShmAllReduce::reduce);
+  advance(Stage::Reduced, kReduced, kCopied, &ShmAllReduce::copy_out);
 }
 
 bool ShmAllReduce::done(int id) const {
@@ -233,7 +229,6 @@ bool ShmAllReduce::done(int id) const {
 
 void ShmAllReduce::wait(int id, const std::function<void()>& meanwhile) {
   if (!done(id)) {
-    progress();
     spin_until([&] {
       if (meanwhile) meanwhile();
       progress();

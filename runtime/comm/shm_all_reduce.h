@@ -57,7 +57,7 @@ class ShmAllReduce {
   void quiesce() const;
 
  private:
-  enum class Stage { Arrived, Reduced, Done };
+  enum class Stage { Arrived, Reduced, Done };  // in order: advance() goes one on
   struct Collective {
     uint64_t seq = 0;  // 1, 2, ... in start order, the same on every rank
     std::byte* data = nullptr;
@@ -76,6 +76,9 @@ class ShmAllReduce {
   void publish(int counter, uint64_t seq);
   void reduce(Collective& c);
   void copy_out(Collective& c);
+  // Takes the collectives at stage `from` one stage on, in start order, as far as every rank
+  // has published `ready` for them: `work`, then this rank publishes `published`.
+  void advance(Stage from, int ready, int published, void (ShmAllReduce::*work)(Collective&));
 
   int rank_, size_;
   std::vector<std::byte*> parts_;

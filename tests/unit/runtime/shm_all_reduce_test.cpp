@@ -57,13 +57,19 @@ std::vector<std::byte> operand(const Planned& p, int r) {
   return out;
 }
 
-std::vector<std::byte> operand_of(const Planned& p, int r) {
-  switch (p.dtype) {
-    case DType::F32: return operand<float>(p, r);
-    case DType::F64: return operand<double>(p, r);
-    case DType::I32: return operand<int32_t>(p, r);
-    default: return operand<int64_t>(p, r);
+// f(T{}) for the element type T of `t` (f32, f64, i32 or i64).
+template <typename F>
+std::vector<std::byte> with_type(DType t, F f) {
+  switch (t) {
+    case DType::F32: return f(float{});
+    case DType::F64: return f(double{});
+    case DType::I32: return f(int32_t{});
+    default: return f(int64_t{});
   }
+}
+
+std::vector<std::byte> operand_of(const Planned& p, int r) {
+  return with_type(p.dtype, [&](auto t) { return operand<decltype(t)>(p, r); });
 }
 
 // The reduction in rank order, as the collective defines it (Mean: the sum times 1/ranks).
@@ -85,12 +91,7 @@ std::vector<std::byte> reference(const Planned& p, int ranks) {
 }
 
 std::vector<std::byte> reference_of(const Planned& p, int ranks) {
-  switch (p.dtype) {
-    case DType::F32: return reference<float>(p, ranks);
-    case DType::F64: return reference<double>(p, ranks);
-    case DType::I32: return reference<int32_t>(p, ranks);
-    default: return reference<int64_t>(p, ranks);
-  }
+  return with_type(p.dtype, [&](auto t) { return reference<decltype(t)>(p, ranks); });
 }
 
 // Epochs of 1-5 collectives of assorted sizes, types and ops (all started, then all waited).
