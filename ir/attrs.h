@@ -122,11 +122,15 @@ struct PoolAttrs {
   bool count_include_pad = true;  // avg: divide by the window clipped to the padded input
   // max_pool2d and its gradient only: activations are [N, H, W, C] (as ConvAttrs's).
   bool channels_last = false;
-  static constexpr std::array kNames{"kernel",    "stride",    "padding",           "grad_shape",
-                                     "ceil_mode", "count_include_pad", "channels_last"};
+  // max_pool2d_grad only: a window whose maximum is not above 0 passes no gradient, as if the
+  // gradient went on through a ReLU before the pool (where(x > 0, max_pool2d_grad(x, g), 0)).
+  bool through_relu = false;
+  static constexpr std::array kNames{"kernel",        "stride",           "padding",
+                                     "grad_shape",    "ceil_mode",        "count_include_pad",
+                                     "channels_last", "through_relu"};
   static constexpr size_t kRequired = 6;
   LT_ATTR_FIELDS(kernel, stride, padding, grad_shape, ceil_mode, count_include_pad,
-                 channels_last)
+                 channels_last, through_relu)
   bool operator==(const PoolAttrs&) const = default;
 };
 struct NormAttrs {

@@ -163,10 +163,12 @@ TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs
     }
     case LibraryOp::MaxPool2d:
       need_rank(in[0], 4, "input");
+      if (std::get<PoolAttrs>(a).through_relu) type_fail("through_relu is for max_pool2d_grad");
       return {{dt, max_pool_shape(in[0].shape, std::get<PoolAttrs>(a))}};
     case LibraryOp::AvgPool2d:
       need_rank(in[0], 4, "input");
       if (std::get<PoolAttrs>(a).channels_last) type_fail("channels_last is for max pooling");
+      if (std::get<PoolAttrs>(a).through_relu) type_fail("through_relu is for max_pool2d_grad");
       return {{dt, pool_shape(in[0].shape, std::get<PoolAttrs>(a))}};
     case LibraryOp::MaxPool2dGrad:  // (x, grad_out)
       need_rank(in[0], 4, "input");
@@ -175,6 +177,7 @@ TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs
     case LibraryOp::AvgPool2dGrad: {  // (grad_out), grad_shape = input shape
       const auto& pa = std::get<PoolAttrs>(a);
       if (pa.channels_last) type_fail("channels_last is for max pooling");
+      if (pa.through_relu) type_fail("through_relu is for max_pool2d_grad");
       if (pa.grad_shape.size() != 4) type_fail("grad_shape must be the rank-4 input shape");
       need_same(in[0], pool_shape(pa.grad_shape, pa), "grad_out");
       return {{dt, pa.grad_shape}};

@@ -14,7 +14,9 @@ namespace lt::passes {
 
 /// How a graph is lowered; it decides the plans, which key the compiled code.
 struct LowerOptions {
-  bool simplify = true;  ///< canonicalize, fold and cse; off leaves verify and dce (bisecting)
+  /// canonicalize, fold, cse, sink_reshapes and fold_relu_into_pool_grad; off leaves verify and
+  /// dce (bisecting)
+  bool simplify = true;
   bool channels_last = true;  ///< convolutions on [N, H, W, C] activations (passes/channels_last.h)
   bool wide_gemm_results = true;  ///< narrow GEMMs keep f32 results (passes/wide_gemm_results.h)
   FuseOptions fusion;    ///< fusion.enabled = false: every node its own kernel (opt level 1)

@@ -30,7 +30,10 @@ LoweredGraph lower(ir::Graph g, const LowerOptions& o, PassLog& log) {
   stage(l, "absorb_widening_casts", o, log);
   stage(l, "narrow_norm_gradients", o, log);
   if (o.wide_gemm_results) stage(l, "wide_gemm_results", o, log);
-  if (o.simplify) stage(l, "sink_reshapes", o, log);
+  if (o.simplify) {
+    stage(l, "sink_reshapes", o, log);
+    stage(l, "fold_relu_into_pool_grad", o, log);
+  }
   stage(l, "dce", o, log);
   stage(l, "bucket_all_reduce", o, log);
   stage(l, "fuse", o, log);

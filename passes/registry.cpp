@@ -8,6 +8,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold.h"
+#include "passes/fold_relu_into_pool_grad.h"
 #include "passes/narrow_norm_gradients.h"
 #include "passes/sink_reshapes.h"
 #include "passes/wide_gemm_results.h"
@@ -68,6 +69,9 @@ const PassEntry kPasses[] = {
      "bf16 matmuls and convolutions only ever widened again write their f32 accumulator"},
     {"sink_reshapes", StageKind::Graph, rewrite_stage<sink_reshapes>, sink_reshapes,
      "elementwise ops run on the values reshapes read, the reshape moved after them"},
+    {"fold_relu_into_pool_grad", StageKind::Graph, rewrite_stage<fold_relu_into_pool_grad>,
+     fold_relu_into_pool_grad,
+     "the ReLU gradient after a max pool's gradient done by the pool's gradient (through_relu)"},
     {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
     {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
      "pack gradient all_reduces into buckets, each right after its last operand"},

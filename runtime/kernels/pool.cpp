@@ -110,8 +110,9 @@ void max_forward(const PoolGeom& g, const T* x, T* y) {
   });
 }
 
+// through_relu: a window whose maximum is not above 0 passes nothing (ir::PoolAttrs).
 template <class T>
-void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
+void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx, bool through_relu) {
   over_planes(g, [&](int64_t p) {
     const T* xp = x + p * g.h * g.w;
     const T* gyp = gy + p * g.oh * g.ow;
@@ -120,7 +121,7 @@ void max_backward(const PoolGeom& g, const T* x, const T* gy, T* gx) {
     for (int64_t i = 0; i < g.oh; ++i)
       for (int64_t j = 0; j < g.ow; ++j) {
         const int64_t at = argmax_window(g, xp, i, j);
-        if (at >= 0) gxp[at] += gyp[i * g.ow + j];
+        if (at >= 0 && (!through_relu || xp[at] > T(0))) gxp[at] += gyp[i * g.ow + j];
       }
   });
 }
@@ -142,9 +143,10 @@ void max_forward_2x2(const PoolGeom& g, const T* x, T* y) {
 }
 
 // An odd trailing column or row is in no window: its gradient is written as 0 here, the only
-// part of the plane that the rows do not write.
+// part of the plane that the rows do not write. through_relu masks the plane while it is in
+// cache: a pixel that took a gradient is its window's maximum, so x > 0 is the window's test.
 template <class T>
-void max_backward_2x2(const PoolGeom& g, const T* x, const T* gy, T* gx) {
+void max_backward_2x2(const PoolGeom& g, const T* x, const T* gy, T* gx, bool through_relu) {
   auto plane = max_plane_grad_2x2<T>;
   if constexpr (std::is_same_v<T, float>) plane = max_pool_rows().backward;
   over_planes(g, [&](int64_t p) {
@@ -153,6 +155,9 @@ void max_backward_2x2(const PoolGeom& g, const T* x, const T* gy, T* gx) {
     if (g.w % 2 != 0)
       for (int64_t r = 0; r < 2 * g.oh; ++r) gxp[r * g.w + g.w - 1] = T(0);
     if (g.h % 2 != 0) std::fill(gxp + (g.h - 1) * g.w, gxp + g.h * g.w, T(0));
+    if (!through_relu) return;
+    const T* xp = x + p * g.h * g.w;
+    for (int64_t i = 0; i < g.h * g.w; ++i) gxp[i] = xp[i] > T(0) ? gxp[i] : T(0);
   });
 }
 
@@ -267,8 +272,9 @@ void window_max_2x2(const T* t0, const T* t1, const T* t2, const T* t3, T* y, in
   for (; k < c; ++k) y[k] = first_max(first_max(first_max(t0[k], t1[k]), t2[k]), t3[k]);
 }
 
-// One 2x2 window's gradient over c channels: the taps t0..t3, their gradients u0..u3.
-template <class T>
+// One 2x2 window's gradient over c channels: the taps t0..t3, their gradients u0..u3. Relu:
+// a window whose maximum is not above 0 passes nothing (through_relu).
+template <bool Relu, class T>
 void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T* gy, T* u0,
                      T* u1, T* u2, T* u3, int64_t c) {
   int64_t k = 0;
@@ -282,16 +288,21 @@ void window_grad_2x2(const T* t0, const T* t1, const T* t2, const T* t3, const T
       V16 m = w1 ? x1 : x0;
       const M16 w2 = beats(x2, m);
       m = w2 ? x2 : m;
-      const M16 w3 = beats(x3, m), not3 = ~w3, neither = not3 & ~w2;
+      const M16 w3 = beats(x3, m);
+      // Every lane of `pass` set, or those whose window's maximum is above 0.
+      const M16 pass = Relu ? M16((w3 ? x3 : m) > zero) : ~M16{};
+      const M16 not3 = ~w3 & pass, neither = not3 & ~w2;
       store16(u0 + k, (neither & ~w1) ? g : zero);
       store16(u1 + k, (neither & w1) ? g : zero);
       store16(u2 + k, (not3 & w2) ? g : zero);
-      store16(u3 + k, w3 ? g : zero);
+      store16(u3 + k, (w3 & pass) ? g : zero);
     }
   for (; k < c; ++k) {
     const T m = first_max(first_max(first_max(t0[k], t1[k]), t2[k]), t3[k]);
     const bool e0 = holds(t0[k], m), e1 = holds(t1[k], m), e2 = holds(t2[k], m);
-    const bool h0 = e0, h1 = !e0 & e1, h2 = !(e0 | e1) & e2, h3 = !(e0 | e1 | e2);
+    const bool pass = !Relu || m > T(0);
+    const bool h0 = e0 & pass, h1 = !e0 & e1 & pass, h2 = !(e0 | e1) & e2 & pass,
+               h3 = !(e0 | e1 | e2) & pass;
     u0[k] = h0 ? gy[k] : T(0);
     u1[k] = h1 ? gy[k] : T(0);
     u2[k] = h2 ? gy[k] : T(0);
@@ -337,7 +348,7 @@ void max_forward_nhwc(const NhwcGeom& n, const T* x, T* y) {
 // window's winner first, then the first tap that holds it takes the gradient; the loops over
 // the contiguous channels have no branches. Outputs go in row-major order, as the planes' kernel
 // adds them where windows overlap.
-template <class T>
+template <bool Relu, class T>
 void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
   const PoolGeom& g = n.g;
   const int64_t c = n.c;
@@ -353,7 +364,8 @@ void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
           const T *t1 = t0 + c, *t2 = t0 + g.w * c, *t3 = t2 + c;
           T* u0 = gx + top_left;
           T *u1 = u0 + c, *u2 = u0 + g.w * c, *u3 = u2 + c;
-          window_grad_2x2(t0, t1, t2, t3, gy + ((p * g.oh + i) * g.ow + j) * c, u0, u1, u2, u3, c);
+          window_grad_2x2<Relu>(t0, t1, t2, t3, gy + ((p * g.oh + i) * g.ow + j) * c, u0, u1, u2,
+                                u3, c);
         }
     }, c);
     return;
@@ -382,7 +394,7 @@ void max_backward_nhwc(const NhwcGeom& n, const T* x, const T* gy, T* gx) {
             T* gxc = gxp + (r * g.w + q) * c;
             for (int64_t k = 0; k < c; ++k) {
               const bool hit = !taken[k] && holds(xc[k], best[k]);
-              gxc[k] += hit ? gyc[k] : T(0);
+              gxc[k] += hit && (!Relu || best[k] > T(0)) ? gyc[k] : T(0);
               taken[k] |= hit;
             }
           }
@@ -413,7 +425,8 @@ void max_pool2d_grad(const ir::PoolAttrs& a, Ins in, Outs out) {
     const NhwcGeom n = make_nhwc_geom(in[0].shape(), in[1].shape(), a);
     return dispatch_float(out[0].dtype(), [&](auto t) {
       using T = decltype(t);
-      max_backward_nhwc<T>(n, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
+      auto* f = a.through_relu ? max_backward_nhwc<true, T> : max_backward_nhwc<false, T>;
+      f(n, in[0].as<const T>(), in[1].as<const T>(), out[0].as<T>());
     });
   }
   const PoolGeom g = make_geom(in[0].shape(), in[1].shape(), a);
@@ -421,8 +434,8 @@ void max_pool2d_grad(const ir::PoolAttrs& a, Ins in, Outs out) {
     using T = decltype(t);
     const T* x = in[0].as<const T>();
     const T* gy = in[1].as<const T>();
-    if (is_2x2_tiling(g)) max_backward_2x2<T>(g, x, gy, out[0].as<T>());
-    else max_backward<T>(g, x, gy, out[0].as<T>());
+    if (is_2x2_tiling(g)) max_backward_2x2<T>(g, x, gy, out[0].as<T>(), a.through_relu);
+    else max_backward<T>(g, x, gy, out[0].as<T>(), a.through_relu);
   });
 }
 

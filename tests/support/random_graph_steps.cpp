@@ -520,15 +520,23 @@ void DagGen::max_pool() {
   if (x.special) throw Reject{};
   const int64_t k = r_.range(1, 3), stride = r_.range(1, 3), pad = r_.range(0, k / 2);
   const ir::PoolAttrs a{{k, k}, {stride, stride}, {pad, pad}, {}, r_.coin(0.3), true};
+  // A CNN's pool of relu(x), sometimes: its gradient's ReLU mask then follows below.
+  const Val px = r_.coin(0.5) ? emit(Op::Relu, {x}, kNone, {x.bound, x.err, false}) : x;
   // The max of values each within err of the reference is within err of the reference's max.
-  const Val y = emit(Op::MaxPool2d, {x}, a, {x.bound, x.err, false});
+  const Val y = emit(Op::MaxPool2d, {px}, a, {px.bound, px.err, false});
   // The gradient routes by the window's argmax: only exact values pick the reference's taps.
   // A pixel sums the gradients of at most ceil(k / stride)^2 windows, in one order either side.
-  if (!x.exact() || !r_.coin(0.5)) return;
+  if (!px.exact() || !r_.coin(0.5)) return;
   const Val gy = leaf(x.dt(), y.t.shape, false);
   const double m = std::pow(static_cast<double>((k + stride - 1) / stride), 2);
-  emit(Op::MaxPool2dGrad, {x, gy}, a,
-       {m * gy.bound, m * gy.err + 2 * unit(x.dt()) * m * m * gy.bound, false});
+  const Facts facts{m * gy.bound, m * gy.err + 2 * unit(x.dt()) * m * m * gy.bound, false};
+  const Val gx = emit(Op::MaxPool2dGrad, {px, gy}, a, facts);
+  // The ReLU's gradient after the pool's, where(x > 0, gx, 0): the lowering folds it into the
+  // pool's gradient (through_relu), which the reference does not.
+  if (r_.coin(0.3)) return;
+  const Val zero = full(x.dt(), {}, 0.0);
+  const Val positive = emit(Op::Gt, {x, zero}, kNone, {1, 0, false});
+  emit(Op::Where, {positive, gx, zero}, kNone, facts);
 }
 
 void DagGen::autocast_gemm() {

@@ -45,8 +45,9 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
   EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold", "canonicalize",
                                                   "cse", "channels_last", "absorb_widening_casts",
                                                   "narrow_norm_gradients", "wide_gemm_results",
-                                                  "sink_reshapes", "dce", "bucket_all_reduce",
-                                                  "fuse", "buffer_plan"}));
+                                                  "sink_reshapes", "fold_relu_into_pool_grad",
+                                                  "dce", "bucket_all_reduce", "fuse",
+                                                  "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
   EXPECT_EQ(ir::print(l.graph),

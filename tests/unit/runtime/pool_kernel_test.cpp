@@ -377,6 +377,61 @@ TEST(PoolKernel, ChannelsLastShapesAndOnlyForMaxPooling) {
   }
 }
 
+/// through_relu against the where it stands for: where(a > 0, max_pool2d_grad(x, g), +0) with x
+/// = a (ties, signed zeros, infinities, NaNs) and with x = relu(a), bit for bit, in both layouts.
+template <class T>
+void check_through_relu(const Shape& xs, ir::PoolAttrs a, bool channels_last, std::mt19937& rng) {
+  Tensor<T> in = special_tensor<T>(xs, rng);
+  for (bool relu : {false, true}) {
+    Tensor<T> x = in;
+    if (relu)
+      for (T& v : x.data) v = v > T(0) ? v : T(0);  // relu(NaN) = 0, as the op's
+    if (channels_last) x = to_channels_last(x);
+    const Tensor<T>& mask = channels_last ? to_channels_last(in) : in;
+    a.channels_last = channels_last;
+    a.through_relu = false;
+    const Shape ys = run<T>(ir::Op::MaxPool2d, a, {&x}).type.shape;
+    Tensor<T> g = random_tensor<T>(ys, rng, false);
+    for (size_t i = 0; i < g.data.size(); i += 5) g.data[i] = T(-0.0);
+    Tensor<T> want = run<T>(ir::Op::MaxPool2dGrad, a, {&x, &g});
+    for (size_t i = 0; i < want.data.size(); ++i)
+      if (!(mask.data[i] > T(0))) want.data[i] = T(0);
+    a.through_relu = true;
+    Tensor<T> got = run<T>(ir::Op::MaxPool2dGrad, a, {&x, &g});
+    for (size_t i = 0; i < got.data.size(); ++i)
+      ASSERT_TRUE(same_bits(got.data[i], want.data[i]))
+          << shape_str(xs) << (relu ? " of relu" : "") << (channels_last ? " NHWC" : " NCHW")
+          << " gx[" << i << "] = " << got.data[i] << ", want " << want.data[i];
+  }
+}
+
+TEST(PoolKernel, MaxPoolGradThroughReluIsTheMaskedGradient) {
+  for_each_row_variant([] {
+    std::mt19937 rng(7);
+    for (int threads : {1, 2}) {
+      rt::set_num_threads(threads);
+      for (const auto& cases : {kCases, kSpecialCases})
+        for (const auto& [xs, a] : cases)
+          for (bool channels_last : {false, true}) {
+            check_through_relu<float>(xs, a, channels_last, rng);
+            check_through_relu<double>(xs, a, channels_last, rng);
+          }
+    }
+    rt::set_num_threads(1);
+  });
+  ir::PoolAttrs a = pool({2, 2}, {2, 2}, {0, 0});
+  a.through_relu = true;
+  const std::vector<TensorType> x{{DType::F32, {1, 1, 4, 4}}};
+  for (ir::Op op : {ir::Op::MaxPool2d, ir::Op::AvgPool2d}) {
+    try {
+      ir::infer_types(op, x, a);
+      FAIL() << "no error";
+    } catch (const TypeError& e) {
+      EXPECT_EQ(std::string(e.what()), "through_relu is for max_pool2d_grad");
+    }
+  }
+}
+
 TEST(PoolKernel, AvgPoolCountsPaddingAsZeros) {
   std::mt19937 rng(2);
   for (int threads : {1, 2}) {
