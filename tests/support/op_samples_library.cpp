@@ -131,6 +131,9 @@ std::vector<OpSample> library_samples(ir::Op op, Rng& r) {
           out.push_back(make(op, c.name, {distinct1(r, c.x)}, a));
         } else if (e == MaxPool2dGrad) {
           out.push_back(make(op, c.name, {distinct1(r, c.x), uniform(r, pool_out(c))}, a));
+          a.through_relu = true;  // windows whose maximum is not above 0 pass nothing
+          out.push_back(make(op, std::string(c.name) + ", through_relu",
+                             {distinct1(r, c.x), uniform(r, pool_out(c))}, a));
         } else if (e == AvgPool2d) {
           out.push_back(make(op, c.name, {uniform(r, c.x)}, a));
         } else {
