@@ -92,7 +92,8 @@ PY
     printf '"%s"\n' "$w"
   done
   grep -h '^LT_OP(' "$root"/ir/ops/*.def | grep -o '^LT_OP([A-Za-z0-9]*, *"[a-z_0-9]*"' | sed 's/.*"\(.*\)"/"\1("/'
-  grep -ho 'kNames{[^}]*}' "$root/ir/attrs.h" | grep -o '"[a-z_0-9]*"' | sort -u |
+  # A kNames list may span lines: the header as one line first.
+  tr '\n' ' ' <"$root/ir/attrs.h" | grep -o 'kNames{[^}]*}' | grep -o '"[a-z_0-9]*"' | sort -u |
     sed 's/"\(.*\)"/"\1="/'
 } > "$here/ir.dict"
 echo "corpus: $(ls "$here/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds," \
