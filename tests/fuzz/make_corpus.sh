@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Rebuilds the seed corpora under tests/fuzz/corpus/ (committed; run again when tests/ir/ grows):
 # every graph of the golden IR tests, comment lines dropped, for the two IR targets; and small
-# IDX files, plain and gzipped, well formed and not, for fuzz_idx.
+# IDX files, plain and gzipped, well formed and not, for fuzz_idx. Also the IR targets'
+# dictionary, tests/fuzz/ir.dict.
+#   tests/fuzz/make_corpus.sh [dest]   writes dest/corpus/ and dest/ir.dict (default tests/fuzz;
+#                                      the fuzz_inputs test makes them in a scratch folder and
+#                                      compares)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+dest=${1:-$here}
 for target in fuzz_ir_lower fuzz_ir_compile; do
-  out="$here/corpus/$target"
+  out="$dest/corpus/$target"
   rm -rf "$out" && mkdir -p "$out"
   while IFS= read -r f; do
     name=$(realpath --relative-to="$root/tests" "$f" | tr '/' '_')
     grep -v '^[[:space:]]*//' "$f" > "$out/$name"
   done < <(find "$root/tests/ir" "$root/tests/diff" -name '*.ir' -o -name '*.ir.bad' | sort)
 done
-out="$here/corpus/fuzz_idx"
+out="$dest/corpus/fuzz_idx"
 rm -rf "$out" && mkdir -p "$out"
 python3 - "$out" <<'PY'
 import gzip, struct, sys
@@ -44,7 +49,7 @@ PY
 # Small safetensors files for fuzz_safetensors: well formed (every dtype, metadata, an empty
 # tensor, no tensors) and not (truncated, bad JSON, overlapping or out-of-range offsets, a size
 # that does not match the shape, a bad BOOL byte).
-st="$here/corpus/fuzz_safetensors"
+st="$dest/corpus/fuzz_safetensors"
 rm -rf "$st" && mkdir -p "$st"
 python3 - "$st" <<'PY'
 import json, struct, sys
@@ -95,6 +100,6 @@ PY
   # A kNames list may span lines: the header as one line first.
   tr '\n' ' ' <"$root/ir/attrs.h" | grep -o 'kNames{[^}]*}' | grep -o '"[a-z_0-9]*"' | sort -u |
     sed 's/"\(.*\)"/"\1="/'
-} > "$here/ir.dict"
-echo "corpus: $(ls "$here/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds," \
+} > "$dest/ir.dict"
+echo "corpus: $(ls "$dest/corpus/fuzz_ir_lower" | wc -l) IR seeds, $(ls "$out" | wc -l) IDX seeds," \
   "$(ls "$st" | wc -l) safetensors seeds"
