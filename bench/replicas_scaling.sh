@@ -4,7 +4,9 @@
 # (median step time of the run). The host's noise moves single runs by 5-20%, so the 1-rank and
 # 2-rank runs alternate LT_REPS times (default 3) and the fastest run of each is kept; speedup =
 # 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. Run on a quiet machine with at
-# least 2 cores; docs/BENCHMARKS.md has the figures.
+# least 2 cores; docs/BENCHMARKS.md has the figures. Two rows after the models give the host's own
+# ceiling in the same window (bench/ceiling_bench.cpp): the same ratio for a fixed multiply-add
+# loop per rank (the cores' speed when both are busy) and for a 32 MiB array sum (DRAM bandwidth).
 # LT_BASELINE_FLAGS="--mca NAME VALUE ...": each round also runs 2 ranks with these lt-launch flags
 # added (a setting to compare against lt-launch's own), in a column of its own;
 # LT_BASELINE_ENV="LT_X=v ...": the same with these variables set (e.g. LT_SHM_ALL_REDUCE=0).
@@ -52,4 +54,15 @@ for m in $models; do
     printf '| %s | %s | %s | %s | %s%s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$base" "$best2" \
       "$(echo "2 * $best1 / $best2" | bc -l)"
   done
+done
+for kind in fma stream; do
+  best1="" best2=""
+  for ((i = 0; i < reps; ++i)); do
+    best1=$(min "$best1" "$("$launch" -n 1 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)")
+    best2=$(min "$best2" "$("$launch" -n 2 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)")
+  done
+  skip=""  # the baseline's two columns, which the ceiling does not have
+  [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ] && skip=" | |"
+  printf '| ceiling: %s | | | %s |%s %s | %.2fx |\n' "$kind" "$best1" "$skip" "$best2" \
+    "$(echo "2 * $best1 / $best2" | bc -l)"
 done

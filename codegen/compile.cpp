@@ -39,6 +39,10 @@ rt::Slot slot_from_plan(const ir::BufferSlot& b) {
       s.kind = rt::Slot::Kind::Owned;
       s.donor = b.donor;
       break;
+    case ir::Storage::InResult:
+      s.kind = rt::Slot::Kind::Owned;
+      s.shares = b.in_result;
+      break;
   }
   return s;
 }

@@ -28,6 +28,8 @@ const char* storage_name(Storage s) {
       return "result";
     case Storage::Donated:
       return "donated";
+    case Storage::InResult:
+      return "in result";
   }
   return "?";
 }
@@ -126,6 +128,31 @@ void check_arena(const Graph& g, const BufferPlan& plan) {
     }
 }
 
+// A value in a result's buffer is the operand of the collective that writes that result, which
+// reduces in those bytes: nothing may read the value after that launch, nor see its bytes under
+// another slot (an alias would be placed in the arena).
+void check_in_result(const Graph& g, std::span<const PlannedLaunch> launches,
+                     const BufferPlan& plan, std::span<const int> last, size_t s) {
+  const BufferSlot& b = plan.slots[s];
+  const int r = b.in_result;
+  if (r < plan.num_params || r >= static_cast<int>(plan.slots.size()) ||
+      plan.slots[r].storage != Storage::Result || plan.slots[r].bytes() != b.bytes())
+    fail(g, b.value, fmt::format("in the buffer of slot {}, which is not a result of its size", r));
+  const BufferSlot& out = plan.slots[r];
+  const int node = launches[out.first].node;
+  if (node < 0 || !as_collective(g.node(node).op) || g.node(node).inputs[0] != b.value)
+    fail(g, b.value, fmt::format("in the buffer of {}, which is not a collective of it",
+                                 value_name(g, out.value)));
+  if (last[s] != out.first)
+    fail(g, b.value,
+         fmt::format("in the buffer of {}, but launch {} reads it later", value_name(g, out.value),
+                     last[s]));
+  for (const BufferSlot& a : plan.slots)
+    if (a.alias == static_cast<int>(s))
+      fail(g, b.value,
+           fmt::format("in a result's buffer, and aliased by {}", value_name(g, a.value)));
+}
+
 void check_results_and_donations(const Graph& g, const FusionPlan& fusion,
                                  std::span<const PlannedLaunch> launches, const BufferPlan& plan,
                                  std::span<const int> last) {
@@ -136,10 +163,11 @@ void check_results_and_donations(const Graph& g, const FusionPlan& fusion,
   for (size_t s = plan.num_params; s < plan.slots.size(); ++s) {
     const BufferSlot& b = plan.slots[s];
     const bool is_result = result_slots.count(static_cast<int>(s)) > 0;
-    if (is_result == (b.storage == Storage::Arena))
+    if (is_result == (b.storage == Storage::Arena || b.storage == Storage::InResult))
       fail(g, b.value,
            fmt::format("{} in {} storage", is_result ? "a result" : "an intermediate",
                        storage_name(b.storage)));
+    if (b.storage == Storage::InResult) check_in_result(g, launches, plan, last, s);
     if (b.storage != Storage::Donated) continue;
     const int p = b.donor;
     if (p < 0 || p >= plan.num_params || g.params()[p].type.bytes() != b.type.bytes())
@@ -248,6 +276,8 @@ std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
     s += fmt::format("{} {} {}", value_name(g, b.value), type_str(b.type), storage_name(b.storage));
     if (b.storage == Storage::Arena) s += fmt::format(" @{} +{}", b.offset, aligned(b.bytes()));
     if (b.alias >= 0) s += fmt::format(" alias {}", value_name(g, plan.slots[b.alias].value));
+    if (b.storage == Storage::InResult)
+      s += fmt::format(" {}", value_name(g, plan.slots[b.in_result].value));
     if (b.storage == Storage::Donated)
       s +=
           fmt::format(" {}{}", value_name(g, Value::param(b.donor)), b.in_place ? " in place" : "");

@@ -41,6 +41,8 @@ enum class Storage : uint8_t {
   Arena,    // [offset, offset + bytes) of the step's arena; dead after the step
   Result,   // a buffer of its own per run, handed to the caller
   Donated,  // a result written into parameter `donor`'s buffer (run time may still refuse)
+  InResult,  // an intermediate written into result slot `in_result`'s buffer: the operand of the
+             // collective that writes that result, which then reduces in place, copying nothing
 };
 
 struct BufferSlot {
@@ -50,6 +52,7 @@ struct BufferSlot {
   int64_t offset = 0;     // Arena: byte offset, a multiple of kBufferAlign
   int donor = -1;         // Donated: the parameter whose buffer it takes over
   bool in_place = false;  // Donated: its (Loop) launch also reads the donor, element by element
+  int in_result = -1;     // InResult: the slot of the result whose buffer holds it
   int first = -1;         // the launch that writes it; -1 for a parameter
   int last = -1;          // the last launch that reads it; -1 when none does
   /// Arena: the slot of the value this one is a reshape of (a library reshape's output), or -1.
@@ -93,14 +96,16 @@ struct BufferPlan {
 /// reshape's or collective's output and the value it aliases (a library reshape of an arena
 /// value, or a collective of one that no later launch reads); results are never in the arena;
 /// a donated parameter is not a result and is read by no launch after the one that writes over
-/// it, nor by that launch unless it is an in-place Loop launch. Throws lt::InternalError naming
-/// the first violation.
+/// it, nor by that launch unless it is an in-place Loop launch; a value in a result's buffer is
+/// the operand of the collective writing that (undonated) result, read by no later launch and
+/// aliased by no slot. Throws lt::InternalError naming the first violation.
 void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan);
 
 /// The plan as text: a summary line, then one line per written value, for dumps and tests:
 ///   buffers: 9 launches, arena 1024 bytes (live peak 1024), results 64, donated 128, naive 2048
 ///   %3 f32[4,8] arena @0 launches 2..4
 ///   %4 f32[32] arena @0 alias %3 launches 4..6
+///   %5 f32[32] in result %6 launches 6..7
 std::string print_buffer_plan(const Graph& g, const BufferPlan& plan);
 
 }  // namespace lt::ir

@@ -35,6 +35,7 @@ uint64_t plan_hash(const BufferPlan& plan) {
     h.add(static_cast<uint64_t>(s.offset)).add(static_cast<uint64_t>(s.donor));
     h.add(s.in_place ? 1 : 0).add(static_cast<uint64_t>(s.first));
     h.add(static_cast<uint64_t>(s.last)).add(static_cast<uint64_t>(s.alias));
+    h.add(static_cast<uint64_t>(s.in_result));
   }
   h.add(plan.node_slots.size());
   for (const std::vector<int>& per_node : plan.node_slots) {

@@ -121,7 +121,8 @@ std::vector<int> live_ends(const BufferPlan& plan) {
 // A collective reduces in place in its output's buffer, so it first copies its operand there;
 // an operand that nothing reads after the collective's launch (nor through a reshape alias) gives
 // the output its bytes instead, and the copy goes (a gradient bucket's pack is read only by its
-// all-reduce).
+// all-reduce). Where the output is a result (a gradient the caller keeps), the operand is written
+// straight into the result's buffer instead, if no reshape aliases it.
 void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
                    std::span<const PlannedLaunch> launches, const BufferPlanOptions& o,
                    BufferPlan& plan) {
@@ -133,9 +134,19 @@ void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
     const bool collective = ir::as_collective(n.op).has_value() && o.alias_collectives;
     if (!reshape && !collective) continue;
     const int src = plan.slot_of(n.inputs[0]), out = plan.slot_of(l.writes[0]);
-    if (plan.slots[src].storage != Storage::Arena || plan.slots[out].storage != Storage::Arena)
+    const Storage out_storage = plan.slots[out].storage;
+    if (plan.slots[src].storage != Storage::Arena ||
+        (out_storage != Storage::Arena && !(collective && out_storage == Storage::Result)))
       continue;
     if (collective && (plan.slots[src].alias >= 0 || live_ends(plan)[src] != li)) continue;
+    if (out_storage == Storage::Result) {
+      const bool aliased = std::any_of(plan.slots.begin(), plan.slots.end(),
+                                        [&](const BufferSlot& b) { return b.alias == src; });
+      if (aliased) continue;
+      plan.slots[src].storage = Storage::InResult;
+      plan.slots[src].in_result = out;
+      continue;
+    }
     plan.slots[out].alias = src;
   }
 }

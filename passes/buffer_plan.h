@@ -18,7 +18,8 @@ struct BufferPlanOptions {
   /// instead of copying it. false: every reshape launch copies.
   bool alias_reshapes = true;
   /// A collective whose operand is an intermediate read by no later launch reduces in the
-  /// operand's bytes (ir::BufferSlot::alias) instead of a copy of them.
+  /// operand's bytes (ir::BufferSlot::alias) instead of a copy of them; where its output is a
+  /// result, the operand is written into the result's buffer (ir::Storage::InResult).
   bool alias_collectives = true;
 };
 
@@ -29,7 +30,8 @@ struct BufferPlanOptions {
 ///   assigned greedily by size, largest first, each in the best-fitting gap among the values it
 ///   is live with. A library reshape of an intermediate that is not a result aliases it: same
 ///   bytes, and the intermediate stays live while the reshape's output is read. So does the
-///   output of a collective whose operand is an intermediate that no later launch reads;
+///   output of a collective whose operand is an intermediate that no later launch reads, or,
+///   where that output is a result, the operand lives in the result's buffer;
 /// - a result named by a donation (parameter p -> result r) takes over p's buffer when p is not a
 ///   result itself and no launch after the one writing r reads p, nor that launch, unless it is
 ///   an in-place Loop kernel (options); any other result gets a fresh buffer. A result that is a

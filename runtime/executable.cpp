@@ -39,6 +39,13 @@ Executable::Executable(std::vector<Slot> slots, std::vector<Launch> launches,
     LT_CHECK(slot.donor < num_params_ &&
                  (slot.donor < 0 || (slot.kind == Slot::Kind::Owned && is_result[s])),
              "slot {}: bad donor {}", s, slot.donor);
+    LT_CHECK(slot.shares < 0 ||
+                 (slot.kind == Slot::Kind::Owned && !is_result[s] &&
+                  slot.shares > static_cast<int>(s) &&
+                  slot.shares < static_cast<int>(slots_.size()) && is_result[slot.shares] &&
+                  slots_[slot.shares].kind == Slot::Kind::Owned && slots_[slot.shares].donor < 0 &&
+                  slots_[slot.shares].type.bytes() == slot.type.bytes()),
+             "slot {}: cannot share slot {}'s buffer", s, slot.shares);
     if (slot.kind == Slot::Kind::Arena) arena_slots_.push_back(static_cast<int>(s));
     if (slot.donor >= 0) donated_slots_.push_back(static_cast<int>(s));
   }
@@ -187,6 +194,10 @@ std::vector<BufferPtr> Executable::run(std::span<const BufferPtr> params,
     auto make_owned = [&](std::span<const int> written) {
       for (int s : written) {
         if (slots_[s].kind != Slot::Kind::Owned) continue;
+        if (const int t = slots_[s].shares; t >= 0) {  // the result's buffer, made now
+          if (!owned[t]) owned[t] = Buffer::allocate(slots_[t].type.bytes());
+          owned[s] = owned[t];
+        }
         if (!owned[s]) owned[s] = Buffer::allocate(slots_[s].type.bytes());
         data[s] = owned[s]->data();
       }

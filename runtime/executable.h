@@ -43,7 +43,8 @@ struct EpilogueLaunch {
 
 struct Launch {
   /// Start and Done are a collective (op, attrs) split in two: Start copies its operand into its
-  /// output and starts the collective there; Done (in_slots: that output) waits for it. The
+  /// output (unless the two are one buffer: an arena alias, or Slot::shares) and starts the
+  /// collective there; Done (in_slots: that output) waits for it. The
   /// launches between them run while the collective is in flight.
   enum class Kind : uint8_t { Loop, Library, Start, Done } kind = Kind::Library;
   // Loop: a compiled kernel split across the thread pool by rows.
@@ -78,6 +79,7 @@ struct Slot {
   TensorType type;
   int64_t offset = 0;  // Arena: byte offset, 64-byte aligned
   int donor = -1;      // Owned result: a parameter whose buffer may hold it instead (see run())
+  int shares = -1;     // Owned temporary: the later, undonated result slot whose buffer it is
 };
 
 /// The buffer plan's numbers (ir::BufferPlan), for metrics and reports.

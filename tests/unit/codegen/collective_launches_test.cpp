@@ -65,6 +65,47 @@ TEST(CollectiveLaunches, StartAfterTheLastOperandDoneBeforeTheFirstReader) {
             "#11 loop lt_kernel_9 (in: s8 s5 s2; out: s15)\n");
 }
 
+// The trainers keep each parameter's gradient after the step: an all-reduce whose output is a
+// result. Its operand, the gradient's GEMM, writes into that result's buffer, so the start
+// copies nothing, and each run's gradient is a buffer of its own.
+TEST(CollectiveLaunches, AKeptGradientIsComputedInItsResultsBuffer) {
+  const ir::Graph g = ir::parse(R"(
+graph @f(%x: f32[16,16], %dy: f32[16,16], %w: f32[16,16], %lr: f32[]) {
+  %0 = matmul(%dy, %x) {transpose_a=true, transpose_b=false} : f32[16,16]
+  %1 = all_reduce(%0) {reduce=mean} : f32[16,16]
+  %2 = mul(%1, %lr) : f32[16,16]
+  %3 = sub(%w, %2) : f32[16,16]
+  return %3, %1
+})");
+  passes::PassLog log(passes::PassLogOptions{});
+  const passes::LoweredGraph l = passes::lower(g, {}, log);
+  const ir::BufferPlan& plan = *l.buffers;
+  const ir::BufferSlot& grad = plan.slots[plan.slot_of(l.graph.results()[1])];
+  const ir::Node& all_reduce = l.graph.node(l.graph.results()[1].def);
+  ASSERT_EQ(all_reduce.op, ir::Op::AllReduce);
+  EXPECT_EQ(plan.slots[plan.slot_of(all_reduce.inputs[0])].storage, ir::Storage::InResult)
+      << ir::print_buffer_plan(l.graph, plan);
+  EXPECT_EQ(grad.storage, ir::Storage::Result);
+  const auto exe = compile(l.graph, *l.fusion, plan, {});
+  std::vector<rt::BufferPtr> params;
+  for (size_t p = 0; p < g.params().size(); ++p) {
+    const TensorType& t = g.params()[p].type;
+    params.push_back(rt::Buffer::allocate(t.bytes()));
+    auto* f = static_cast<float*>(params.back()->data());
+    for (int64_t i = 0; i < t.numel(); ++i)
+      f[i] = static_cast<float>((i * 5 + static_cast<int64_t>(p)) % 9) / 4.0f - 1.0f;
+  }
+  const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
+  const std::vector<rt::BufferPtr> first = exe->run(params), second = exe->run(params);
+  EXPECT_NE(first[1], second[1]);
+  for (const auto& got : {first, second})
+    for (size_t r = 0; r < want.size(); ++r)
+      for (int64_t i = 0; i < 256; ++i)
+        ASSERT_NEAR(static_cast<const float*>(got[r]->data())[i],
+                    static_cast<const float*>(want[r]->data())[i], 1e-5f)
+            << "result " << r << " element " << i;
+}
+
 TEST(CollectiveLaunches, OneRankRunsTheStepAsTheInterpreterDoes) {
   const ir::Graph g = ir::parse(kStep);
   std::vector<rt::BufferPtr> params;

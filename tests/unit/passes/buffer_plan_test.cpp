@@ -278,6 +278,71 @@ TEST(BufferPlan, AllReduceOfALiveIntermediateCopiesIt) {
   expect_no_aliasing(g, fusion, plan);
 }
 
+// A gradient the caller keeps: the all-reduce's output is a result, so its operand, read by
+// nothing after it, is written into the result's buffer and the all-reduce copies nothing.
+TEST(BufferPlan, AllReduceIntoAResultHasItsOperandWrittenThere) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[16], %w: f32[16]) {
+    %0 = exp(%a) : f32[16]
+    %1 = all_reduce(%0) {reduce=mean} : f32[16]
+    %2 = sub(%w, %1) : f32[16]
+    return %2, %1
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(ir::print_buffer_plan(g, plan),
+            "buffers: 3 launches, arena 0 bytes (live peak 0), results 128, donated 0, "
+            "naive 192\n"
+            "%0 f32[16] in result %1 launches 0..1\n"
+            "%1 f32[16] result launches 1..2\n"
+            "%2 f32[16] result launch 2\n");
+  expect_no_aliasing(g, fusion, plan);
+  BufferPlanOptions copies;
+  copies.alias_collectives = false;
+  EXPECT_EQ(plan_ok(g, fusion, copies).slots[plan.slot_of(Value::node(0))].storage,
+            Storage::Arena);
+}
+
+// Not where the operand is read after the all-reduce, nor where a reshape aliases its bytes.
+TEST(BufferPlan, AllReduceIntoAResultOfALiveOrReshapedOperandCopiesIt) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[4,4]) {
+    %0 = exp(%a) : f32[4,4]
+    %1 = all_reduce(%0) {reduce=sum} : f32[4,4]
+    %2 = add(%1, %0) : f32[4,4]
+    %3 = neg(%a) : f32[4,4]
+    %4 = reshape(%3) {shape=[16]} : f32[16]
+    %5 = all_reduce(%3) {reduce=sum} : f32[4,4]
+    %6 = exp(%4) : f32[16]
+    return %2, %1, %5, %6
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(slot(plan, Value::node(0)).storage, Storage::Arena);
+  EXPECT_EQ(slot(plan, Value::node(3)).storage, Storage::Arena);
+  EXPECT_EQ(slot(plan, Value::node(4)).alias, plan.slot_of(Value::node(3)));
+  expect_no_aliasing(g, fusion, plan);
+}
+
+TEST(BufferPlan, VerifierRejectsAnOperandInAResultItIsReadAfter) {
+  const ir::Graph g = parse_ok(R"(graph @f(%a: f32[16]) {
+    %0 = exp(%a) : f32[16]
+    %1 = all_reduce(%0) {reduce=sum} : f32[16]
+    %2 = add(%1, %0) : f32[16]
+    return %2, %1
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  BufferPlan plan = plan_ok(g, fusion);
+  ir::BufferSlot& b = plan.slots[plan.slot_of(Value::node(0))];
+  ASSERT_EQ(b.storage, Storage::Arena);
+  b.storage = Storage::InResult;
+  b.in_result = plan.slot_of(Value::node(1));
+  try {
+    ir::verify_buffer_plan(g, fusion, plan);
+    FAIL() << "accepted";
+  } catch (const InternalError& e) {
+    EXPECT_STREQ(e.what(), "invalid buffer plan: %0: in the buffer of %1, but launch 2 reads it later");
+  }
+}
+
 TEST(BufferPlan, VerifierRejectsACollectiveOverAValueReadLater) {
   const ir::Graph g = parse_ok(R"(graph @f(%a: f32[16]) {
     %0 = exp(%a) : f32[16]

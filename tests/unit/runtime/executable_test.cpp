@@ -2,6 +2,7 @@
 // arena slots, reuse of the arena across runs, results, and the donation contract of run().
 #include "runtime/executable.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -167,6 +168,41 @@ TEST(Executable, EmptyValuesNeedNoArena) {
   const std::vector<BufferPtr> out = exe.run(std::vector<BufferPtr>{Buffer::allocate(0)});
   ASSERT_TRUE(out[0]);
   EXPECT_EQ(out[0]->bytes(), 0u);
+}
+
+// A collective's operand written straight into the buffer of the result the collective writes:
+// the buffer is made by the operand's launch, and the result is a fresh buffer each run.
+TEST(Executable, AnOperandSharingItsCollectivesResultIsWrittenThere) {
+  Slot operand = result();
+  operand.shares = 2;
+  std::vector<Slot> slots{param(), operand, result()};
+  Launch start = library(ir::Op::AllReduce, {1}, {2});
+  start.kind = Launch::Kind::Start;
+  start.attrs = ir::AllReduceAttrs{ir::ReduceKind::Sum};
+  Launch done;
+  done.kind = Launch::Kind::Done;
+  done.op = ir::Op::AllReduce;
+  done.in_slots = {2};
+  done.start = 1;
+  const Executable exe(std::move(slots), {library(ir::Op::Exp, {0}, {1}), start, done}, {2},
+                       MemoryPlan{0, 0, 16, 0, 32}, nullptr);
+  const std::vector<BufferPtr> params{make({0, 1, 2, 3})};
+  const std::vector<BufferPtr> a = exe.run(params), b = exe.run(params);  // one rank: exp(x)
+  EXPECT_NE(a[0], b[0]);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(read(a[0])[i], std::exp(static_cast<float>(i)));
+  EXPECT_EQ(read(a[0]), read(b[0]));
+}
+
+TEST(Executable, RejectsSharingABufferThatIsNotALaterResult) {
+  Slot operand = result();
+  operand.shares = 2;
+  try {
+    const Executable exe({param(), operand, arena(0)}, {library(ir::Op::Exp, {0}, {1})}, {1},
+                         MemoryPlan{64, 64, 16, 0, 32}, nullptr);
+    FAIL() << "accepted";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("slot 1: cannot share slot 2's buffer"));
+  }
 }
 
 TEST(Executable, RejectsResultsInTheArena) {
