@@ -2,9 +2,9 @@
 // of work per step and the ranks meet at a barrier after it, as synchronous data-parallel steps
 // do, with no data exchanged. `fma` is a loop of vector multiply-adds in registers (no memory
 // traffic: the core's own speed, which a second busy core changes only through the host, e.g.
-// a hypervisor or the clock); `stream` adds two 32 MiB arrays into a third (DRAM bandwidth,
-// which the cores share). 2 x (1-rank ms) / (2-rank ms) is the highest throughput ratio a
-// trainer could show in the same window; bench/replicas_scaling.sh runs it beside the trainers.
+// a hypervisor or the clock); `stream` adds two 32 MiB arrays into a third, in vectors (DRAM
+// bandwidth, which the cores share). 2 x (1-rank ms) / (2-rank ms) is how far that kind of work
+// alone scales in the window; bench/replicas_scaling.sh prints both beside the trainers.
 // Run it as a job: lt-launch -n 1|2 -t 1 -- build/bench/lt_bench_ceiling fma|stream [steps (60)]
 // It prints a trainer's summary line ("done: ... median X ms/step ...") from rank 0.
 #include <fmt/format.h>
@@ -12,7 +12,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -42,21 +41,21 @@ float fma_step() {
   return s;
 }
 
-// a = b + c over 32 MiB arrays: far larger than any cache, so every step goes to DRAM.
-float stream_step(std::vector<float>& a, const std::vector<float>& b,
-                  const std::vector<float>& c) {
+// a = b + c over three 32 MiB arrays, three times this host's L3: every step goes to DRAM. In
+// whole vectors, as the memory-bound kernels run, so that the loop is bound by the bandwidth.
+float stream_step(std::vector<Vec>& a, const std::vector<Vec>& b, const std::vector<Vec>& c) {
   const size_t n = a.size();
   for (size_t i = 0; i < n; ++i) a[i] = b[i] + c[i];
-  return a[n / 2];
+  return a[n / 2][0];
 }
 
 void bench(const std::string& kind, int steps) {
-  constexpr size_t kStreamFloats = size_t{8} << 20;  // 32 MiB
-  std::vector<float> a, b, c;
+  constexpr size_t kStreamVecs = (size_t{32} << 20) / sizeof(Vec);
+  std::vector<Vec> a, b, c;
   if (kind == "stream") {
-    a.assign(kStreamFloats, 0.0f);
-    b.assign(kStreamFloats, 1.0f);
-    c.assign(kStreamFloats, 2.0f);
+    a.assign(kStreamVecs, Vec{});
+    b.assign(kStreamVecs, Vec{} + 1.0f);
+    c.assign(kStreamVecs, Vec{} + 2.0f);
   }
   auto step = [&] { return kind == "fma" ? fma_step() : stream_step(a, b, c); };
   volatile float sink = step();  // warm: page faults, the clock
