@@ -45,6 +45,19 @@ std::shared_ptr<rt::Executable> compile_step(int64_t bucket_bytes) {
   return compile(l.graph, *l.fusion, *l.buffers, {});
 }
 
+// Parameters of `g` holding values in [-0.6, 0.65], different for each parameter.
+std::vector<rt::BufferPtr> step_params(const ir::Graph& g) {
+  std::vector<rt::BufferPtr> params;
+  for (size_t p = 0; p < g.params().size(); ++p) {
+    const TensorType& t = g.params()[p].type;
+    params.push_back(rt::Buffer::allocate(t.bytes()));
+    auto* f = static_cast<float*>(params.back()->data());
+    for (int64_t i = 0; i < t.numel(); ++i)
+      f[i] = static_cast<float>((i * 7 + static_cast<int64_t>(p) * 3) % 11) / 8.0f - 0.6f;
+  }
+  return params;
+}
+
 // w1's gradient, two matmuls away, starts first (#2) and is in flight while the bucket of w2's
 // and b2's gradients is computed, packed (#5) and started (#6), and during their updates; each
 // done comes just before the first update that reads it (#7, #10).
@@ -87,14 +100,7 @@ graph @f(%x: f32[16,16], %dy: f32[16,16], %w: f32[16,16], %lr: f32[]) {
       << ir::print_buffer_plan(l.graph, plan);
   EXPECT_EQ(grad.storage, ir::Storage::Result);
   const auto exe = compile(l.graph, *l.fusion, plan, {});
-  std::vector<rt::BufferPtr> params;
-  for (size_t p = 0; p < g.params().size(); ++p) {
-    const TensorType& t = g.params()[p].type;
-    params.push_back(rt::Buffer::allocate(t.bytes()));
-    auto* f = static_cast<float*>(params.back()->data());
-    for (int64_t i = 0; i < t.numel(); ++i)
-      f[i] = static_cast<float>((i * 5 + static_cast<int64_t>(p)) % 9) / 4.0f - 1.0f;
-  }
+  const std::vector<rt::BufferPtr> params = step_params(g);
   const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
   const std::vector<rt::BufferPtr> first = exe->run(params), second = exe->run(params);
   EXPECT_NE(first[1], second[1]);
@@ -108,14 +114,7 @@ graph @f(%x: f32[16,16], %dy: f32[16,16], %w: f32[16,16], %lr: f32[]) {
 
 TEST(CollectiveLaunches, OneRankRunsTheStepAsTheInterpreterDoes) {
   const ir::Graph g = ir::parse(kStep);
-  std::vector<rt::BufferPtr> params;
-  for (size_t p = 0; p < g.params().size(); ++p) {
-    const TensorType& t = g.params()[p].type;
-    params.push_back(rt::Buffer::allocate(t.bytes()));
-    auto* f = static_cast<float*>(params.back()->data());
-    for (int64_t i = 0; i < t.numel(); ++i)
-      f[i] = static_cast<float>((i * 7 + static_cast<int64_t>(p) * 3) % 11) / 8.0f - 0.6f;
-  }
+  const std::vector<rt::BufferPtr> params = step_params(g);
   const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
   for (int64_t bucket : {int64_t{0}, int64_t{2048}, int64_t{1} << 20}) {
     const std::vector<rt::BufferPtr> got = compile_step(bucket)->run(params);
