@@ -10,6 +10,8 @@
 # LT_BASELINE_FLAGS="--mca NAME VALUE ...": each round also runs 2 ranks with these lt-launch flags
 # added (a setting to compare against lt-launch's own), in a column of its own;
 # LT_BASELINE_ENV="LT_X=v ...": the same with these variables set (e.g. LT_SHM_ALL_REDUCE=0).
+# LT_TRAINER_FLAGS="...": added to every trainer run (e.g. --no-sync-batchnorm for the ResNet, to
+# compare with PyTorch DDP, which bench/ddp_torch.py runs with each rank's own batch statistics).
 #   bench/replicas_scaling.sh [build-dir (build)] [models (mlp cnn resnet)]
 set -euo pipefail
 build=${1:-build}
@@ -21,6 +23,7 @@ source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 read -r -a baseline <<<"${LT_BASELINE_FLAGS:-}"
 read -r -a baseline_env <<<"${LT_BASELINE_ENV:-}"
+read -r -a trainer_flags <<<"${LT_TRAINER_FLAGS:-}"
 if [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ]; then
   printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput ' \
     "${baseline_env[*]} ${baseline[*]}"
@@ -35,7 +38,7 @@ for m in $models; do
   b=${batch[$m]}
   for mode in lazy eager; do
     flags=(--max-steps "${steps[$m]}" --train-limit 20000 --test-limit 100 --quiet
-           --log-interval 1000000)
+           --log-interval 1000000 "${trainer_flags[@]}")
     [ "$mode" = lazy ] && flags+=(--compiler-opt)
     best1="" best2="" bestb=""
     for ((i = 0; i < reps; ++i)); do

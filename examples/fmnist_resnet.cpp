@@ -20,13 +20,14 @@ lt::data::Dataset padded(const lt::data::Dataset& flat) {
           flat.labels};
 }
 
-void run(const lt::examples::TrainConfig& c, bool augment) {
+void run(const lt::examples::TrainConfig& c, bool augment, bool sync_batchnorm) {
   using namespace lt;
   manual_seed(c.seed);
   examples::ResNet20 model;
-  // Replicas normalize over the global batch, as one process does.
+  // Replicas normalize over the global batch, as one process does, unless told to normalize over
+  // their own shards (PyTorch DDP without convert_sync_batchnorm).
   dist::init();
-  if (dist::world_size() > 1) nn::convert_sync_batchnorm(model);
+  if (dist::world_size() > 1 && sync_batchnorm) nn::convert_sync_batchnorm(model);
   examples::TrainTask task;
   task.name = "fmnist_resnet";
   task.model = &model;
@@ -63,14 +64,17 @@ int main(int argc, char** argv) {
   c.weight_decay = 5e-4;
   c.warmup_steps = 500;
   c.log_interval = 100;
-  bool augment = true;
+  bool augment = true, sync_batchnorm = true;
   CLI::App app{"Train ResNet-20 on Fashion-MNIST padded to 32x32 (SGD momentum, weight decay, "
                "warmup + cosine, crop and flip augmentation), eager or lazy (--compiler-opt)."};
   lt::examples::add_train_flags(app, c, /*with_momentum=*/true);
   app.add_flag("--augment,!--no-augment", augment,
                "Random 4-pixel shifts and horizontal flips of the training images (default on)");
+  app.add_flag("--sync-batchnorm,!--no-sync-batchnorm", sync_batchnorm,
+               "With replicas, batch norms use the statistics of the global batch (default on); "
+               "off, each rank's of its own examples");
   return lt::cli::run(app, argc, argv, [&] {
     c.settings.apply();
-    run(c, augment);
+    run(c, augment, sync_batchnorm);
   });
 }
