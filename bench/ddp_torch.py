@@ -12,6 +12,7 @@ the throughput ratio 2 x ms1 / ms2.
 """
 import argparse
 import os
+import queue
 import statistics
 import sys
 import time
@@ -87,7 +88,17 @@ def measure(name, world, seconds, port):
              for r in range(world)]
     for p in procs:
         p.start()
-    ms = out.get()
+    while True:  # a worker that dies (gloo once reset a connection here) must not hang the run
+        try:
+            ms = out.get(timeout=1.0)
+            break
+        except queue.Empty:
+            codes = [p.exitcode for p in procs]
+            if any(c not in (None, 0) for c in codes) or all(c is not None for c in codes):
+                for p in procs:
+                    p.kill()
+                sys.exit(f"ddp_torch: the {world}-process {name} run ended without a result "
+                         f"(worker exit codes {codes})")
     for p in procs:
         p.join()
     return ms
