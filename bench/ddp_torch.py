@@ -88,13 +88,14 @@ def measure(name, world, seconds, port):
              for r in range(world)]
     for p in procs:
         p.start()
-    while True:  # a worker that dies (gloo once reset a connection here) must not hang the run
-        try:
-            ms = out.get(timeout=1.0)
-            break
+    ms = None
+    while ms is None:  # a worker that dies (gloo once reset a connection here) must not hang it
+        codes = [p.exitcode for p in procs]
+        ended = any(c not in (None, 0) for c in codes) or all(c is not None for c in codes)
+        try:  # after the workers end, a last wait for a result put just before
+            ms = out.get(timeout=5.0 if ended else 1.0)
         except queue.Empty:
-            codes = [p.exitcode for p in procs]
-            if any(c not in (None, 0) for c in codes) or all(c is not None for c in codes):
+            if ended:
                 for p in procs:
                     p.kill()
                 sys.exit(f"ddp_torch: the {world}-process {name} run ended without a result "

@@ -187,7 +187,11 @@ TEST(Executable, AnOperandSharingItsCollectivesResultIsWrittenThere) {
   const Executable exe(std::move(slots), {library(ir::Op::Exp, {0}, {1}), start, done}, {2},
                        MemoryPlan{0, 0, 16, 0, 32}, nullptr);
   const std::vector<BufferPtr> params{make({0, 1, 2, 3})};
-  const std::vector<BufferPtr> a = exe.run(params), b = exe.run(params);  // one rank: exp(x)
+  const int64_t live = Buffer::live_bytes();
+  Buffer::reset_peak();
+  const std::vector<BufferPtr> a = exe.run(params);  // one rank: exp(x)
+  EXPECT_EQ(Buffer::peak_bytes(), live + 16);  // one buffer for the operand and the result
+  const std::vector<BufferPtr> b = exe.run(params);
   EXPECT_NE(a[0], b[0]);
   for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(read(a[0])[i], std::exp(static_cast<float>(i)));
   EXPECT_EQ(read(a[0]), read(b[0]));
