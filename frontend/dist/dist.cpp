@@ -46,9 +46,14 @@ std::shared_ptr<TensorImpl> host_copy(const Tensor& t, const char* what, const L
 void init() {
   if (g_initialized) return;
   lt::init();
-  rt::comm::set_world(options::started_by_mpirun()
-                          ? rt::comm::make_mpi(options::enabled(options::Setting::ShmAllReduce))
-                          : rt::comm::make_single());
+  constexpr rt::comm::StorePolicy kStores[] = {rt::comm::StorePolicy::Auto,
+                                                rt::comm::StorePolicy::Cached,
+                                                rt::comm::StorePolicy::Streaming};  // LT_SHM_STORES
+  rt::comm::set_world(
+      options::started_by_mpirun()
+          ? rt::comm::make_mpi(options::enabled(options::Setting::ShmAllReduce),
+                               kStores[options::number(options::Setting::ShmStores)])
+          : rt::comm::make_single());
   g_initialized = true;
 }
 
@@ -57,7 +62,7 @@ std::string backend() { return comm().name(); }
 
 AllReduceCounts all_reduce_counts() {
   const rt::comm::AllReduceCounts c = comm().all_reduce_counts();
-  return {c.shared_memory, c.mpi};
+  return {c.shared_memory, c.mpi, c.streamed};
 }
 int rank() { return comm().rank(); }
 int world_size() { return comm().size(); }

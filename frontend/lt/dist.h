@@ -35,6 +35,9 @@ std::string backend();
 struct AllReduceCounts {
   int64_t shared_memory = 0;
   int64_t mpi = 0;
+  /// Of the shared-memory ones, those whose bytes this rank wrote into the segment with
+  /// streaming stores, which bypass the caches (LT_SHM_STORES; docs/DISTRIBUTED.md).
+  int64_t streamed = 0;
 };
 AllReduceCounts all_reduce_counts();
 /// This process's rank in [0, world_size()), and the number of ranks (1 before init()).

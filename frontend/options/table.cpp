@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <thread>
+#include <vector>
 
 #include "ir/error.h"
 
@@ -27,6 +28,16 @@ std::string_view source_name(Source s) {
 
 namespace {
 
+// The words of a Choice setting, in order.
+std::vector<std::string_view> words(const SettingInfo& i) {
+  std::vector<std::string_view> out;
+  std::string_view rest = i.choices;
+  for (size_t bar; (bar = rest.find('|')) != std::string_view::npos; rest.remove_prefix(bar + 1))
+    out.push_back(rest.substr(0, bar));
+  out.push_back(rest);
+  return out;
+}
+
 std::string allowed(const SettingInfo& i) {
   switch (i.kind) {
     case Kind::Integer:
@@ -35,6 +46,13 @@ std::string allowed(const SettingInfo& i) {
     case Kind::Switch: return "0 or 1";
     case Kind::Folder: return "a folder, or off";
     case Kind::Path: return "a non-empty path";
+    case Kind::Choice: {
+      const std::vector<std::string_view> w = words(i);
+      std::string s = "one of ";
+      for (size_t k = 0; k < w.size(); ++k)
+        s += fmt::format("{}{}", k == 0 ? "" : k + 1 == w.size() ? " or " : ", ", w[k]);
+      return s;
+    }
   }
   LT_UNREACHABLE();
 }
@@ -76,6 +94,13 @@ SettingValue parse_setting(Setting s, std::string_view text, Source source,
       if (text.empty()) return fail();
       v.text = std::string(text);
       return v;
+    case Kind::Choice: {
+      const std::vector<std::string_view> w = words(i);
+      const auto it = std::find(w.begin(), w.end(), text);
+      if (it == w.end()) return fail();
+      v.number = it - w.begin();
+      return v;
+    }
   }
   LT_UNREACHABLE();
 }
@@ -112,6 +137,7 @@ std::string value_text(Setting s, const SettingValue& v) {
     case Kind::Switch: return std::to_string(v.number);
     case Kind::Folder: return v.text.empty() ? "off" : v.text;
     case Kind::Path: return v.text;
+    case Kind::Choice: return std::string(words(info(s)).at(static_cast<size_t>(v.number)));
   }
   LT_UNREACHABLE();
 }

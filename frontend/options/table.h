@@ -32,14 +32,16 @@ enum class Setting : int {
   BucketFirstKb,
   BucketKb,
   ShmAllReduce,
+  ShmStores,
 };
-inline constexpr int kSettingCount = 19;
+inline constexpr int kSettingCount = 20;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
   Switch,   ///< 0 or 1
   Folder,   ///< a folder, or "" / "off" for none
   Path,     ///< a non-empty path
+  Choice,   ///< one of the words in `choices`; the number is its index
 };
 
 struct SettingInfo {
@@ -48,31 +50,33 @@ struct SettingInfo {
   int64_t min = 0, max = 0;     ///< Integer
   int64_t default_number = 0;   ///< Integer, Switch (NumThreads: every core instead)
   std::string_view default_text;  ///< Folder, Path (CacheDir: from XDG_CACHE_HOME or HOME)
+  std::string_view choices;       ///< Choice: the words, separated by '|'
 };
 
 inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 
 // In the order of Setting.
 inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
-    {"LT_NUM_THREADS", Kind::Integer, 1, 1024, 1, {}},
-    {"LT_SPIN_US", Kind::Integer, 0, 1000000, 100, {}},
-    {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}},
-    {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}},
-    {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}},
-    {"LT_WIDE_GEMM_RESULTS", Kind::Switch, 0, 1, 1, {}},
-    {"LT_VERIFY", Kind::Switch, 0, 1, 0, {}},
-    {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}},
-    {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}},
-    {"LT_BUFFER_CACHE_MB", Kind::Integer, 0, 1 << 24, 1024, {}},
-    {"LT_MAX_PENDING_NODES", Kind::Integer, 1, kNoLimit, 200000, {}},
-    {"LT_DUMP_DIR", Kind::Folder, 0, 0, 0, {}},
-    {"LT_DEBUG", Kind::Switch, 0, 1, 0, {}},
-    {"LT_METRICS", Kind::Switch, 0, 1, 0, {}},
-    {"LT_PROFILE", Kind::Switch, 0, 1, 0, {}},
-    {"LT_FASHION_MNIST_DIR", Kind::Path, 0, 0, 0, "/usr/share/datasets/fashion-mnist"},
-    {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 64, {}},
-    {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 64, {}},
-    {"LT_SHM_ALL_REDUCE", Kind::Switch, 0, 1, 1, {}},
+    {"LT_NUM_THREADS", Kind::Integer, 1, 1024, 1, {}, {}},
+    {"LT_SPIN_US", Kind::Integer, 0, 1000000, 100, {}, {}},
+    {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}, {}},
+    {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}, {}},
+    {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}, {}},
+    {"LT_WIDE_GEMM_RESULTS", Kind::Switch, 0, 1, 1, {}, {}},
+    {"LT_VERIFY", Kind::Switch, 0, 1, 0, {}, {}},
+    {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}, {}},
+    {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}, {}},
+    {"LT_BUFFER_CACHE_MB", Kind::Integer, 0, 1 << 24, 1024, {}, {}},
+    {"LT_MAX_PENDING_NODES", Kind::Integer, 1, kNoLimit, 200000, {}, {}},
+    {"LT_DUMP_DIR", Kind::Folder, 0, 0, 0, {}, {}},
+    {"LT_DEBUG", Kind::Switch, 0, 1, 0, {}, {}},
+    {"LT_METRICS", Kind::Switch, 0, 1, 0, {}, {}},
+    {"LT_PROFILE", Kind::Switch, 0, 1, 0, {}, {}},
+    {"LT_FASHION_MNIST_DIR", Kind::Path, 0, 0, 0, "/usr/share/datasets/fashion-mnist", {}},
+    {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 64, {}, {}},
+    {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 64, {}, {}},
+    {"LT_SHM_ALL_REDUCE", Kind::Switch, 0, 1, 1, {}, {}},
+    {"LT_SHM_STORES", Kind::Choice, 0, 2, 0, {}, "auto|cached|streaming"},
 }};
 
 inline constexpr const SettingInfo& info(Setting s) { return kSettings[static_cast<int>(s)]; }
@@ -82,7 +86,7 @@ enum class Source { Default, Env, Code };
 std::string_view source_name(Source s);  ///< "default", "env", "code"
 
 struct SettingValue {
-  int64_t number = 0;  ///< Integer and Switch settings
+  int64_t number = 0;  ///< Integer, Switch and Choice settings
   std::string text;    ///< Folder ("" for none) and Path settings
   Source source = Source::Default;
   bool operator==(const SettingValue&) const = default;

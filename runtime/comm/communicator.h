@@ -16,6 +16,7 @@
 
 #include "ir/attrs.h"
 #include "ir/dtype.h"
+#include "runtime/comm/store_choice.h"
 
 namespace lt::rt::comm {
 
@@ -23,6 +24,9 @@ namespace lt::rt::comm {
 struct AllReduceCounts {
   int64_t shared_memory = 0;  ///< through the host's shared segment (shm_all_reduce.h)
   int64_t mpi = 0;            ///< through MPI's nonblocking collectives
+  /// Of the shared-memory ones, those whose bytes this rank wrote with streaming stores
+  /// (store_choice.h).
+  int64_t streamed = 0;
 };
 
 class Communicator {
@@ -82,7 +86,9 @@ std::unique_ptr<Communicator> make_single();
 /// exited (a rank whose peers have not exited within 120 s ends the job). Throws lt::Error when
 /// MPI cannot start. `shm_all_reduce`: when every rank asks for it and all run on one host, the
 /// started all-reduces go through a shared-memory segment (shm_all_reduce.h) instead of MPI's
-/// messages, from the second epoch on (the first one sizes the segment).
-std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce);
+/// messages, from the second epoch on (the first one sizes the segment); `stores` says how a rank
+/// writes the large ones into the segment (store_choice.h).
+std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce,
+                                       StorePolicy stores = StorePolicy::Auto);
 
 }  // namespace lt::rt::comm

@@ -107,7 +107,7 @@ void finish_at_exit(int status, void*) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  explicit MpiCommunicator(bool shm_all_reduce) {
+  MpiCommunicator(bool shm_all_reduce, StorePolicy stores) {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) {
@@ -137,7 +137,7 @@ class MpiCommunicator final : public Communicator {
     // every rank asks for it and all of them run on this host.
     int mine = shm_all_reduce && local_size_ == size_ && size_ > 1, all = 0;
     check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-    if (all) shm_.emplace(rank_, size_);
+    if (all) shm_.emplace(rank_, size_, stores);
   }
 
   std::string name() const override { return "mpi"; }
@@ -227,7 +227,11 @@ class MpiCommunicator final : public Communicator {
   }
 
   int in_flight() const override { return in_flight_; }
-  AllReduceCounts all_reduce_counts() const override { return counts_; }
+  AllReduceCounts all_reduce_counts() const override {
+    AllReduceCounts c = counts_;
+    if (shm_) c.streamed = shm_->streamed();
+    return c;
+  }
 
   void broadcast(void* data, int64_t bytes, int root) override {
     LT_CHECK(root >= 0 && root < size_, "broadcast from rank {} in a job of {} ranks", root, size_);
@@ -346,8 +350,8 @@ class MpiCommunicator final : public Communicator {
 
 }  // namespace
 
-std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce) {
-  return std::make_unique<MpiCommunicator>(shm_all_reduce);
+std::unique_ptr<Communicator> make_mpi(bool shm_all_reduce, StorePolicy stores) {
+  return std::make_unique<MpiCommunicator>(shm_all_reduce, stores);
 }
 
 }  // namespace lt::rt::comm

@@ -2,8 +2,13 @@
 
 #include <sched.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -38,6 +43,32 @@ void spin_until(Ready ready) {
   }
 }
 
+// Copies n bytes to dst (16-byte aligned) with stores that bypass the caches where the CPU has
+// them; fence_streaming() then orders them before a later store (the counter that publishes them).
+void copy_streaming(std::byte* dst, const std::byte* src, size_t n) {
+#if defined(__SSE2__)
+  size_t i = 0;
+  if ((reinterpret_cast<uintptr_t>(dst) & 15) == 0)
+    for (; i + 16 <= n; i += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+void fence_streaming() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+void copy(Stores stores, std::byte* dst, const std::byte* src, size_t n) {
+  if (stores == Stores::Streaming) copy_streaming(dst, src, n);
+  else std::memcpy(dst, src, n);
+}
+
 struct Sum {
   template <typename T> static T apply(T a, T b) { return a + b; }
 };
@@ -49,9 +80,10 @@ struct Min {
 };
 
 // out = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, written to both
-// outputs. Blocks that stay in L1 keep the per-rank passes vectorized and cheap.
+// outputs (out_a, in the segment, with `stores`). Blocks that stay in L1 keep the per-rank passes vectorized and cheap.
 template <typename T, typename Op>
-void combine(const std::vector<const T*>& in, int64_t n, double scale, T* out_a, T* out_b) {
+void combine(const std::vector<const T*>& in, int64_t n, double scale, Stores stores, T* out_a,
+             T* out_b) {
   constexpr int64_t kBlock = 1024;
   alignas(64) T acc[kBlock];
   const T s = static_cast<T>(scale);
@@ -65,29 +97,31 @@ void combine(const std::vector<const T*>& in, int64_t n, double scale, T* out_a,
     }
     if (scale != 1.0)
       for (int64_t i = 0; i < m; ++i) acc[i] *= s;
-    std::memcpy(out_a + b, acc, static_cast<size_t>(m) * sizeof(T));
+    copy(stores, reinterpret_cast<std::byte*>(out_a + b), reinterpret_cast<const std::byte*>(acc),
+         static_cast<size_t>(m) * sizeof(T));
     std::memcpy(out_b + b, acc, static_cast<size_t>(m) * sizeof(T));
   }
 }
 
 template <typename T>
 void combine_op(ir::ReduceKind op, const std::vector<const T*>& in, int64_t n, double scale,
-                T* out_a, T* out_b) {
+                Stores stores, T* out_a, T* out_b) {
   switch (op) {
     case ir::ReduceKind::Sum: case ir::ReduceKind::Mean:
-      return combine<T, Sum>(in, n, scale, out_a, out_b);
-    case ir::ReduceKind::Max: return combine<T, Max>(in, n, scale, out_a, out_b);
-    case ir::ReduceKind::Min: return combine<T, Min>(in, n, scale, out_a, out_b);
+      return combine<T, Sum>(in, n, scale, stores, out_a, out_b);
+    case ir::ReduceKind::Max: return combine<T, Max>(in, n, scale, stores, out_a, out_b);
+    case ir::ReduceKind::Min: return combine<T, Min>(in, n, scale, stores, out_a, out_b);
   }
   LT_UNREACHABLE();
 }
 
 template <typename T>
 void combine_typed(ir::ReduceKind op, const std::vector<const std::byte*>& in, int64_t n,
-                   double scale, std::byte* out_a, std::byte* out_b) {
+                   double scale, Stores stores, std::byte* out_a, std::byte* out_b) {
   std::vector<const T*> typed(in.size());
   for (size_t q = 0; q < in.size(); ++q) typed[q] = reinterpret_cast<const T*>(in[q]);
-  combine_op<T>(op, typed, n, scale, reinterpret_cast<T*>(out_a), reinterpret_cast<T*>(out_b));
+  combine_op<T>(op, typed, n, scale, stores, reinterpret_cast<T*>(out_a),
+                reinterpret_cast<T*>(out_b));
 }
 
 }  // namespace
@@ -96,7 +130,8 @@ int64_t ShmAllReduce::part_bytes(int64_t capacity) {
   return round_up(kHeaderBytes + capacity, kPage);
 }
 
-ShmAllReduce::ShmAllReduce(int rank, int size) : rank_(rank), size_(size) {
+ShmAllReduce::ShmAllReduce(int rank, int size, StorePolicy stores)
+    : rank_(rank), size_(size), choice_(stores) {
   LT_CHECK(size >= 1 && rank >= 0 && rank < size, "rank {} of {}", rank, size);
 }
 
@@ -107,6 +142,7 @@ void ShmAllReduce::attach(std::vector<std::byte*> parts, int64_t capacity) {
   capacity_ = capacity;
   seq_ = 0;  // the new segment's counters are 0
   next_offset_ = 0;
+  settled_ = false;
 }
 
 std::pair<int64_t, int64_t> ShmAllReduce::slice(int64_t count, int q) const {
@@ -143,6 +179,7 @@ int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind o
     next_offset_ = 0;
     demand_ = 0;
     reusing_ = true;
+    measuring_ = std::exchange(settled_, true);
   }
   demand_ += bytes;
   if (parts_.empty() || next_offset_ + bytes > capacity_) return -1;
@@ -154,21 +191,39 @@ int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind o
   Collective& c = collectives_[id];
   c = Collective{++seq_, static_cast<std::byte*>(data), count, dtype, op, next_offset_,
                  Stage::Arrived, true};
-  next_offset_ += bytes;
-  // The other ranks read the slices they reduce; this rank reads its own slice from `data`.
-  const auto esize = static_cast<int64_t>(dtype_size(dtype));
-  for (int q = 0; q < size_; ++q) {
-    if (q == rank_) continue;
-    const auto [lo, hi] = slice(count, q);
-    if (hi > lo)
-      std::memcpy(operands(rank_, c) + lo * esize, c.data + lo * esize,
-                  static_cast<size_t>((hi - lo) * esize));
+  if (bytes >= kLargeBytes && size_ > 1) {
+    c.stores = choice_.pick(large_++);
+    c.timed = measuring_ && choice_.policy() == StorePolicy::Auto;
+    streamed_ += c.stores == Stores::Streaming;
   }
+  next_offset_ += bytes;
+  run_timed(c, &ShmAllReduce::copy_in);
   publish(kArrived, c.seq);
   order_.push_back(id);
   ++in_flight_;
   progress();
   return id;
+}
+
+void ShmAllReduce::copy_in(Collective& c) {
+  // The other ranks read the slices they reduce; this rank reads its own slice from `data`.
+  const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
+  for (int q = 0; q < size_; ++q) {
+    if (q == rank_) continue;
+    const auto [lo, hi] = slice(c.count, q);
+    if (hi > lo)
+      copy(c.stores, operands(rank_, c) + lo * esize, c.data + lo * esize,
+           static_cast<size_t>((hi - lo) * esize));
+  }
+  if (c.stores == Stores::Streaming) fence_streaming();
+}
+
+void ShmAllReduce::run_timed(Collective& c, void (ShmAllReduce::*work)(Collective&)) {
+  if (!c.timed) return (this->*work)(c);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
+  (this->*work)(c);
+  c.work_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
 void ShmAllReduce::reduce(Collective& c) {
@@ -182,13 +237,13 @@ void ShmAllReduce::reduce(Collective& c) {
   std::byte* data = c.data + lo * esize;
   const int64_t n = hi - lo;
   switch (c.dtype) {
-    case DType::F32: return combine_typed<float>(c.op, in, n, scale, mine, data);
-    case DType::F64: return combine_typed<double>(c.op, in, n, scale, mine, data);
-    case DType::I32: return combine_typed<int32_t>(c.op, in, n, 1.0, mine, data);
-    case DType::I64: return combine_typed<int64_t>(c.op, in, n, 1.0, mine, data);
-    case DType::Bool: case DType::F16: case DType::BF16: break;
+    case DType::F32: combine_typed<float>(c.op, in, n, scale, c.stores, mine, data); break;
+    case DType::F64: combine_typed<double>(c.op, in, n, scale, c.stores, mine, data); break;
+    case DType::I32: combine_typed<int32_t>(c.op, in, n, 1.0, c.stores, mine, data); break;
+    case DType::I64: combine_typed<int64_t>(c.op, in, n, 1.0, c.stores, mine, data); break;
+    case DType::Bool: case DType::F16: case DType::BF16: LT_UNREACHABLE();
   }
-  LT_UNREACHABLE();
+  if (c.stores == Stores::Streaming) fence_streaming();
 }
 
 void ShmAllReduce::copy_out(Collective& c) {
@@ -209,8 +264,11 @@ void ShmAllReduce::advance(Stage from, int ready, int published,
     Collective& c = collectives_[id];
     if (c.stage != from) continue;
     if (low < c.seq && (low = lowest(ready)) < c.seq) break;
-    (this->*work)(c);
+    run_timed(c, work);
     c.stage = static_cast<Stage>(static_cast<int>(from) + 1);
+    if (c.stage == Stage::Done && c.timed)
+      choice_.record(c.stores, static_cast<double>(c.work_ns) /
+                                   static_cast<double>(c.count * dtype_size(c.dtype)));
     publish(published, c.seq);
   }
 }

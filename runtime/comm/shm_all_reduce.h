@@ -12,6 +12,9 @@
 // rank makes the same calls in the same order); the offsets restart at the first collective
 // started with none in flight (an epoch: in a training step, the step's buckets), once every
 // rank has copied out every earlier result.
+//
+// A collective of at least kLargeBytes writes into the segment with the stores store_choice.h
+// picks (cached or streaming); smaller ones with cached stores.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +24,7 @@
 
 #include "ir/attrs.h"
 #include "ir/dtype.h"
+#include "runtime/comm/store_choice.h"
 
 namespace lt::rt::comm {
 
@@ -30,7 +34,10 @@ class ShmAllReduce {
   /// the page size).
   static int64_t part_bytes(int64_t capacity);
 
-  ShmAllReduce(int rank, int size);
+  /// The smallest collective, in bytes, whose stores store_choice.h picks.
+  static constexpr int64_t kLargeBytes = 64 << 10;
+
+  ShmAllReduce(int rank, int size, StorePolicy stores = StorePolicy::Auto);
   /// Works in a new segment from now on: parts[q] is rank q's part as mapped in this process,
   /// zero-filled. Call with nothing in flight, once every rank has called quiesce() (nobody
   /// reads the old segment any more); every rank attaches the same segment.
@@ -55,6 +62,9 @@ class ShmAllReduce {
   int64_t epoch_demand() const { return demand_; }
   /// Returns once every rank has copied out every collective started so far.
   void quiesce() const;
+  /// The collectives started so far whose bytes this rank wrote with streaming stores.
+  int64_t streamed() const { return streamed_; }
+  const StoreChoice& store_choice() const { return choice_; }
 
  private:
   enum class Stage { Arrived, Reduced, Done };  // in order: advance() goes one on
@@ -67,6 +77,9 @@ class ShmAllReduce {
     int64_t offset = 0;  // of its operands in every part
     Stage stage = Stage::Arrived;
     bool active = false;
+    Stores stores = Stores::Cached;
+    bool timed = false;   // a large collective whose work is measured for choice_
+    int64_t work_ns = 0;  // this rank's copying and reducing so far
   };
 
   // Rank q's elements of a collective of `count`: [lo, hi).
@@ -76,6 +89,9 @@ class ShmAllReduce {
   void publish(int counter, uint64_t seq);
   void reduce(Collective& c);
   void copy_out(Collective& c);
+  // Runs `work` on c, timing it when c is measured.
+  void run_timed(Collective& c, void (ShmAllReduce::*work)(Collective&));
+  void copy_in(Collective& c);
   // Takes the collectives at stage `from` one stage on, in start order, as far as every rank
   // has published `ready` for them: `work`, then this rank publishes `published`.
   void advance(Stage from, int ready, int published, void (ShmAllReduce::*work)(Collective&));
@@ -90,6 +106,11 @@ class ShmAllReduce {
   int in_flight_ = 0;
   std::vector<Collective> collectives_;  // indexed by id; inactive entries are reused
   std::deque<int> order_;                // the ids in flight, in start order
+  StoreChoice choice_;
+  uint64_t large_ = 0;       // large collectives started
+  int64_t streamed_ = 0;
+  bool settled_ = false;     // an epoch has begun in this segment (its first one faults pages in)
+  bool measuring_ = false;   // the epoch's large collectives are measured
 };
 
 }  // namespace lt::rt::comm

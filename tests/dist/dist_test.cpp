@@ -136,6 +136,11 @@ TEST(Dist, StepAllReducesAreExactOnTheSharedSegmentAndOnMpi) {
   const bool shared = w > 1 && dist::local_world_size() == w && option("LT_SHM_ALL_REDUCE") == "1";
   EXPECT_EQ(after.shared_memory - before.shared_memory, shared ? 3 : 0);
   EXPECT_EQ(after.mpi - before.mpi, w > 1 && !shared ? 3 : 0);
+  // The two large ones take the stores LT_SHM_STORES names (auto: whichever measures cheaper).
+  const std::string stores = option("LT_SHM_STORES");
+  if (shared && stores != "auto") {
+    EXPECT_EQ(after.streamed - before.streamed, stores == "streaming" ? 2 : 0);
+  }
 }
 
 // LT_PROFILE reports the time a compiled step spends in its collectives (exposed communication).

@@ -73,6 +73,9 @@ TEST(Options, EveryVariableRejectsABadValueNamingItAndWhatIsAllowed) {
       {"LT_BUFFER_CACHE_MB", "-1", "an integer from 0 to 16777216"},
       {"LT_BUFFER_CACHE_MB", "16777217", "an integer from 0 to 16777216"},
       {"LT_MAX_PENDING_NODES", "1e5", "an integer >= 1"},
+      {"LT_SHM_STORES", "fast", "one of auto, cached or streaming"},
+      {"LT_SHM_STORES", "Cached", "one of auto, cached or streaming"},
+      {"LT_SHM_STORES", "1", "one of auto, cached or streaming"},
   };
   for (const Case& c : cases)
     EXPECT_EQ(error_from(c.name, c.value), std::string(c.name) + "=" + c.value +
@@ -98,7 +101,8 @@ TEST(Options, EveryVariableTakesAGoodValue) {
                            {"LT_DEBUG", "1"},
                            {"LT_METRICS", "1"},
                            {"LT_PROFILE", "1"},
-                           {"LT_FASHION_MNIST_DIR", "/data/fm"}});
+                           {"LT_FASHION_MNIST_DIR", "/data/fm"},
+                           {"LT_SHM_STORES", "streaming"}});
   auto at = [&](Setting k) { return s[static_cast<int>(k)]; };
   auto env_number = [](int64_t n) { return SettingValue{n, "", Source::Env}; };
   auto env_text = [](std::string t) { return SettingValue{0, std::move(t), Source::Env}; };
@@ -115,6 +119,10 @@ TEST(Options, EveryVariableTakesAGoodValue) {
   EXPECT_EQ(at(Setting::Metrics), env_number(1));
   EXPECT_EQ(at(Setting::Profile), env_number(1));
   EXPECT_EQ(at(Setting::FashionMnistDir), env_text("/data/fm"));
+  EXPECT_EQ(at(Setting::ShmStores), env_number(2));  // the index of the word
+  EXPECT_EQ(value_text(Setting::ShmStores, at(Setting::ShmStores)), "streaming");
+  EXPECT_EQ(from({{"LT_SHM_STORES", "cached"}})[static_cast<int>(Setting::ShmStores)],
+            env_number(1));
 }
 
 TEST(Options, EmptyMeansUnsetAndFoldersTakeOff) {
@@ -161,7 +169,8 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_FASHION_MNIST_DIR /usr/share/datasets/fashion-mnist (default)\n"
             "  LT_BUCKET_FIRST_KB   64 (default)\n"
             "  LT_BUCKET_KB         64 (default)\n"
-            "  LT_SHM_ALL_REDUCE    1 (default)\n");
+            "  LT_SHM_ALL_REDUCE    1 (default)\n"
+            "  LT_SHM_STORES        auto (default)\n");
   EXPECT_EQ(from({})[static_cast<int>(Setting::NumThreads)].number, cores());
 }
 
@@ -194,7 +203,7 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
             "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, "
             "LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, "
             "LT_DEBUG, LT_METRICS, LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, "
-            "LT_BUCKET_KB, LT_SHM_ALL_REDUCE)");
+            "LT_BUCKET_KB, LT_SHM_ALL_REDUCE, LT_SHM_STORES)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 

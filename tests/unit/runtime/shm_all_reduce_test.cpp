@@ -140,17 +140,19 @@ std::vector<Epoch> script(uint32_t seed, int epochs) {
 struct Seen {
   std::vector<std::vector<int>> fitted, correct;
   std::vector<int64_t> demand;
+  int64_t streamed = 0;  // collectives written with streaming stores
 };
 
 // Runs the script on `ranks` threads over a segment of `capacity` bytes per rank; after epoch
 // `grow_after` (if >= 0) every rank quiesces and all attach a new segment of `grown` bytes.
 std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epochs,
-                      int grow_after = -1, int64_t grown = 0) {
+                      int grow_after = -1, int64_t grown = 0,
+                      StorePolicy stores = StorePolicy::Auto) {
   Segment first(ranks, capacity), second(ranks, grown > 0 ? grown : 64);
   std::barrier sync(ranks);
   std::vector<Seen> seen(static_cast<size_t>(ranks));
   auto rank_main = [&](int r) {
-    ShmAllReduce shm(r, ranks);
+    ShmAllReduce shm(r, ranks, stores);
     shm.attach(first.parts(ranks), capacity);
     std::mt19937 local(1000 + static_cast<uint32_t>(r));  // this rank's own progress calls
     Seen& s = seen[static_cast<size_t>(r)];
@@ -189,6 +191,7 @@ std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epo
         sync.arrive_and_wait();
       }
     }
+    s.streamed = shm.streamed();
   };
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r) threads.emplace_back(rank_main, r);
@@ -237,6 +240,35 @@ TEST(ShmAllReduce, EveryRankAgreesOnWhatFitsAndOnTheDemand) {
     }
     EXPECT_GT(refused, 0);  // the script does overflow the small segment
   }
+}
+
+// Cached or streaming stores move the same bytes: every policy gives every rank the reference,
+// and a fixed one is used for every large collective (at least ShmAllReduce::kLargeBytes).
+TEST(ShmAllReduce, EveryStorePolicyGetsTheReduction) {
+  const std::vector<Epoch> epochs = script(5, 16);
+  int64_t large = 0;
+  for (const Epoch& e : epochs)
+    for (const Planned& p : e.collectives)
+      large += p.count * static_cast<int64_t>(dtype_size(p.dtype)) >= ShmAllReduce::kLargeBytes;
+  ASSERT_GT(large, 2);  // the script has some
+  for (StorePolicy policy : {StorePolicy::Cached, StorePolicy::Streaming, StorePolicy::Auto})
+    for (int ranks : {2, 3}) {
+      const std::vector<Seen> seen = run(ranks, int64_t{8} << 20, epochs, -1, 0, policy);
+      for (int r = 0; r < ranks; ++r) {
+        for (size_t e = 0; e < epochs.size(); ++e)
+          for (size_t j = 0; j < epochs[e].collectives.size(); ++j)
+            EXPECT_TRUE(seen[r].correct[e][j]) << static_cast<int>(policy) << ", " << ranks
+                                               << " ranks, rank " << r << ", epoch " << e;
+        switch (policy) {
+          case StorePolicy::Cached: EXPECT_EQ(seen[r].streamed, 0); break;
+          case StorePolicy::Streaming: EXPECT_EQ(seen[r].streamed, large); break;
+          case StorePolicy::Auto:  // each kind is tried
+            EXPECT_GE(seen[r].streamed, 1);
+            EXPECT_LT(seen[r].streamed, large);
+            break;
+        }
+      }
+    }
 }
 
 }  // namespace

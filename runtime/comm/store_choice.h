@@ -1,0 +1,48 @@
+// How a rank writes a large collective's bytes into the shared segment, where the other ranks
+// read them. Cached stores leave each line in this core's cache; the line is then also in the
+// reader's, and the next write to it must first invalidate the reader's copy. On a host whose
+// cores pass lines cheaply that costs little, and the reader finds the bytes in a cache. On
+// some placements of a virtual machine's cores (one host measured both, in stretches of seconds:
+// docs/BENCHMARKS.md) the same stores of an all-reduce ran 8-15 times slower. Streaming
+// (non-temporal) stores write whole lines to memory without taking them into any cache: they
+// cost the same on either placement, and the reader fetches the bytes from memory.
+//
+// No one kind is faster everywhere, so by default each rank measures: it times the work of its
+// part of every large collective (copying in, reducing its slice, copying out), keeps a running
+// estimate per kind, and uses the cheaper one, trying the other one now and then so that its
+// estimate follows the host. The kind changes how fast the bytes move, never which bytes: the
+// results are the same either way.
+#pragma once
+#include <array>
+#include <cstdint>
+
+namespace lt::rt::comm {
+
+enum class Stores { Cached, Streaming };
+/// LT_SHM_STORES: measure and pick (Auto), or always one kind.
+enum class StorePolicy { Auto, Cached, Streaming };
+
+class StoreChoice {
+ public:
+  /// Every `kProbeEvery`-th large collective uses the kind that is not the cheaper one.
+  static constexpr uint64_t kProbeEvery = 16;
+  /// The weight of a new measurement in the running estimate.
+  static constexpr double kWeight = 0.25;
+
+  explicit StoreChoice(StorePolicy policy = StorePolicy::Auto) : policy_(policy) {}
+  StorePolicy policy() const { return policy_; }
+
+  /// The stores for large collective `n` (0, 1, ... in start order, the same on every rank, so
+  /// that the ranks try the other kind at the same collective).
+  Stores pick(uint64_t n) const;
+  /// A large collective written with `s` cost this rank `ns_per_byte` of work.
+  void record(Stores s, double ns_per_byte);
+  /// The running estimate of `s` in ns per byte, or a negative number before any measurement.
+  double estimate(Stores s) const;
+
+ private:
+  StorePolicy policy_;
+  std::array<double, 2> cost_{-1.0, -1.0};
+};
+
+}  // namespace lt::rt::comm
