@@ -80,7 +80,8 @@ struct Min {
 };
 
 // out = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, written to both
-// outputs (out_a, in the segment, with `stores`). Blocks that stay in L1 keep the per-rank passes vectorized and cheap.
+// outputs (out_a, in the segment, with `stores`). Blocks that stay in L1 keep the per-rank passes
+// vectorized and cheap.
 template <typename T, typename Op>
 void combine(const std::vector<const T*>& in, int64_t n, double scale, Stores stores, T* out_a,
              T* out_b) {
