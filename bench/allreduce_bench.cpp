@@ -1,8 +1,9 @@
 // One all-reduce of f32 sums across the ranks, timed alone: the blocking call against the
 // nonblocking start + wait that a step's gradient buckets use, at the bucket sizes of the
 // trainers (the MLP's two buckets, the 256 KiB first bucket, the 1 MiB ones); the started ones
-// go through the host's shared segment unless LT_SHM_ALL_REDUCE=0 (docs/DISTRIBUTED.md). Every
-// rank waits at a barrier before each call, so that a figure is the collective's own time.
+// go through the host's shared segment unless LT_SHM_ALL_REDUCE=0, written there with the stores
+// LT_SHM_STORES picks (docs/DISTRIBUTED.md). Every rank waits at a barrier before each call, so
+// that a figure is the collective's own time.
 // Run it as a job: lt-launch -n 2 -t 1 -- build/bench/lt_bench_allreduce [reps (400)]
 // (lt-launch's --mca flags pick OpenMPI's algorithms: docs/BENCHMARKS.md).
 #include <fmt/format.h>
@@ -53,8 +54,9 @@ void bench(int reps) {
   }
   const lt::rt::comm::AllReduceCounts counts = c.all_reduce_counts();
   if (c.rank() == 0)
-    fmt::print("started all-reduces: {} through the shared segment, {} through MPI\n",
-               counts.shared_memory, counts.mpi);
+    fmt::print("started all-reduces: {} through the shared segment ({} of them written with "
+               "streaming stores), {} through MPI\n",
+               counts.shared_memory, counts.streamed, counts.mpi);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "runtime/comm/store_choice.h"
 
+#include <algorithm>
+
 namespace lt::rt::comm {
 namespace {
 
@@ -21,8 +23,18 @@ Stores StoreChoice::pick(uint64_t n) const {
 }
 
 void StoreChoice::record(Stores s, double ns_per_byte) {
-  double& c = cost_[static_cast<int>(s)];
-  c = c < 0 ? ns_per_byte : c + kWeight * (ns_per_byte - c);
+  Window& w = windows_[static_cast<int>(s)];
+  w.last[w.count++ % kWindow] = ns_per_byte;
+  // Insertion sort of at most kWindow values (std::sort's unrolled prologue trips GCC 12's
+  // -Warray-bounds on an array this short).
+  std::array<double, kWindow> sorted{};
+  const int n = std::min(w.count, kWindow);
+  for (int i = 0; i < n; ++i) {
+    int j = i;
+    for (; j > 0 && sorted[j - 1] > w.last[i]; --j) sorted[j] = sorted[j - 1];
+    sorted[j] = w.last[i];
+  }
+  cost_[static_cast<int>(s)] = sorted[(n - 1) / 2];
 }
 
 double StoreChoice::estimate(Stores s) const { return cost_[static_cast<int>(s)]; }

@@ -8,9 +8,10 @@
 // cost the same on either placement, and the reader fetches the bytes from memory.
 //
 // No one kind is faster everywhere, so by default each rank measures: it times the work of its
-// part of every large collective (copying in, reducing its slice, copying out), keeps a running
-// estimate per kind, and uses the cheaper one, trying the other one now and then so that its
-// estimate follows the host. The kind changes how fast the bytes move, never which bytes: the
+// part of every large collective (copying in, reducing its slice, copying out), estimates each
+// kind's cost as the median of its last few measurements (one preempted copy must not flip the
+// choice), and uses the cheaper one, trying the other one now and then so that its estimate
+// follows the host. The kind changes how fast the bytes move, never which bytes: the
 // results are the same either way.
 #pragma once
 #include <array>
@@ -26,8 +27,8 @@ class StoreChoice {
  public:
   /// Every `kProbeEvery`-th large collective uses the kind that is not the cheaper one.
   static constexpr uint64_t kProbeEvery = 16;
-  /// The weight of a new measurement in the running estimate.
-  static constexpr double kWeight = 0.25;
+  /// How many of a kind's latest measurements its estimate is the median of.
+  static constexpr int kWindow = 5;
 
   explicit StoreChoice(StorePolicy policy = StorePolicy::Auto) : policy_(policy) {}
   StorePolicy policy() const { return policy_; }
@@ -37,12 +38,18 @@ class StoreChoice {
   Stores pick(uint64_t n) const;
   /// A large collective written with `s` cost this rank `ns_per_byte` of work.
   void record(Stores s, double ns_per_byte);
-  /// The running estimate of `s` in ns per byte, or a negative number before any measurement.
+  /// The estimate of `s` in ns per byte: the median of its last kWindow measurements (of an
+  /// even number, the lower middle one), or a negative number before any.
   double estimate(Stores s) const;
 
  private:
+  struct Window {
+    std::array<double, kWindow> last{};
+    int count = 0;  // measurements so far; the latest is last[(count - 1) % kWindow]
+  };
   StorePolicy policy_;
-  std::array<double, 2> cost_{-1.0, -1.0};
+  std::array<Window, 2> windows_;
+  std::array<double, 2> cost_{-1.0, -1.0};  // the estimates
 };
 
 }  // namespace lt::rt::comm
