@@ -247,10 +247,16 @@ TEST(ShmAllReduce, EveryRankAgreesOnWhatFitsAndOnTheDemand) {
 TEST(ShmAllReduce, EveryStorePolicyGetsTheReduction) {
   const std::vector<Epoch> epochs = script(5, 16);
   int64_t large = 0;
-  for (const Epoch& e : epochs)
-    for (const Planned& p : e.collectives)
-      large += p.count * static_cast<int64_t>(dtype_size(p.dtype)) >= ShmAllReduce::kLargeBytes;
-  ASSERT_GT(large, 2);  // the script has some
+  int measured_epochs_with_large = 0;  // auto measures from the second epoch on
+  for (size_t e = 0; e < epochs.size(); ++e) {
+    int here = 0;
+    for (const Planned& p : epochs[e].collectives)
+      here += p.count * static_cast<int64_t>(dtype_size(p.dtype)) >= ShmAllReduce::kLargeBytes;
+    large += here;
+    measured_epochs_with_large += e > 0 && here > 0;
+  }
+  // Auto tries streaming once a cached one has been measured (it is, at the end of its epoch).
+  ASSERT_GE(measured_epochs_with_large, 2);
   for (StorePolicy policy : {StorePolicy::Cached, StorePolicy::Streaming, StorePolicy::Auto})
     for (int ranks : {2, 3}) {
       const std::vector<Seen> seen = run(ranks, int64_t{8} << 20, epochs, -1, 0, policy);
