@@ -1,11 +1,11 @@
 // How a rank writes a large collective's bytes into the shared segment, where the other ranks
 // read them. Cached stores leave each line in this core's cache; the line is then also in the
-// reader's, and the next write to it must first invalidate the reader's copy. On a host whose
-// cores pass lines cheaply that costs little, and the reader finds the bytes in a cache. On
-// some placements of a virtual machine's cores (one host measured both, in stretches of seconds:
-// docs/BENCHMARKS.md) the same stores of an all-reduce ran 8-15 times slower. Streaming
+// reader's, and the next write to it must first invalidate the reader's copy. Where the cores
+// pass lines cheaply that costs little, and the reader finds the bytes in a cache; but one
+// virtual machine measured stretches of seconds in which the same copy into the segment ran 5-15
+// times slower (docs/BENCHMARKS.md, perhaps as the hypervisor moved its cores). Streaming
 // (non-temporal) stores write whole lines to memory without taking them into any cache: they
-// cost the same on either placement, and the reader fetches the bytes from memory.
+// cost the same in either stretch, and the reader fetches the bytes from memory.
 //
 // No one kind is faster everywhere, so by default each rank measures: it times the work of its
 // part of every large collective (copying in, reducing its slice, copying out), estimates each
