@@ -47,8 +47,8 @@ enum class Kind {
 struct SettingInfo {
   std::string_view name;
   Kind kind;
-  int64_t min = 0, max = 0;     ///< Integer
-  int64_t default_number = 0;   ///< Integer, Switch (NumThreads: every core instead)
+  int64_t min = 0, max = 0;     ///< Integer (Choice: the words' indices)
+  int64_t default_number = 0;   ///< Integer, Switch, Choice (NumThreads: every core instead)
   std::string_view default_text;  ///< Folder, Path (CacheDir: from XDG_CACHE_HOME or HOME)
   std::string_view choices;       ///< Choice: the words, separated by '|'
 };
