@@ -3,7 +3,9 @@
 # same per-rank batch (the global batch doubles), lazy and eager, from each run's summary line
 # (median step time of the run). The host's noise moves single runs by 5-20%, so the 1-rank and
 # 2-rank runs alternate LT_REPS times (default 3) and the fastest run of each is kept; speedup =
-# 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. Run on a quiet machine with at
+# 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. The last column gives the same
+# ratio from the median run of each instead, which a slow stretch of the host in one run of three
+# does not hide. Run on a quiet machine with at
 # least 2 cores; docs/BENCHMARKS.md has the figures. Two rows after the models give the host's own
 # ceiling in the same window (bench/ceiling_bench.cpp): the same ratio for a fixed multiply-add
 # loop per rank (the cores' speed when both are busy) and for a 32 MiB array sum (DRAM bandwidth).
@@ -27,11 +29,12 @@ read -r -a trainer_flags <<<"${LT_TRAINER_FLAGS:-}"
 if [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ]; then
   printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks, %s: ms/step | throughput ' \
     "${baseline_env[*]} ${baseline[*]}"
-  printf '| 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
-  printf '|---|---|---|---|---|---|---|---|\n'
+  printf '| 2 ranks ms/step | throughput 2 ranks / 1 rank | of the medians |\n'
+  printf '|---|---|---|---|---|---|---|---|---|\n'
 else
-  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank |\n'
-  printf '|---|---|---|---|---|---|\n'
+  printf '| model | mode | per-rank batch | 1 rank ms/step | 2 ranks ms/step | throughput 2 ranks / 1 rank '
+  printf '| of the medians |\n'
+  printf '|---|---|---|---|---|---|---|\n'
 fi
 for m in $models; do
   prog=$build/examples/fmnist_$m
@@ -40,7 +43,7 @@ for m in $models; do
     flags=(--max-steps "${steps[$m]}" --train-limit 20000 --test-limit 100 --quiet
            --log-interval 1000000 "${trainer_flags[@]}")
     [ "$mode" = lazy ] && flags+=(--compiler-opt)
-    best1="" best2="" bestb=""
+    best1="" best2="" bestb="" all1=() all2=()
     for ((i = 0; i < reps; ++i)); do
       ms1=$("$launch" -n 1 -t 1 -- "$prog" "${flags[@]}" --batch-size "$b" | summary)
       if [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ]; then
@@ -50,22 +53,27 @@ for m in $models; do
       fi
       ms2=$("$launch" -n 2 -t 1 -- "$prog" "${flags[@]}" --batch-size $((2 * b)) | summary)
       best1=$(min "$best1" "$ms1") best2=$(min "$best2" "$ms2")
+      all1+=("$ms1") all2+=("$ms2")
     done
     base=""
     [ -n "$bestb" ] &&
       base=$(printf '%s | %.2fx | ' "$bestb" "$(echo "2 * $best1 / $bestb" | bc -l)")
-    printf '| %s | %s | %s | %s | %s%s | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$base" "$best2" \
-      "$(echo "2 * $best1 / $best2" | bc -l)"
+    printf '| %s | %s | %s | %s | %s%s | %.2fx | %.2fx |\n' "$m" "$mode" "$b" "$best1" "$base" \
+      "$best2" "$(echo "2 * $best1 / $best2" | bc -l)" \
+      "$(echo "2 * $(median "${all1[@]}") / $(median "${all2[@]}")" | bc -l)"
   done
 done
 for kind in fma stream; do
-  best1="" best2=""
+  best1="" best2="" all1=() all2=()
   for ((i = 0; i < reps; ++i)); do
-    best1=$(min "$best1" "$("$launch" -n 1 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)")
-    best2=$(min "$best2" "$("$launch" -n 2 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)")
+    ms1=$("$launch" -n 1 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)
+    ms2=$("$launch" -n 2 -t 1 -- "$build/bench/lt_bench_ceiling" "$kind" | summary)
+    best1=$(min "$best1" "$ms1") best2=$(min "$best2" "$ms2")
+    all1+=("$ms1") all2+=("$ms2")
   done
   skip=""  # the baseline's two columns, which the ceiling does not have
   [ ${#baseline[@]} -gt 0 ] || [ ${#baseline_env[@]} -gt 0 ] && skip=" | |"
-  printf '| ceiling: %s | | | %s |%s %s | %.2fx |\n' "$kind" "$best1" "$skip" "$best2" \
-    "$(echo "2 * $best1 / $best2" | bc -l)"
+  printf '| ceiling: %s | | | %s |%s %s | %.2fx | %.2fx |\n' "$kind" "$best1" "$skip" "$best2" \
+    "$(echo "2 * $best1 / $best2" | bc -l)" \
+    "$(echo "2 * $(median "${all1[@]}") / $(median "${all2[@]}")" | bc -l)"
 done

@@ -5,3 +5,6 @@ summary() {  # ms/step of a run's "done:" line
 min() {  # the smaller of two numbers; the second when the first is empty
   if [ -z "$1" ]; then echo "$2"; else awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 < a + 0) ? b : a }'; fi
 }
+median() {  # the median of the arguments (the lower middle one of an even count)
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
