@@ -64,7 +64,6 @@ class ShmAllReduce {
   void quiesce() const;
   /// The collectives started so far whose bytes this rank wrote with streaming stores.
   int64_t streamed() const { return streamed_; }
-  const StoreChoice& store_choice() const { return choice_; }
 
  private:
   enum class Stage { Arrived, Reduced, Done };  // in order: advance() goes one on
