@@ -126,6 +126,20 @@ TEST(Conv2d, MatchesTheFunctionalOpAndADirectConvolution) {
             "Conv2d: groups=4 must be >= 1 and divide in_channels=4 and out_channels=6");
 }
 
+// The options struct, defaulted and passed by value on the stack, arrives as written. GCC 12's
+// 256-bit constant stores under -march=native on Skylake-AVX512 to Ice Lake tunings wrote
+// {stride 1, padding 0} as four ones here (CMakeLists.txt turns those stores off).
+TEST(Conv2d, DefaultOptionsArriveAsWritten) {
+  nn::Conv2d conv(1, 2, 3);
+  EXPECT_EQ(conv.options.stride, nn::Size2d(1));
+  EXPECT_EQ(conv.options.padding, nn::Size2d(0));
+  EXPECT_EQ(conv.options.dilation, nn::Size2d(1));
+  EXPECT_EQ(conv.options.groups, 1);
+  EXPECT_TRUE(conv.options.bias);
+  EXPECT_EQ(conv.forward(zeros({1, 1, 4, 4})).shape(), (Shape{1, 2, 2, 2}));
+  EXPECT_EQ(conv.extra_repr(), "1, 2, kernel_size=(3, 3), stride=(1, 1)");
+}
+
 /// Pooling on the host: max over the window's taps inside the image, or their sum / (kh * kw).
 std::vector<double> host_pool(const std::vector<double>& x, Shape xs, int64_t k, int64_t s,
                               int64_t p, bool max, Shape* out_shape) {
