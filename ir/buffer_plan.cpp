@@ -221,31 +221,24 @@ bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int p
   }
   if (grp.kind != KernelKind::Loop || out.is_param()) return false;
   if (g.params()[param].type.shape != grp.shape || g.type(out).shape != grp.shape) return false;
+  // The nodes of the group that read the donor, directly or through others of the group, must
+  // all be elementwise: a view (expand, a folded permute or slice) or a reduction of it reads it
+  // at other indices than the one being written. Views of other values (a gradient sliced out
+  // of its all-reduce bucket) read no byte of the donor. `out` must be one of those nodes.
   const Value p = Value::param(param);
-  std::set<int> in_group(grp.nodes.begin(), grp.nodes.end());
-  // Only elementwise nodes may read the donor: a view (expand, a folded permute or slice) or a
-  // reduction reads it at other indices than the one being written.
-  for (int id : grp.nodes) {
+  std::vector<int> nodes(grp.nodes.begin(), grp.nodes.end());
+  std::sort(nodes.begin(), nodes.end());  // node ids are in topological order
+  std::set<int> reads_donor;
+  for (int id : nodes) {
     const Node& n = g.node(id);
-    if (!as_elementwise(n.op) && std::find(n.inputs.begin(), n.inputs.end(), p) != n.inputs.end())
-      return false;
+    const bool reads = std::any_of(n.inputs.begin(), n.inputs.end(), [&](Value v) {
+      return v == p || (!v.is_param() && reads_donor.count(v.def) > 0);
+    });
+    if (!reads) continue;
+    if (!as_elementwise(n.op)) return false;
+    reads_donor.insert(id);
   }
-  // Does `out` read `param` through elementwise nodes of the group only (so at its own index)?
-  if (!as_elementwise(g.node(out.def).op)) return false;
-  std::vector<int> stack{out.def};
-  std::set<int> seen{out.def};
-  bool reads = false;
-  while (!stack.empty()) {
-    const int id = stack.back();
-    stack.pop_back();
-    for (Value v : g.node(id).inputs) {
-      if (v == p) reads = true;
-      if (v.is_param() || !in_group.count(v.def) || !seen.insert(v.def).second) continue;
-      if (!as_elementwise(g.node(v.def).op)) return false;  // a view or reduction on the path
-      stack.push_back(v.def);
-    }
-  }
-  return reads;
+  return reads_donor.count(out.def) > 0;
 }
 
 void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan) {

@@ -493,6 +493,38 @@ TEST(BufferPlan, InPlaceRefusedThroughAViewOrAReduction) {
   EXPECT_TRUE(ir::can_write_in_place(g, ew, Value::node(2), 0));
 }
 
+TEST(BufferPlan, InPlaceThroughASliceOfAnotherValue) {
+  // A replica's update reads its gradient sliced out of the all-reduced bucket %b: the slice
+  // reads %b at other indices, but nothing of %w, so the new %w may still overwrite the old.
+  // A value computed from %w and then sliced may not.
+  const ir::Graph g = parse_ok(R"(graph @f(%w: f32[4], %b: f32[8]) donate(%w: 0) {
+    %0 = slice(%b) {start=[4], stop=[8], step=[1]} : f32[4]
+    %1 = sub(%w, %0) : f32[4]
+    return %1
+  })");
+  ir::FusionPlan fusion;
+  fusion.groups.push_back({ir::KernelKind::Loop,
+                           {0, 1},
+                           {Value::param(1), Value::param(0)},
+                           {Value::node(1)},
+                           {4}});
+  EXPECT_TRUE(ir::can_write_in_place(g, fusion.groups[0], Value::node(1), 0));
+  const BufferPlan plan = plan_ok(g, fusion);
+  EXPECT_EQ(slot(plan, Value::node(1)).donor, 0);
+  EXPECT_TRUE(slot(plan, Value::node(1)).in_place);
+
+  const ir::Graph h = parse_ok(R"(graph @f(%w: f32[8], %b: f32[4]) donate(%w: 1) {
+    %0 = neg(%w) : f32[8]
+    %1 = slice(%0) {start=[4], stop=[8], step=[1]} : f32[4]
+    %2 = add(%1, %b) : f32[4]
+    %3 = add(%w, %w) : f32[8]
+    return %2, %3
+  })");
+  ir::FusionGroup grp{ir::KernelKind::Loop, {0, 1, 2, 3}, {Value::param(0), Value::param(1)},
+                      {Value::node(2), Value::node(3)}, {8}};
+  EXPECT_FALSE(ir::can_write_in_place(h, grp, Value::node(3), 0));
+}
+
 TEST(BufferPlan, InPlaceRefusedForABroadcastDonor) {
   // %w is read through expand: element i of the output reads several elements of %w.
   const ir::Graph g = parse_ok(R"(graph @f(%w: f32[4], %x: f32[2,2]) donate(%w: 0) {
