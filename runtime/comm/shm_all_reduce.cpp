@@ -3,7 +3,7 @@
 #include <sched.h>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include <algorithm>
@@ -43,19 +43,28 @@ void spin_until(Ready ready) {
   }
 }
 
-// Copies n bytes to dst (16-byte aligned) with stores that bypass the caches where the CPU has
-// them; fence_streaming() then orders them before a later store (the counter that publishes them).
+// Copies n bytes to dst with stores that bypass the caches where the CPU has them, as wide as
+// the build's vector unit allows; fence_streaming() then orders them before a later store (the
+// counter that publishes them). A cached store to a line another rank read last (the segment's
+// lines, each step) first takes the line from that core's cache; a streaming store does not.
 void copy_streaming(std::byte* dst, const std::byte* src, size_t n) {
-#if defined(__SSE2__)
   size_t i = 0;
+#if defined(__AVX512F__)
+  if ((reinterpret_cast<uintptr_t>(dst) & 63) == 0)
+    for (; i + 64 <= n; i += 64)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(src + i));
+#elif defined(__AVX__)
+  if ((reinterpret_cast<uintptr_t>(dst) & 31) == 0)
+    for (; i + 32 <= n; i += 32)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+#elif defined(__SSE2__)
   if ((reinterpret_cast<uintptr_t>(dst) & 15) == 0)
     for (; i + 16 <= n; i += 16)
       _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  std::memcpy(dst + i, src + i, n - i);
-#else
-  std::memcpy(dst, src, n);
 #endif
+  std::memcpy(dst + i, src + i, n - i);
 }
 
 void fence_streaming() {
@@ -79,49 +88,59 @@ struct Min {
   template <typename T> static T apply(T a, T b) { return std::min(a, b); }
 };
 
-// out = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, written to both
-// outputs (out_a, in the segment, with `stores`). Blocks that stay in L1 keep the per-rank passes
-// vectorized and cheap.
+// out_b = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, where out_b is
+// in[self]: the rank's own operand, reduced in place (the first pass reads in[0] and in[1] before
+// it writes an element; the operand of a later rank is set aside first). Each block, still in
+// L1, is then copied to out_a in the segment with `stores`: cheaper than interleaving the
+// segment's stores with the loads from the other ranks' parts, or staging every pass in a buffer.
 template <typename T, typename Op>
-void combine(const std::vector<const T*>& in, int64_t n, double scale, Stores stores, T* out_a,
-             T* out_b) {
-  constexpr int64_t kBlock = 1024;
-  alignas(64) T acc[kBlock];
+void combine(const std::vector<const T*>& in, int self, int64_t n, double scale, Stores stores,
+             T* out_a, T* out_b) {
+  constexpr int64_t kBlock = 256;
+  alignas(64) T own[kBlock];
   const T s = static_cast<T>(scale);
+  const size_t ranks = in.size();
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);
-    const T* first = in[0] + b;
-    for (int64_t i = 0; i < m; ++i) acc[i] = first[i];
-    for (size_t q = 1; q < in.size(); ++q) {
-      const T* x = in[q] + b;
-      for (int64_t i = 0; i < m; ++i) acc[i] = Op::apply(acc[i], x[i]);
+    const size_t bytes = static_cast<size_t>(m) * sizeof(T);
+    T* out = out_b + b;
+    if (ranks == 1) {
+      if (out != in[0] + b) std::memcpy(out, in[0] + b, bytes);
+    } else {
+      const T* x0 = in[0] + b;
+      const T* x1 = in[1] + b;
+      if (self >= 2) std::memcpy(own, in[self] + b, bytes);  // before out is written
+      for (int64_t i = 0; i < m; ++i) out[i] = Op::apply(x0[i], x1[i]);
+      for (size_t q = 2; q < ranks; ++q) {
+        const T* x = static_cast<int>(q) == self ? own : in[q] + b;
+        for (int64_t i = 0; i < m; ++i) out[i] = Op::apply(out[i], x[i]);
+      }
     }
     if (scale != 1.0)
-      for (int64_t i = 0; i < m; ++i) acc[i] *= s;
-    copy(stores, reinterpret_cast<std::byte*>(out_a + b), reinterpret_cast<const std::byte*>(acc),
-         static_cast<size_t>(m) * sizeof(T));
-    std::memcpy(out_b + b, acc, static_cast<size_t>(m) * sizeof(T));
+      for (int64_t i = 0; i < m; ++i) out[i] *= s;
+    copy(stores, reinterpret_cast<std::byte*>(out_a + b), reinterpret_cast<const std::byte*>(out),
+         bytes);
   }
 }
 
 template <typename T>
-void combine_op(ir::ReduceKind op, const std::vector<const T*>& in, int64_t n, double scale,
-                Stores stores, T* out_a, T* out_b) {
+void combine_op(ir::ReduceKind op, const std::vector<const T*>& in, int self, int64_t n,
+                double scale, Stores stores, T* out_a, T* out_b) {
   switch (op) {
     case ir::ReduceKind::Sum: case ir::ReduceKind::Mean:
-      return combine<T, Sum>(in, n, scale, stores, out_a, out_b);
-    case ir::ReduceKind::Max: return combine<T, Max>(in, n, scale, stores, out_a, out_b);
-    case ir::ReduceKind::Min: return combine<T, Min>(in, n, scale, stores, out_a, out_b);
+      return combine<T, Sum>(in, self, n, scale, stores, out_a, out_b);
+    case ir::ReduceKind::Max: return combine<T, Max>(in, self, n, scale, stores, out_a, out_b);
+    case ir::ReduceKind::Min: return combine<T, Min>(in, self, n, scale, stores, out_a, out_b);
   }
   LT_UNREACHABLE();
 }
 
 template <typename T>
-void combine_typed(ir::ReduceKind op, const std::vector<const std::byte*>& in, int64_t n,
+void combine_typed(ir::ReduceKind op, const std::vector<const std::byte*>& in, int self, int64_t n,
                    double scale, Stores stores, std::byte* out_a, std::byte* out_b) {
   std::vector<const T*> typed(in.size());
   for (size_t q = 0; q < in.size(); ++q) typed[q] = reinterpret_cast<const T*>(in[q]);
-  combine_op<T>(op, typed, n, scale, stores, reinterpret_cast<T*>(out_a),
+  combine_op<T>(op, typed, self, n, scale, stores, reinterpret_cast<T*>(out_a),
                 reinterpret_cast<T*>(out_b));
 }
 
@@ -238,10 +257,10 @@ void ShmAllReduce::reduce(Collective& c) {
   std::byte* data = c.data + lo * esize;
   const int64_t n = hi - lo;
   switch (c.dtype) {
-    case DType::F32: combine_typed<float>(c.op, in, n, scale, c.stores, mine, data); break;
-    case DType::F64: combine_typed<double>(c.op, in, n, scale, c.stores, mine, data); break;
-    case DType::I32: combine_typed<int32_t>(c.op, in, n, 1.0, c.stores, mine, data); break;
-    case DType::I64: combine_typed<int64_t>(c.op, in, n, 1.0, c.stores, mine, data); break;
+    case DType::F32: combine_typed<float>(c.op, in, rank_, n, scale, c.stores, mine, data); break;
+    case DType::F64: combine_typed<double>(c.op, in, rank_, n, scale, c.stores, mine, data); break;
+    case DType::I32: combine_typed<int32_t>(c.op, in, rank_, n, 1.0, c.stores, mine, data); break;
+    case DType::I64: combine_typed<int64_t>(c.op, in, rank_, n, 1.0, c.stores, mine, data); break;
     case DType::Bool: case DType::F16: case DType::BF16: LT_UNREACHABLE();
   }
   if (c.stores == Stores::Streaming) fence_streaming();

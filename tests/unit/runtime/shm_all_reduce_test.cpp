@@ -277,5 +277,44 @@ TEST(ShmAllReduce, EveryStorePolicyGetsTheReduction) {
     }
 }
 
+// Each rank reduces its slice in place in its own operand; the sum still goes in rank order
+// (x0 + x1) + x2 + ..., which float addition tells apart from any other order: one rank of the
+// four holds 1e8 at each element, one -1e8, the others 1 (where the two ones come before both
+// large values the rank-order sum is 0, where the large ones meet first it is 2). Every slice,
+// whichever rank reduces it (ranks 2 and 3 set their own operand aside first), is the reference.
+TEST(ShmAllReduce, SlicesAreReducedInPlaceInRankOrder) {
+  constexpr int kRanks = 4;
+  constexpr int64_t kCount = 4096;
+  auto x = [](int r, int64_t i) {
+    const int big = static_cast<int>(i % kRanks), minus = static_cast<int>((i / kRanks) % kRanks);
+    return r == big ? 1e8f : r == minus && minus != big ? -1e8f : 1.0f;
+  };
+  std::vector<float> want(kCount);
+  int order_matters = 0;
+  for (int64_t i = 0; i < kCount; ++i) {
+    float acc = x(0, i), reverse = x(kRanks - 1, i);
+    for (int r = 1; r < kRanks; ++r) acc += x(r, i);
+    for (int r = kRanks - 2; r >= 0; --r) reverse += x(r, i);
+    want[i] = acc;
+    order_matters += acc != reverse;
+  }
+  ASSERT_GT(order_matters, kCount / 4);
+  for (StorePolicy policy : {StorePolicy::Cached, StorePolicy::Streaming}) {
+    Segment segment(kRanks, int64_t{1} << 20);
+    std::vector<std::vector<float>> data(kRanks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRanks; ++r)
+      threads.emplace_back([&, r] {
+        ShmAllReduce shm(r, kRanks, policy);
+        shm.attach(segment.parts(kRanks), int64_t{1} << 20);
+        for (int64_t i = 0; i < kCount; ++i) data[r].push_back(x(r, i));
+        shm.wait(shm.start(data[r].data(), kCount, DType::F32, ir::ReduceKind::Sum, true));
+        shm.quiesce();
+      });
+    for (std::thread& t : threads) t.join();
+    for (int r = 0; r < kRanks; ++r) EXPECT_EQ(data[r], want) << "rank " << r;
+  }
+}
+
 }  // namespace
 }  // namespace lt::rt::comm
