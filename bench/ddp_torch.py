@@ -4,8 +4,8 @@ MLP (784-128-10), CNN and ResNet-20 (bench/torch_compare.py's definitions) train
 momentum 0.9, 2 processes x 1 thread (DistributedDataParallel, gloo, each process pinned to its
 own core) against 1 process x 1 thread, at the same per-process batch (64, 64, 128).
 
-Needs Debian's python3-torch and libopenblas0-openmp; runs PyTorch on the OpenMP OpenBLAS
-(the fastest configuration here) and checks it is the one mapped.
+Needs Debian's python3-torch and libopenblas0-openmp; runs PyTorch on the OpenMP OpenBLAS with
+its fastest kernels for this CPU (torch_blas.py) and checks it is the one mapped.
 Run:  /usr/bin/python3 bench/ddp_torch.py [--seconds S] [--models mlp,cnn,resnet]
 Prints one line per model: 1-process ms/step, 2-process ms/step (the slower rank's median) and
 the throughput ratio 2 x ms1 / ms2.
@@ -17,13 +17,14 @@ import statistics
 import sys
 import time
 
-OPENMP_BLAS = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_blas  # noqa: E402
+
 BATCH = {"mlp": 64, "cnn": 64, "resnet": 128}
 
 
 def model_for(name):
     import torch
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch_compare as tc
     nn = torch.nn
     torch.manual_seed(3)
@@ -111,14 +112,11 @@ def main():
     ap.add_argument("--models", default="mlp,cnn,resnet")
     ap.add_argument("--reps", type=int, default=3, help="alternating runs; the fastest is kept")
     args = ap.parse_args()
-    if OPENMP_BLAS not in os.environ.get("LD_LIBRARY_PATH", ""):
-        env = dict(os.environ, LD_LIBRARY_PATH=OPENMP_BLAS + ":" +
-                   os.environ.get("LD_LIBRARY_PATH", ""))
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    note = torch_blas.exec_in_torch_env()
     import torch  # noqa: F401  (maps the BLAS)
-    blas = sorted({line.split()[-1] for line in open("/proc/self/maps")
-                   if "blas" in line and line.split()[-1].startswith("/")})
+    blas = torch_blas.mapped_blas()
     print("BLAS libraries mapped:", " ".join(blas))
+    print(note)
     if not any("openblas-openmp" in b for b in blas):
         sys.exit("ddp_torch: PyTorch did not map the OpenMP OpenBLAS")
     print("| model | per-process batch | 1 process ms/step | 2 processes ms/step | throughput ratio |")

@@ -9,6 +9,9 @@
 # least 2 cores; docs/BENCHMARKS.md has the figures. Two rows after the models give the host's own
 # ceiling in the same window (bench/ceiling_bench.cpp): the same ratio for a fixed multiply-add
 # loop per rank (the cores' speed when both are busy) and for a 32 MiB array sum (DRAM bandwidth).
+# Each run lasts long enough (the MLP's 3000 steps, about a second) for its median to be a
+# steady step: on a virtual machine whose other core idles, a lone rank's first fraction of a
+# second can run at half speed (docs/BENCHMARKS.md), which would flatter the 2-rank ratio.
 # LT_BASELINE_FLAGS="--mca NAME VALUE ...": each round also runs 2 ranks with these lt-launch flags
 # added (a setting to compare against lt-launch's own), in a column of its own;
 # LT_BASELINE_ENV="LT_X=v ...": the same with these variables set (e.g. LT_SHM_ALL_REDUCE=0).
@@ -20,7 +23,7 @@ build=${1:-build}
 models=${2:-mlp cnn resnet}
 launch=$build/tools/lt-launch
 declare -A batch=([mlp]=64 [cnn]=64 [resnet]=128)
-declare -A steps=([mlp]=400 [cnn]=60 [resnet]=25)
+declare -A steps=([mlp]=3000 [cnn]=60 [resnet]=25)
 source "$(dirname "$0")/trainer_runs.sh"
 reps=${LT_REPS:-3}
 read -r -a baseline <<<"${LT_BASELINE_FLAGS:-}"

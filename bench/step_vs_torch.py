@@ -9,8 +9,9 @@ torch.autocast("cpu", dtype=torch.bfloat16)), and lazytrain's f32 steps run too,
 speedup over its own f32.
 
 PyTorch runs in its fastest configuration here: with the OpenMP build of OpenBLAS
-(libopenblas0-openmp), put first by LD_LIBRARY_PATH; the pthread build, which lazytrain's setup
-installs as the libblas.so.3 alternative, oversubscribes inside torch's OpenMP threads.
+(libopenblas0-openmp), put first by LD_LIBRARY_PATH, and its AVX-512 kernels where the CPU has
+them (torch_blas.py); the pthread build, which lazytrain's setup installs as the libblas.so.3
+alternative, oversubscribes inside torch's OpenMP threads.
 torch_compare.py prints which BLAS library it mapped, and this script refuses to compare when it
 is not the OpenMP one. The order is PyTorch, lazytrain twice, PyTorch again, and each side's
 figure is the faster of its two runs: a neighbour's burst in one run (the hosts here are shared
@@ -23,7 +24,9 @@ import re
 import subprocess
 import sys
 
-OPENMP_BLAS = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_blas  # noqa: E402
+
 MODELS = ["mlp", "cnn", "resnet", "gpt"]
 # Lazy at least this many times faster than PyTorch eager, at 1 and at 2 threads.
 TARGETS = {"mlp": 1.15, "cnn": 1.5, "resnet": 1.3, "gpt": 1.3}
@@ -37,16 +40,13 @@ def run(cmd, env=None):
     return out
 
 
-def torch_side(seconds, bf16):
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = OPENMP_BLAS + (":" + env["LD_LIBRARY_PATH"]
-                                            if env.get("LD_LIBRARY_PATH") else "")
+def torch_side(seconds, bf16, env):
     out = run([sys.executable, os.path.join(os.path.dirname(__file__), "torch_compare.py"),
                "--no-gemm", "--seconds", str(seconds)] + (["--bf16"] if bf16 else []), env)
     blas = re.search(r"BLAS libraries mapped: (.*)", out).group(1)
     if "openblas-openmp" not in blas or "openblas-pthread" in blas:
         sys.exit(f"step_vs_torch: PyTorch mapped {blas}, not the OpenMP OpenBLAS in "
-                 f"{OPENMP_BLAS} (apt-get install libopenblas0-openmp)")
+                 f"{torch_blas.OPENMP_BLAS} (apt-get install libopenblas0-openmp)")
     ms = {(m, int(t)): float(v) for m, t, v in
           re.findall(r"^(\w+)_step\s+threads=(\d)\s+([\d.]+) ms/step", out, re.M)}
     return blas, out.splitlines()[0], ms
@@ -82,7 +82,8 @@ def main():
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
-    blas, torch_line, t1 = torch_side(args.seconds, args.bf16)
+    torch_env, blas_note = torch_blas.torch_env()
+    blas, torch_line, t1 = torch_side(args.seconds, args.bf16, torch_env)
     precision = "bf16" if args.bf16 else "f32"
     lt_runs = [lazytrain_side(args.build, args.steps, precision) for _ in range(2)]
     lt_line, lt_out = lt_runs[0][0], lt_runs[0][2] + "\n" + lt_runs[1][2]
@@ -92,12 +93,13 @@ def main():
         f32_runs = [lazytrain_side(args.build, args.steps, "f32")[1] for _ in range(2)]
         lt_f32 = {k: min((run[k] for run in f32_runs), key=lambda r: r["lazy"])
                   for k in f32_runs[0]}
-    _, _, t2 = torch_side(args.seconds, args.bf16)
+    _, _, t2 = torch_side(args.seconds, args.bf16, torch_env)
     targets = TARGETS_BF16 if args.bf16 else TARGETS
     torch_ms = {k: min(v, t2.get(k, v)) for k, v in t1.items()}
     print(lt_out)
     print(f"CPU: {cpu}, {os.cpu_count()} CPUs")
     print(f"{torch_line}")
+    print(blas_note)
     print(f"{lt_line}")
     print("PyTorch: the faster of two runs (before and after lazytrain's); "
           f"PyTorch runs: {', '.join(f'{k[0]}/{k[1]}t {t1[k]:.2f}|{t2.get(k, 0):.2f}' for k in t1)}")
