@@ -5,7 +5,8 @@ momentum 0.9, 2 processes x 1 thread (DistributedDataParallel, gloo, each proces
 own core) against 1 process x 1 thread, at the same per-process batch (64, 64, 128).
 
 Needs Debian's python3-torch and libopenblas0-openmp; runs PyTorch on the OpenMP OpenBLAS with
-its fastest kernels for this CPU (torch_blas.py) and checks it is the one mapped.
+its fastest kernels for this CPU and with a malloc that keeps its memory (torch_peer.py), and
+checks the OpenMP OpenBLAS is the one mapped.
 Run:  /usr/bin/python3 bench/ddp_torch.py [--seconds S] [--models mlp,cnn,resnet]
 Prints one line per model: 1-process ms/step, 2-process ms/step (the slower rank's median) and
 the throughput ratio 2 x ms1 / ms2.
@@ -18,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_blas  # noqa: E402
+import torch_peer  # noqa: E402
 
 BATCH = {"mlp": 64, "cnn": 64, "resnet": 128}
 
@@ -112,9 +113,9 @@ def main():
     ap.add_argument("--models", default="mlp,cnn,resnet")
     ap.add_argument("--reps", type=int, default=3, help="alternating runs; the fastest is kept")
     args = ap.parse_args()
-    note = torch_blas.exec_in_torch_env()
+    note = torch_peer.exec_in_torch_env()
     import torch  # noqa: F401  (maps the BLAS)
-    blas = torch_blas.mapped_blas()
+    blas = torch_peer.mapped_blas()
     print("BLAS libraries mapped:", " ".join(blas))
     print(note)
     if not any("openblas-openmp" in b for b in blas):

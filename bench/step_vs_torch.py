@@ -9,8 +9,8 @@ torch.autocast("cpu", dtype=torch.bfloat16)), and lazytrain's f32 steps run too,
 speedup over its own f32.
 
 PyTorch runs in its fastest configuration here: with the OpenMP build of OpenBLAS
-(libopenblas0-openmp), put first by LD_LIBRARY_PATH, and its AVX-512 kernels where the CPU has
-them (torch_blas.py); the pthread build, which lazytrain's setup installs as the libblas.so.3
+(libopenblas0-openmp), put first by LD_LIBRARY_PATH, its AVX-512 kernels where the CPU has
+them, and a malloc that keeps its memory between steps (torch_peer.py); the pthread build, which lazytrain's setup installs as the libblas.so.3
 alternative, oversubscribes inside torch's OpenMP threads.
 torch_compare.py prints which BLAS library it mapped, and this script refuses to compare when it
 is not the OpenMP one. The order is PyTorch, lazytrain twice, PyTorch again, and each side's
@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_blas  # noqa: E402
+import torch_peer  # noqa: E402
 
 MODELS = ["mlp", "cnn", "resnet", "gpt"]
 # Lazy at least this many times faster than PyTorch eager, at 1 and at 2 threads.
@@ -46,7 +46,7 @@ def torch_side(seconds, bf16, env):
     blas = re.search(r"BLAS libraries mapped: (.*)", out).group(1)
     if "openblas-openmp" not in blas or "openblas-pthread" in blas:
         sys.exit(f"step_vs_torch: PyTorch mapped {blas}, not the OpenMP OpenBLAS in "
-                 f"{torch_blas.OPENMP_BLAS} (apt-get install libopenblas0-openmp)")
+                 f"{torch_peer.OPENMP_BLAS} (apt-get install libopenblas0-openmp)")
     ms = {(m, int(t)): float(v) for m, t, v in
           re.findall(r"^(\w+)_step\s+threads=(\d)\s+([\d.]+) ms/step", out, re.M)}
     return blas, out.splitlines()[0], ms
@@ -82,7 +82,7 @@ def main():
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "?")
-    torch_env, blas_note = torch_blas.torch_env()
+    torch_env, blas_note = torch_peer.torch_env()
     blas, torch_line, t1 = torch_side(args.seconds, args.bf16, torch_env)
     precision = "bf16" if args.bf16 else "f32"
     lt_runs = [lazytrain_side(args.build, args.steps, precision) for _ in range(2)]

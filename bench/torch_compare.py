@@ -17,8 +17,8 @@ Needs Debian's python3-torch (1.13) with an OpenBLAS (without one torch falls ba
 reference BLAS):  apt-get install -y python3-torch libopenblas0-openmp. Whichever OpenBLAS build
 the libblas.so.3 alternative loads (lazytrain's setup installs the pthread one, which then wins),
 its thread count is set to the run's thread count, so "1 thread" means one core for the GEMMs too.
-The header line names the OpenBLAS kernels in use; step_vs_torch.py and ddp_torch.py run this
-with the fastest ones (torch_blas.py).
+The header line names the OpenBLAS kernels in use; step_vs_torch.py runs this with the fastest
+ones and a malloc that keeps its memory (torch_peer.py).
 With --bf16, forward and loss run under torch.autocast("cpu", dtype=torch.bfloat16), as
 lt_bench_step's bf16 runs them under lt::AutocastGuard.
 Run:  /usr/bin/python3 bench/torch_compare.py [--seconds S] [--bf16]
@@ -33,7 +33,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_blas  # noqa: E402
+import torch_peer  # noqa: E402
 
 
 def timeit(fn, seconds):
@@ -221,9 +221,9 @@ def main():
         if m not in STEPS:
             ap.error(f"--models: unknown model '{m}' (known: {', '.join(STEPS)})")
     torch.mm(torch.ones(64, 64), torch.ones(64, 64))  # loads the BLAS
-    blas = torch_blas.mapped_blas()
+    blas = torch_peer.mapped_blas()
     print(f"torch {torch.__version__}; BLAS libraries mapped: {', '.join(blas)}; "
-          f"OpenBLAS kernels: {torch_blas.blas_core() or 'none'}; "
+          f"OpenBLAS kernels: {torch_peer.blas_core() or 'none'}; "
           f"{'bf16 autocast' if BF16 else 'f32'}")
     set_blas_threads = blas_thread_setter(blas)
     results = {}

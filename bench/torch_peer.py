@@ -1,5 +1,6 @@
-"""The OpenBLAS that PyTorch runs on in the comparisons (ddp_torch.py, step_vs_torch.py,
-torch_compare.py): the OpenMP build (libopenblas0-openmp, put first by LD_LIBRARY_PATH; the
+"""PyTorch's configuration in the comparisons (ddp_torch.py, step_vs_torch.py, torch_compare.py).
+
+BLAS: the OpenMP build (libopenblas0-openmp, put first by LD_LIBRARY_PATH; the
 pthread build oversubscribes inside torch's OpenMP threads), with the kernels OpenBLAS picks for
 the CPU. An OPENBLAS_CORETYPE in the environment overrides that pick, and the machines here have
 come with OPENBLAS_CORETYPE=Haswell set for every process: on an AVX-512 CPU that runs OpenBLAS's
@@ -7,6 +8,14 @@ AVX2 kernels, and the MLP's forward GEMM (64x784 by 784x128) then takes 1.7x as 
 AVX-512 ones OpenBLAS picks itself (Cooperlake, on an AMD Zen 5). So a core type without AVX-512
 kernels, on a CPU with AVX-512, is dropped from the peer's environment (and the line returned
 with the environment says so); any other one is kept.
+
+Memory: glibc's malloc gives large blocks back to the kernel when they are freed and maps them
+anew on the next allocation, and PyTorch frees and allocates its activations and gradients every
+step. On the virtual machines here each page of such a block then faults on first touch, at a
+cost that varies from run to run: PyTorch's 1-thread CNN step took 62-87 ms so, and 24.5-25 ms
+with malloc told to keep its memory (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_, glibc's
+own tunables; PyTorch's tuning guide gives the same advice through jemalloc or tcmalloc). So the
+peer runs with both set, unless the environment sets either or preloads an allocator.
 """
 import ctypes
 import os
@@ -16,6 +25,8 @@ import sys
 OPENMP_BLAS = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 # The cores of OpenBLAS 0.3.21 whose single-precision GEMM kernels use AVX-512.
 AVX512_CORES = {"SkylakeX", "Cooperlake", "SapphireRapids"}
+# Blocks up to 1 GiB come from the heap, and the heap is never trimmed below 4 GiB.
+KEEP_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(4 << 30)}
 
 
 def _core_of(env):
@@ -34,8 +45,21 @@ def _cpu_has_avx512():
 
 def torch_env(env=None):
     """(env, note): `env` (default os.environ) for a PyTorch process on the OpenMP OpenBLAS with
-    the fastest kernels this CPU runs, and one line saying which kernels and why."""
+    the fastest kernels this CPU runs and a malloc that keeps its memory, and a line saying which
+    kernels and what malloc does."""
     env = dict(os.environ if env is None else env)
+    if any(k in env for k in KEEP_MEMORY) or env.get("LD_PRELOAD"):
+        memory = "malloc as the environment sets it"
+    else:
+        env.update(KEEP_MEMORY)
+        memory = "malloc keeps its memory (" + " ".join(f"{k}={v}" for k, v in
+                                                        KEEP_MEMORY.items()) + ")"
+    env, kernels = _blas_env(env)
+    return env, f"{kernels}; {memory}"
+
+
+def _blas_env(env):
+    """(env, note) for the OpenMP OpenBLAS with its fastest kernels."""
     paths = [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]
     if OPENMP_BLAS not in paths:
         env["LD_LIBRARY_PATH"] = ":".join([OPENMP_BLAS] + paths)
@@ -54,10 +78,10 @@ def torch_env(env=None):
 
 def exec_in_torch_env():
     """Re-runs this script in torch_env() unless it already runs there (then returns the note)."""
-    if os.environ.get("LT_TORCH_BLAS_NOTE"):
-        return os.environ["LT_TORCH_BLAS_NOTE"]
+    if os.environ.get("LT_TORCH_PEER_NOTE"):
+        return os.environ["LT_TORCH_PEER_NOTE"]
     env, note = torch_env()
-    env["LT_TORCH_BLAS_NOTE"] = note
+    env["LT_TORCH_PEER_NOTE"] = note
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
