@@ -10,8 +10,9 @@ speedup over its own f32.
 
 PyTorch runs in its fastest configuration here: with the OpenMP build of OpenBLAS
 (libopenblas0-openmp), put first by LD_LIBRARY_PATH, its AVX-512 kernels where the CPU has
-them, and a malloc that keeps its memory between steps (torch_peer.py); the pthread build, which lazytrain's setup installs as the libblas.so.3
-alternative, oversubscribes inside torch's OpenMP threads.
+them, and a malloc that keeps its memory between steps (torch_peer.py); the pthread build, which
+lazytrain's setup installs as the libblas.so.3 alternative, oversubscribes inside torch's OpenMP
+threads.
 torch_compare.py prints which BLAS library it mapped, and this script refuses to compare when it
 is not the OpenMP one. The order is PyTorch, lazytrain twice, PyTorch again, and each side's
 figure is the faster of its two runs: a neighbour's burst in one run (the hosts here are shared

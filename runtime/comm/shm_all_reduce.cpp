@@ -104,9 +104,7 @@ void combine(const std::vector<const T*>& in, int self, int64_t n, double scale,
     const int64_t m = std::min(kBlock, n - b);
     const size_t bytes = static_cast<size_t>(m) * sizeof(T);
     T* out = out_b + b;
-    if (ranks == 1) {
-      if (out != in[0] + b) std::memcpy(out, in[0] + b, bytes);
-    } else {
+    if (ranks > 1) {  // one rank: out is the operand already
       const T* x0 = in[0] + b;
       const T* x1 = in[1] + b;
       if (self >= 2) std::memcpy(own, in[self] + b, bytes);  // before out is written
