@@ -50,6 +50,9 @@ class Buffer {
   static size_t cache_limit();
   /// Bytes of freed blocks kept for reuse now.
   static size_t cached_bytes();
+  /// Whether new blocks of 2 MiB or more ask for transparent huge pages (default: yes).
+  static void set_huge_pages(bool on);
+  static bool huge_pages();
 
   /// Restarts peak tracking from the bytes live now (benchmarks measure one phase at a time).
   static void reset_peak();

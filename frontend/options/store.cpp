@@ -45,6 +45,7 @@ void pass_down(Setting s, const SettingValue& v) {
   if (s == Setting::NumThreads) rt::set_num_threads(static_cast<int>(v.number));
   if (s == Setting::SpinUs) rt::set_spin_us(v.number);
   if (s == Setting::BufferCacheMb) rt::Buffer::set_cache_limit(static_cast<size_t>(v.number) << 20);
+  if (s == Setting::HugePages) rt::Buffer::set_huge_pages(v.number != 0);
 }
 
 void store_value(Setting s, SettingValue v) {

@@ -23,6 +23,7 @@ enum class Setting : int {
   CacheDir,
   CacheSize,
   BufferCacheMb,
+  HugePages,
   MaxPendingNodes,
   DumpDir,
   Debug,
@@ -34,7 +35,7 @@ enum class Setting : int {
   ShmAllReduce,
   ShmStores,
 };
-inline constexpr int kSettingCount = 20;
+inline constexpr int kSettingCount = 21;
 
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
@@ -67,6 +68,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
     {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}, {}},
     {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}, {}},
     {"LT_BUFFER_CACHE_MB", Kind::Integer, 0, 1 << 24, 1024, {}, {}},
+    {"LT_HUGE_PAGES", Kind::Switch, 0, 1, 1, {}, {}},
     {"LT_MAX_PENDING_NODES", Kind::Integer, 1, kNoLimit, 200000, {}, {}},
     {"LT_DUMP_DIR", Kind::Folder, 0, 0, 0, {}, {}},
     {"LT_DEBUG", Kind::Switch, 0, 1, 0, {}, {}},

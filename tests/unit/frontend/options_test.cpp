@@ -96,6 +96,7 @@ TEST(Options, EveryVariableTakesAGoodValue) {
                            {"LT_CACHE_DIR", "/tmp/objects"},
                            {"LT_CACHE_SIZE", "9"},
                            {"LT_BUFFER_CACHE_MB", "0"},
+                           {"LT_HUGE_PAGES", "0"},
                            {"LT_MAX_PENDING_NODES", "100"},
                            {"LT_DUMP_DIR", "/tmp/dumps"},
                            {"LT_DEBUG", "1"},
@@ -113,6 +114,7 @@ TEST(Options, EveryVariableTakesAGoodValue) {
   EXPECT_EQ(at(Setting::CacheDir), env_text("/tmp/objects"));
   EXPECT_EQ(at(Setting::CacheSize), env_number(9));
   EXPECT_EQ(at(Setting::BufferCacheMb), env_number(0));
+  EXPECT_EQ(at(Setting::HugePages), env_number(0));
   EXPECT_EQ(at(Setting::MaxPendingNodes), env_number(100));
   EXPECT_EQ(at(Setting::DumpDir), env_text("/tmp/dumps"));
   EXPECT_EQ(at(Setting::Debug), env_number(1));
@@ -161,6 +163,7 @@ TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
             "  LT_CACHE_DIR         /home/u/.cache/lazytrain (default)\n"
             "  LT_CACHE_SIZE        17 (code)\n"
             "  LT_BUFFER_CACHE_MB   1024 (default)\n"
+            "  LT_HUGE_PAGES        1 (default)\n"
             "  LT_MAX_PENDING_NODES 200000 (default)\n"
             "  LT_DUMP_DIR          /tmp/d (env)\n"
             "  LT_DEBUG             0 (default)\n"
@@ -201,15 +204,15 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
   EXPECT_EQ(error_of([] { set_option("LT_OPTLEVEL", "1"); }),
             "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_SPIN_US, "
             "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, "
-            "LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, LT_MAX_PENDING_NODES, LT_DUMP_DIR, "
-            "LT_DEBUG, LT_METRICS, LT_PROFILE, LT_FASHION_MNIST_DIR, LT_BUCKET_FIRST_KB, "
-            "LT_BUCKET_KB, LT_SHM_ALL_REDUCE, LT_SHM_STORES)");
+            "LT_CACHE_DIR, LT_CACHE_SIZE, LT_BUFFER_CACHE_MB, LT_HUGE_PAGES, LT_MAX_PENDING_NODES, "
+            "LT_DUMP_DIR, LT_DEBUG, LT_METRICS, LT_PROFILE, LT_FASHION_MNIST_DIR, "
+            "LT_BUCKET_FIRST_KB, LT_BUCKET_KB, LT_SHM_ALL_REDUCE, LT_SHM_STORES)");
   EXPECT_EQ(option("LT_OPT_LEVEL"), before);  // a refused value changes nothing
 }
 
 TEST(Options, OverridesReachTheirConsumers) {
   Saved threads("LT_NUM_THREADS"), buffers("LT_BUFFER_CACHE_MB"), size("LT_CACHE_SIZE"),
-      spin("LT_SPIN_US");
+      spin("LT_SPIN_US"), huge("LT_HUGE_PAGES");
   set_option("LT_NUM_THREADS", "3");
   EXPECT_EQ(num_threads(), 3);
   EXPECT_EQ(rt::num_threads(), 3);
@@ -218,6 +221,10 @@ TEST(Options, OverridesReachTheirConsumers) {
   EXPECT_EQ(rt::num_threads(), 2);
   set_option("LT_BUFFER_CACHE_MB", "3");
   EXPECT_EQ(rt::Buffer::cache_limit(), size_t{3} << 20);
+  set_option("LT_HUGE_PAGES", "0");
+  EXPECT_FALSE(rt::Buffer::huge_pages());
+  set_option("LT_HUGE_PAGES", "1");
+  EXPECT_TRUE(rt::Buffer::huge_pages());
   set_option("LT_SPIN_US", "0");
   EXPECT_EQ(rt::spin_us(), 0);
   set_option("LT_CACHE_SIZE", "17");

@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 namespace lt::rt {
 namespace {
 
@@ -40,6 +47,57 @@ TEST(BufferCache, ZeroKeepsNothing) {
   { auto a = Buffer::allocate(1 << 20); }
   EXPECT_EQ(Buffer::cached_bytes(), 0u);
   EXPECT_EQ(Buffer::cache_limit(), 0u);
+}
+
+// The VmFlags line of the mapping of this process that holds `p` ("" when none does).
+std::string vm_flags_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-') inside = lo <= at && at < hi;
+    else if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+struct HugePages {
+  explicit HugePages(bool on) : saved(Buffer::huge_pages()) { Buffer::set_huge_pages(on); }
+  ~HugePages() { Buffer::set_huge_pages(saved); }
+  bool saved;
+};
+
+TEST(BufferHugePages, LargeBlocksStartOnA2MiBPageAndAskForHugePages) {
+  CacheLimit limit(0);  // fresh blocks, not ones another test freed
+  constexpr size_t kBytes = (size_t{5} << 20) + 4096;  // two whole 2 MiB pages and a tail
+  {
+    HugePages on(true);
+    auto b = Buffer::allocate(kBytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % (size_t{2} << 20), 0u);
+    std::memset(b->data(), 1, kBytes);
+    // The advice covers the whole pages (flag "hg"), where the kernel has transparent huge
+    // pages; the tail past them is never advised.
+    if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) {
+      EXPECT_NE(vm_flags_at(b->data()).find(" hg"), std::string::npos)
+          << vm_flags_at(b->data());
+      const auto* tail = static_cast<const char*>(b->data()) + (size_t{4} << 20);
+      EXPECT_EQ(vm_flags_at(tail).find(" hg"), std::string::npos) << vm_flags_at(tail);
+    }
+  }
+  {
+    HugePages off(false);
+    auto b = Buffer::allocate(kBytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % 64, 0u);
+    EXPECT_EQ(vm_flags_at(b->data()).find(" hg"), std::string::npos) << vm_flags_at(b->data());
+  }
+  {
+    HugePages on(true);  // below one page: no alignment to a page, no advice
+    auto b = Buffer::allocate((size_t{2} << 20) - 64);
+    EXPECT_EQ(vm_flags_at(b->data()).find(" hg"), std::string::npos) << vm_flags_at(b->data());
+  }
 }
 
 }  // namespace
