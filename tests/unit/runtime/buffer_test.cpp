@@ -1,6 +1,7 @@
 #include "runtime/buffer.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>  // mallopt
 
 #include <cstdint>
 #include <cstring>
@@ -72,6 +73,9 @@ struct HugePages {
 
 TEST(BufferHugePages, LargeBlocksStartOnA2MiBPageAndAskForHugePages) {
   CacheLimit limit(0);  // fresh blocks, not ones another test freed
+  // Each block a mapping of its own, so none lands where an earlier test's advice still holds
+  // (glibc would otherwise serve blocks below its raised threshold from the heap).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   constexpr size_t kBytes = (size_t{5} << 20) + 4096;  // two whole 2 MiB pages and a tail
   {
     HugePages on(true);
