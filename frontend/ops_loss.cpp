@@ -1,8 +1,11 @@
-// Classification losses, PyTorch's semantics. cross_entropy's default (mean over rows, no class
-// weight) is the fused cross_entropy row; a class weight or another reduction composes
-// log_softmax and nll_loss, which is itself composed of rows (one_hot, mul, sum), so both
-// differentiate through autograd as written.
+// Losses, PyTorch's semantics. cross_entropy's default (mean over rows, no class weight) is the
+// fused cross_entropy row; a class weight or another reduction composes log_softmax and
+// nll_loss, which is itself composed of rows (one_hot, mul, sum), so both differentiate through
+// autograd as written. The regression losses and binary cross entropy are compositions of
+// elementwise rows, which lazy mode fuses into one loop with their reduction.
 #include <fmt/format.h>
+
+#include <vector>
 
 #include "frontend/dispatch.h"
 #include "lt/ops.h"
@@ -78,6 +81,58 @@ Tensor nll(const Tensor& logp, const Tensor& targets, Reduction r, const Loc& lo
   return reduce_rows(rows, targets, r, loc);
 }
 
+/// Checks an elementwise loss's input and target: defined, float, of one type.
+void check_pair(std::string_view op, const Tensor& x, const Tensor& t, const Loc& loc) {
+  const Tensor all[] = {x, t};
+  for (const Tensor& a : all)
+    if (!a.defined()) fail_op(op, "operand is an undefined tensor", all, loc);
+  if (!is_float(x.dtype()) || x.type() != t.type())
+    fail_op(op,
+            fmt::format("needs a float input and a target of the same type, got {} and {}",
+                        type_str(x.type()), type_str(t.type())),
+            all, loc);
+}
+
+/// Checks an elementwise weight: undefined, or of x's dtype and broadcasting to x's shape.
+void check_weight(std::string_view op, std::string_view name, const Tensor& w, const Tensor& x,
+                  std::span<const Tensor> operands, const Loc& loc) {
+  if (!w.defined()) return;
+  const Shape &ws = w.shape(), &xs = x.shape();
+  bool fits = w.dtype() == x.dtype() && ws.size() <= xs.size();
+  for (size_t i = 0; fits && i < ws.size(); ++i) {
+    const int64_t d = ws[ws.size() - 1 - i];
+    fits = d == 1 || d == xs[xs.size() - 1 - i];
+  }
+  if (!fits)
+    fail_op(op,
+            fmt::format("{} must broadcast to {} (the logits' type), got {}", name,
+                        type_str(x.type()), type_str(w.type())),
+            operands, loc);
+}
+
+Tensor reduce_elements(const Tensor& loss, Reduction r, const Loc& loc) {
+  switch (r) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return sum(loss, {}, false, loc);
+    case Reduction::Mean: return mean(loss, {}, false, loc);
+  }
+  LT_UNREACHABLE();
+}
+
+/// The difference of a regression loss's operands, after the checks.
+Tensor difference(std::string_view op, const Tensor& x, const Tensor& t, const Loc& loc) {
+  check_pair(op, x, t, loc);
+  return sub(x, t, loc);
+}
+
+/// 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta > 0).
+Tensor smooth_l1(const Tensor& d, double beta, const Loc& loc) {
+  const Tensor a = abs(d, loc);
+  const Tensor quadratic = mul(mul(d, d, loc), scalar_like(0.5 / beta, d, loc), loc);
+  const Tensor linear = sub(a, scalar_like(0.5 * beta, a, loc), loc);
+  return where(lt(a, scalar_like(beta, a, loc), loc), quadratic, linear, loc);
+}
+
 }  // namespace
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels, double label_smoothing,
@@ -120,6 +175,70 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& labels, const NllLossOpti
   check_operands("nll_loss", log_probs, labels, o.weight, loc);
   const Targets t = targets_of(log_probs, labels, o.weight, o.ignore_index, loc);
   return nll(log_probs, t.weighted, r, loc);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
+                Loc loc) {
+  const Tensor all[] = {input, target};
+  const Reduction r = parse_reduction(reduction, "mse_loss", all, loc);
+  const Tensor d = difference("mse_loss", input, target, loc);
+  return reduce_elements(mul(d, d, loc), r, loc);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, Loc loc) {
+  const Tensor all[] = {input, target};
+  const Reduction r = parse_reduction(reduction, "l1_loss", all, loc);
+  return reduce_elements(abs(difference("l1_loss", input, target, loc), loc), r, loc);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, double beta,
+                      const std::string& reduction, Loc loc) {
+  const Tensor all[] = {input, target};
+  const Reduction r = parse_reduction(reduction, "smooth_l1_loss", all, loc);
+  if (!(beta >= 0))
+    fail_op("smooth_l1_loss", fmt::format("beta must be >= 0, got {}", beta), all, loc);
+  const Tensor d = difference("smooth_l1_loss", input, target, loc);
+  return reduce_elements(beta == 0 ? abs(d, loc) : smooth_l1(d, beta, loc), r, loc);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, double delta,
+                  const std::string& reduction, Loc loc) {
+  const Tensor all[] = {input, target};
+  const Reduction r = parse_reduction(reduction, "huber_loss", all, loc);
+  if (!(delta > 0))
+    fail_op("huber_loss", fmt::format("delta must be > 0, got {}", delta), all, loc);
+  const Tensor d = difference("huber_loss", input, target, loc);
+  // delta times smooth L1 with beta = delta: the same pieces, PyTorch's definition.
+  const Tensor loss = smooth_l1(d, delta, loc);
+  return reduce_elements(mul(loss, scalar_like(delta, loss, loc), loc), r, loc);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
+                                        const BceWithLogitsOptions& o, Loc loc) {
+  const std::string_view op = "binary_cross_entropy_with_logits";
+  std::vector<Tensor> operands{logits, target};
+  for (const Tensor& w : {o.weight, o.pos_weight})
+    if (w.defined()) operands.push_back(w);
+  const Reduction r = parse_reduction(o.reduction, op, operands, loc);
+  check_pair(op, logits, target, loc);
+  check_weight(op, "weight", o.weight, logits, operands, loc);
+  check_weight(op, "pos_weight", o.pos_weight, logits, operands, loc);
+  // PyTorch's form: with m = max(-x, 0), log(1 + e^-x) = m + log(e^-m + e^(-x-m)), no exp of a
+  // positive number; the loss is (1 - t) x + (1 + (p - 1) t) log(1 + e^-x).
+  const Tensor& x = logits;
+  const Tensor m = clamp(neg(x, loc), 0.0, std::nullopt, loc);
+  const Tensor softplus_neg =
+      add(m, log(add(exp(neg(m, loc), loc), exp(sub(neg(x, loc), m, loc), loc), loc), loc), loc);
+  const Tensor one = scalar_like(1.0, x, loc);
+  Tensor loss = mul(sub(one, target, loc), x, loc);
+  if (o.pos_weight.defined()) {
+    const Tensor log_weight = add(mul(sub(o.pos_weight, one, loc), target, loc), one, loc);
+    loss = add(loss, mul(log_weight, softplus_neg, loc), loc);
+  } else {
+    loss = add(loss, softplus_neg, loc);
+  }
+  if (o.weight.defined()) loss = mul(loss, o.weight, loc);
+  return reduce_elements(loss, r, loc);
 }
 
 }  // namespace lt

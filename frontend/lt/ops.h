@@ -177,6 +177,32 @@ struct NllLossOptions {
 /// Negative log likelihood of log-probabilities [N,C] (log_softmax's output) at labels [N].
 Tensor nll_loss(const Tensor& log_probs, const Tensor& labels, const NllLossOptions& o = {},
                 Loc loc = Loc::current());
+/// Regression losses of an input against a target of the same type (float), elementwise then
+/// reduced: "none" (the input's shape), "sum" or "mean" (default, over every element).
+/// mse_loss: (x - t)^2; l1_loss: |x - t|; smooth_l1_loss: 0.5 (x - t)^2 / beta where
+/// |x - t| < beta, else |x - t| - 0.5 beta (beta 0: l1_loss); huber_loss: 0.5 (x - t)^2 where
+/// |x - t| < delta, else delta (|x - t| - 0.5 delta).
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                Loc loc = Loc::current());
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+               Loc loc = Loc::current());
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, double beta = 1.0,
+                      const std::string& reduction = "mean", Loc loc = Loc::current());
+Tensor huber_loss(const Tensor& input, const Tensor& target, double delta = 1.0,
+                  const std::string& reduction = "mean", Loc loc = Loc::current());
+/// torch.nn.functional.binary_cross_entropy_with_logits's options. `weight` scales each
+/// element's loss and `pos_weight` the positive term (typically [C], one per class along the last
+/// dim); both take the logits' dtype and broadcast to their shape.
+struct BceWithLogitsOptions {
+  Tensor weight = {};
+  Tensor pos_weight = {};
+  std::string reduction = "mean";  // "none", "sum" or "mean" (over every element)
+};
+/// -w [p t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))] per element, for logits x and targets t
+/// in [0, 1] of the same type, computed without overflow for large |x|.
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
+                                        const BceWithLogitsOptions& o = {},
+                                        Loc loc = Loc::current());
 /// Normalizes over the trailing gamma.rank() dims.
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5,
                   Loc loc = Loc::current());
