@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frontend/dispatch.h"
+#include "ir/shape.h"
 #include "lt/ops.h"
 
 namespace lt {
@@ -97,13 +98,9 @@ void check_pair(std::string_view op, const Tensor& x, const Tensor& t, const Loc
 void check_weight(std::string_view op, std::string_view name, const Tensor& w, const Tensor& x,
                   std::span<const Tensor> operands, const Loc& loc) {
   if (!w.defined()) return;
-  const Shape &ws = w.shape(), &xs = x.shape();
-  bool fits = w.dtype() == x.dtype() && ws.size() <= xs.size();
-  for (size_t i = 0; fits && i < ws.size(); ++i) {
-    const int64_t d = ws[ws.size() - 1 - i];
-    fits = d == 1 || d == xs[xs.size() - 1 - i];
-  }
-  if (!fits)
+  Shape joint;
+  if (w.dtype() != x.dtype() || !broadcast_shapes(w.shape(), x.shape(), &joint) ||
+      joint != x.shape())
     fail_op(op,
             fmt::format("{} must broadcast to {} (the logits' type), got {}", name,
                         type_str(x.type()), type_str(w.type())),

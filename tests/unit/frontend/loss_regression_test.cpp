@@ -205,6 +205,11 @@ TEST(RegressionLoss, BadArgumentsNameTheArgument) {
               }),
               StartsWith("binary_cross_entropy_with_logits: weight must broadcast to f64[2,3] "
                          "(the logits' type), got f32[1]"));
+  // A weight that would enlarge the loss's shape does not broadcast to the logits.
+  const Tensor stacked = reshape(concat({x, x}, 0), {2, 2, 3});
+  EXPECT_THAT(error_of([&] { binary_cross_entropy_with_logits(x, x, {.weight = stacked}); }),
+              StartsWith("binary_cross_entropy_with_logits: weight must broadcast to f64[2,3] "
+                         "(the logits' type), got f64[2,2,3]"));
 }
 
 }  // namespace
