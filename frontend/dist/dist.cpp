@@ -102,6 +102,7 @@ void broadcast(std::span<Tensor> tensors, int root, Loc loc) {
     throw InputError(fmt::format("broadcast: root {} is not a rank of this job of {} at {}", root,
                                  world_size(), location_str(loc)));
   NoGradGuard no_grad;
+  lazy::sync(std::span<const Tensor>(tensors), "broadcast", loc);  // every pending one, one graph
   for (Tensor& t : tensors) {
     if (!t.defined()) continue;
     const std::shared_ptr<TensorImpl> v = host_copy(t, "broadcast", loc);

@@ -59,11 +59,13 @@ void save(const std::string& path, const TensorDict& tensors, const StringDict& 
     return Error(fmt::format("save: {}: {} at {}", path, problem, location_str(loc)));
   };
   std::vector<io::TensorEntry> entries;
+  std::vector<Tensor> values;
   for (const auto& [name, t] : tensors) {
     if (!t.defined()) throw fail(fmt::format("tensor {} is undefined", io::json_quoted(name)));
-    lazy::sync(t, "save", loc);
     entries.push_back({name, t.type(), 0, 0});
+    values.push_back(t);
   }
+  lazy::sync(values, "save", loc);  // every pending tensor in one graph
   try {
     entries = io::layout_tensors(std::move(entries));
     const std::string header = io::encode_header(entries, metadata);

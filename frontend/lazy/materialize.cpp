@@ -2,6 +2,7 @@
 // graph cache (preparing it on a miss), run it and turn the targets into device data.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "frontend/lazy/cut.h"
@@ -103,6 +104,19 @@ void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
   metrics::count("sync");
   metrics::count("sync: " + where);
   materialize({t.impl()}, where, false);
+}
+
+void sync(std::span<const Tensor> ts, std::string_view reason, const Loc& loc) {
+  std::vector<TensorImpl*> targets;
+  // In the order given (the graph's results follow it, and so does its hash), each tensor once.
+  for (const Tensor& t : ts)
+    if (t.defined() && t.impl()->pending() && std::ranges::find(targets, t.impl()) == targets.end())
+      targets.push_back(t.impl());
+  if (targets.empty()) return;
+  const std::string where = fmt::format("{} at {}", reason, location_str(loc));
+  metrics::count("sync");
+  metrics::count("sync: " + where);
+  materialize(std::move(targets), where, false);
 }
 
 }  // namespace lazy

@@ -21,5 +21,8 @@ void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attr
 void track(const std::shared_ptr<TensorImpl>& impl);
 /// Runs the pending subgraph of one tensor (a value read); counted with reason and location.
 void sync(const Tensor& t, std::string_view reason, const Loc& loc);
+/// Runs the pending subgraphs of several tensors as one graph (one value read, counted once);
+/// undefined and already materialized tensors are skipped.
+void sync(std::span<const Tensor> ts, std::string_view reason, const Loc& loc);
 
 }  // namespace lt::lazy

@@ -64,7 +64,8 @@ Tensor all_gather(const Tensor& t, Loc loc = Loc::current());
 /// `t` (losses are averaged, correct-prediction counts summed). A value read, like all_gather.
 Tensor reduce_value(const Tensor& t, bool average = true, Loc loc = Loc::current());
 
-/// Copies root's values of the tensors into every rank's (in place; a value read of each).
+/// Copies root's values of the tensors into every rank's (in place; a value read of them all,
+/// the pending ones run as one graph).
 void broadcast(std::span<Tensor> tensors, int root = 0, Loc loc = Loc::current());
 /// broadcast() of every parameter and buffer of `module`, so that replicas start from the same
 /// weights however each initialized them.

@@ -22,8 +22,8 @@ struct Checkpoint {
 };
 
 /// Writes `tensors` and `metadata` to `path` atomically: a crash at any moment leaves the old
-/// file or the new one at `path`, never a torn one. A tensor with pending lazy work is
-/// materialized first (a sync, counted with reason "save").
+/// file or the new one at `path`, never a torn one. The tensors with pending lazy work are
+/// materialized first, all in one graph (one sync, counted with reason "save").
 void save(const std::string& path, const TensorDict& tensors, const StringDict& metadata = {},
           Loc loc = Loc::current());
 
@@ -51,7 +51,7 @@ struct LoadReport {
 /// PyTorch's load_state_dict); targets are handles, so the caller's tensors see the new values.
 /// Strict: any missing key, unexpected key or shape mismatch throws lt::Error listing them all
 /// (after `what`, e.g. the file) and no target changes. Not strict: what matches is copied, the
-/// rest reported.
+/// rest reported. Sources with pending lazy work are materialized first, all in one graph.
 LoadReport copy_state(const TensorDict& targets, const TensorDict& source, bool strict,
                       const std::string& what = "state", Loc loc = Loc::current());
 

@@ -158,9 +158,9 @@ void Module::to(DType dtype, Loc loc) {
                             location_str(loc)));
   std::vector<Tensor> all = parameters();
   for (const Tensor& b : buffers()) all.push_back(b);
+  lazy::sync(all, "nn::Module::to", loc);  // every pending one in one graph
   for (const Tensor& t : all) {
     if (!is_float(t.dtype()) || t.dtype() == dtype) continue;
-    lazy::sync(t, "nn::Module::to", loc);
     Tensor cast_value;
     {
       ModeGuard eager(Mode::Eager);

@@ -2,6 +2,7 @@
 // copy_state / load_into reports, and finding the latest checkpoint of a run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "frontend/tensor_impl.h"
@@ -126,6 +127,41 @@ TEST(Serialize, NamesAreEscapedAsJsonStrings) {
   const Checkpoint back = load(dir.path("n.safetensors"));
   EXPECT_TRUE(back.tensors.contains(odd));
   EXPECT_EQ(back.metadata.at("k\t"), "v\x7f");
+}
+
+TEST(Serialize, SavingSeveralPendingLazyTensorsRunsOneGraph) {
+  ScratchDir dir;
+  ModeGuard lazy(Mode::Lazy);
+  Tensor x = from_vector<float>({1, 2, 3}, {3});
+  Tensor a = x * 2.0;
+  Tensor b = a + 1.0;  // shares a's pending work
+  Tensor c = exp(x);
+  metrics::reset();
+  save(dir.path("m.safetensors"), {{"a", a}, {"b", b}, {"c", c}, {"c_again", c}});
+  EXPECT_EQ(metrics::counter("sync"), 1);
+  EXPECT_EQ(metrics::counter("graphs_run"), 1);
+  EXPECT_FALSE(is_pending(a) || is_pending(b) || is_pending(c));
+  const Checkpoint back = load(dir.path("m.safetensors"));
+  EXPECT_EQ(back.tensors.at("a").to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(back.tensors.at("b").to_vector<float>(), (std::vector<float>{3, 5, 7}));
+  const std::vector<float> e = {std::exp(1.0f), std::exp(2.0f), std::exp(3.0f)};
+  const std::vector<float> got = back.tensors.at("c").to_vector<float>();
+  for (size_t i = 0; i < e.size(); ++i) EXPECT_NEAR(got[i], e[i], 1e-6f * e[i]);
+  EXPECT_EQ(back.tensors.at("c_again").to_vector<float>(), got);
+}
+
+TEST(Serialize, CopyingPendingSourcesRunsOneGraph) {
+  ModeGuard lazy(Mode::Lazy);
+  Tensor x = from_vector<float>({1, 2}, {2});
+  Tensor p = zeros({2}), q = zeros({2});
+  metrics::reset();
+  const LoadReport r = copy_state({{"p", p}, {"q", q}}, {{"p", x * 3.0}, {"q", x - 1.0}},
+                                  /*strict=*/true, "test");
+  EXPECT_TRUE(r.clean());
+  EXPECT_EQ(metrics::counter("graphs_run"), 1);
+  mark_step();
+  EXPECT_EQ(p.to_vector<float>(), (std::vector<float>{3, 6}));
+  EXPECT_EQ(q.to_vector<float>(), (std::vector<float>{0, 1}));
 }
 
 TEST(Serialize, SavingAPendingLazyTensorIsOneCountedSync) {
