@@ -45,6 +45,16 @@ struct AdamWOptions {
   bool amsgrad = false;
 };
 
+/// torch.optim.RMSprop's options.
+struct RMSpropOptions {
+  double lr = 1e-2;
+  double alpha = 0.99;  ///< smoothing of the squared-gradient average
+  double eps = 1e-8;
+  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
+  double momentum = 0;
+  bool centered = false;  ///< divide by an estimate of the gradient's variance instead
+};
+
 /// Parameters that share options (e.g. no weight decay on biases and norms).
 template <class Options>
 struct ParamGroup {
@@ -80,7 +90,8 @@ class Optimizer {
   virtual void set_lr(size_t group, double lr) = 0;
 
   /// Tensors `<prefix>.<group>.<param index>.<slot>` (slots: SGD `momentum_buffer`, `step`;
-  /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`), and metadata
+  /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`; RMSprop
+  /// `square_avg`, `momentum_buffer` with momentum, `grad_avg` when centered, `step`), and metadata
   /// `<prefix>.type`, `<prefix>.groups`, `<prefix>.<group>.params` and `<prefix>.<group>.<option>`
   /// (lr, momentum, betas "0.9,0.999", amsgrad "true"...), numbers written so they read back
   /// exactly. Ready for lt::save next to the model's tensors.
@@ -220,6 +231,23 @@ class Adam final : public AdamFamily<AdamOptions> {
 class AdamW final : public AdamFamily<AdamWOptions> {
  public:
   using AdamFamily::AdamFamily;
+};
+
+/// RMSprop, as torch.optim.RMSprop: with g = grad + wd * p, square_avg = alpha * square_avg +
+/// (1 - alpha) * g^2; centered also keeps grad_avg = alpha * grad_avg + (1 - alpha) * g and
+/// takes avg = sqrt(square_avg - grad_avg^2) + eps, else avg = sqrt(square_avg) + eps; then
+/// with momentum buf = momentum * buf + g / avg and p -= lr * buf, without p -= lr * g / avg.
+class RMSprop final : public OptimizerOf<RMSpropOptions> {
+ public:
+  RMSprop(std::vector<Tensor> params, RMSpropOptions options = {}, Loc loc = Loc::current());
+  explicit RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups, Loc loc = Loc::current());
+
+ private:
+  std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
+  void update(size_t group, const Tensor& skip) override;
+  StringDict options_text(size_t group) const override;
+  void set_options_text(size_t group, const StringDict& text) override;
 };
 
 /// torch.nn.utils.clip_grad_norm_: total = the norm_type-norm of the per-gradient norms (the

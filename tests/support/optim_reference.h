@@ -1,5 +1,5 @@
-// PyTorch 1.13's documented optimizer algorithms (torch.optim.SGD, Adam, AdamW), element by
-// element in f64: the independent reference of the optimizer tests.
+// PyTorch 1.13's documented optimizer algorithms (torch.optim.SGD, Adam, AdamW, RMSprop), element
+// by element in f64: the independent reference of the optimizer tests.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -63,6 +63,34 @@ struct RefAdam {
       vmax[k] = std::max(vmax[k], v[k]);
       const double v_hat = (amsgrad ? vmax[k] : v[k]) / (1 - std::pow(beta2, t));
       p[k] -= lr * m_hat / (std::sqrt(v_hat) + eps);
+    }
+  }
+};
+
+/// torch.optim.RMSprop: the momentum buffer and averages start as zeros.
+struct RefRMSprop {
+  explicit RefRMSprop(const optim::RMSpropOptions& o) : o(o) {}
+
+  optim::RMSpropOptions o;
+  Vec square_avg, grad_avg, buf;
+
+  void step(Vec& p, const Vec& grad) {
+    if (square_avg.empty()) square_avg = grad_avg = buf = Vec(p.size(), 0.0);
+    for (size_t k = 0; k < p.size(); ++k) {
+      const double g = grad[k] + o.weight_decay * p[k];
+      square_avg[k] = o.alpha * square_avg[k] + (1 - o.alpha) * g * g;
+      double avg = square_avg[k];
+      if (o.centered) {
+        grad_avg[k] = o.alpha * grad_avg[k] + (1 - o.alpha) * g;
+        avg -= grad_avg[k] * grad_avg[k];
+      }
+      avg = std::sqrt(avg) + o.eps;
+      if (o.momentum != 0) {
+        buf[k] = o.momentum * buf[k] + g / avg;
+        p[k] -= o.lr * buf[k];
+      } else {
+        p[k] -= o.lr * g / avg;
+      }
     }
   }
 };

@@ -93,6 +93,12 @@ std::unique_ptr<Optimizer> adamw(std::vector<Tensor> p) {
   return std::make_unique<AdamW>(std::move(p), AdamWOptions{.lr = 0.1, .amsgrad = true});
 }
 
+std::unique_ptr<Optimizer> rmsprop(std::vector<Tensor> p) {
+  return std::make_unique<RMSprop>(
+      std::move(p),
+      RMSpropOptions{.lr = 0.05, .weight_decay = 0.1, .momentum = 0.9, .centered = true});
+}
+
 class Skip : public ::testing::TestWithParam<Mode> {};
 
 TEST_P(Skip, TrueKeepsEveryTensorSGD) { expect_skip_keeps_everything(sgd, GetParam()); }
@@ -101,6 +107,8 @@ TEST_P(Skip, TrueKeepsEveryTensorAdamW) { expect_skip_keeps_everything(adamw, Ge
 TEST_P(Skip, FalseIsStepSGD) { expect_false_skip_is_step(sgd, GetParam()); }
 TEST_P(Skip, FalseIsStepAdam) { expect_false_skip_is_step(adam, GetParam()); }
 TEST_P(Skip, FalseIsStepAdamW) { expect_false_skip_is_step(adamw, GetParam()); }
+TEST_P(Skip, TrueKeepsEveryTensorRMSprop) { expect_skip_keeps_everything(rmsprop, GetParam()); }
+TEST_P(Skip, FalseIsStepRMSprop) { expect_false_skip_is_step(rmsprop, GetParam()); }
 
 // Mixed precision's use: skip the step when the gradients are not finite, decided in the graph.
 TEST_P(Skip, ANonFiniteGradientNormSkipsWithoutASync) {

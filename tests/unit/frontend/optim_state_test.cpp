@@ -1,6 +1,6 @@
 // Optimizer state_dict/load_state_dict: the documented names, a save/load/continue run that is
-// bit-identical to an uninterrupted one (eager and lazy, SGD and AdamW, with a schedule), and
-// loading errors that name the problem and change nothing.
+// bit-identical to an uninterrupted one (eager and lazy, SGD, AdamW and RMSprop, with a
+// schedule), and loading errors that name the problem and change nothing.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -122,6 +122,13 @@ std::unique_ptr<Optimizer> make_adamw(std::vector<Tensor> p) {
   return std::make_unique<AdamW>(std::move(p), AdamWOptions{.lr = 0.05, .amsgrad = true});
 }
 
+std::unique_ptr<Optimizer> make_rmsprop(std::vector<Tensor> p) {
+  return std::make_unique<RMSprop>(std::move(p),
+                                   RMSpropOptions{.lr = 0.02, .momentum = 0.5, .centered = true});
+}
+
+TEST(OptimState, ResumeIsBitExactEagerRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Eager); }
+TEST(OptimState, ResumeIsBitExactLazyRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Lazy); }
 TEST(OptimState, ResumeIsBitExactEagerSGD) { expect_resume_is_exact(make_sgd, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactEagerAdamW) { expect_resume_is_exact(make_adamw, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactLazySGD) { expect_resume_is_exact(make_sgd, Mode::Lazy); }

@@ -1,0 +1,158 @@
+// RMSprop against PyTorch 1.13's documented algorithm, computed in f64 by tests/support
+// (RefRMSprop), and against the values torch.optim.RMSprop itself gives.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lt/lt.h"
+#include "lt/optim.h"
+#include "tests/support/optim_reference.h"
+
+namespace lt::optim {
+namespace {
+
+using testing::grad_at;
+using testing::Near;
+using testing::RefRMSprop;
+using testing::Vec;
+
+Tensor param(const Vec& v) {
+  return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_();
+}
+Tensor grad(const Vec& v) { return from_vector<double>(v, {static_cast<int64_t>(v.size())}); }
+
+const Vec kStart = {0.5, -1.25, 2.0, 0.0, -0.75, 3.5};
+
+void expect_matches_reference(const RMSpropOptions& o, int steps) {
+  Vec expect = kStart;
+  Tensor p = param(expect);
+  RMSprop opt({p}, o);
+  RefRMSprop ref(o);
+  for (int t = 0; t < steps; ++t) {
+    const Vec g = grad_at(t, expect.size());
+    p.set_grad(grad(g));
+    opt.step();
+    ref.step(expect, g);
+    ASSERT_TRUE(Near(p.to_vector<double>(), expect, 1e-13)) << "step " << t;
+  }
+  const TensorDict state = opt.state_dict().tensors;
+  EXPECT_TRUE(Near(state.at("optim.0.0.square_avg").to_vector<double>(), ref.square_avg, 1e-14));
+  EXPECT_EQ(state.contains("optim.0.0.momentum_buffer"), o.momentum != 0);
+  if (o.momentum != 0) {
+    EXPECT_TRUE(Near(state.at("optim.0.0.momentum_buffer").to_vector<double>(), ref.buf, 1e-13));
+  }
+  EXPECT_EQ(state.contains("optim.0.0.grad_avg"), o.centered);
+  if (o.centered) {
+    EXPECT_TRUE(Near(state.at("optim.0.0.grad_avg").to_vector<double>(), ref.grad_avg, 1e-14));
+  }
+  EXPECT_EQ(state.at("optim.0.0.step").item<float>(), static_cast<float>(steps));
+}
+
+TEST(RMSprop, AHandComputedCase) {
+  // First step, alpha 0.75, eps 0: square_avg = 0.25 g^2, so p -= lr * g / (0.5 |g|) = 2 lr sign(g).
+  Tensor p = param({1.0, -2.0});
+  RMSprop opt({p}, {.lr = 0.1, .alpha = 0.75, .eps = 0});
+  p.set_grad(grad({0.5, -4.0}));
+  opt.step();
+  const Vec got = p.to_vector<double>();
+  EXPECT_NEAR(got[0], 0.8, 1e-15);
+  EXPECT_NEAR(got[1], -1.8, 1e-15);
+}
+
+TEST(RMSprop, Defaults) {
+  const RMSpropOptions o;
+  EXPECT_EQ(o.lr, 1e-2);
+  EXPECT_EQ(o.alpha, 0.99);
+  expect_matches_reference(o, 5);
+}
+
+TEST(RMSprop, WeightDecayAndMomentum) {
+  expect_matches_reference({.lr = 0.02, .alpha = 0.9, .weight_decay = 0.1, .momentum = 0.8}, 6);
+}
+
+TEST(RMSprop, CenteredWithAndWithoutMomentum) {
+  expect_matches_reference({.lr = 0.01, .alpha = 0.8, .eps = 1e-6, .centered = true}, 6);
+  expect_matches_reference({.lr = 0.01, .eps = 1e-6, .momentum = 0.5, .centered = true}, 6);
+}
+
+// torch.optim.RMSprop(lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.1, momentum=0.5,
+// centered=True) on these f64 values and grad_at's gradients, 5 steps (python3-torch 1.13.1).
+TEST(RMSprop, GivesPyTorchsValues) {
+  Tensor p = param(kStart);
+  RMSprop opt({p}, {.lr = 0.01, .alpha = 0.9, .eps = 1e-6, .weight_decay = 0.1, .momentum = 0.5,
+                    .centered = true});
+  for (int t = 0; t < 5; ++t) {
+    p.set_grad(grad(grad_at(t, kStart.size())));
+    opt.step();
+  }
+  EXPECT_TRUE(Near(p.to_vector<double>(),
+                   {0.33907783519523754, -1.2311175707304556, 2.1168926386117306,
+                    -0.023011726572932784, -0.8513071203238733, 3.478903709989083},
+                   1e-13));
+  const TensorDict s = opt.state_dict().tensors;
+  EXPECT_TRUE(Near(s.at("optim.0.0.square_avg").to_vector<double>(),
+                   {0.18960606860722898, 0.2580369474074781, 0.19567245970251587,
+                    0.19310897342166689, 0.2301222157449781, 0.11340327191242945},
+                   1e-13));
+  EXPECT_TRUE(Near(s.at("optim.0.0.momentum_buffer").to_vector<double>(),
+                   {-0.0731773729966938, -3.123591045714133, 1.895948513765289, 2.532309936540242,
+                    -1.916521982913693, -0.4246107859866005},
+                   1e-13));
+  EXPECT_TRUE(Near(s.at("optim.0.0.grad_avg").to_vector<double>(),
+                   {0.11793820040842537, -0.1779673027657979, 0.016481292592280004,
+                    0.14427524306615444, -0.0019501641177895592, -0.009528332207047194},
+                   1e-13));
+}
+
+TEST(RMSprop, F32FollowsTheReference) {
+  const RMSpropOptions o{.lr = 0.01, .momentum = 0.9, .centered = true};
+  Vec expect = {0.5, -1.25, 2.0};
+  Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
+  RMSprop opt({p}, o);
+  RefRMSprop ref(o);
+  for (int t = 0; t < 6; ++t) {
+    const Vec g = grad_at(t, 3);
+    p.set_grad(cast(grad(g), DType::F32));
+    opt.step();
+    ref.step(expect, g);
+  }
+  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 2e-6));
+}
+
+// Lazy mode traces the same update: one graph for every step, eager's values.
+TEST(RMSprop, LazyStepsMatchEagerAndCompileOnce) {
+  const RMSpropOptions o{.lr = 0.01, .weight_decay = 0.05, .momentum = 0.5, .centered = true};
+  Tensor pe = param(kStart), pl = param(kStart);
+  RMSprop eager({pe}, o), lazy_opt({pl}, o);
+  for (int t = 0; t < 4; ++t) {
+    if (t == 1) metrics::reset();
+    const Vec g = grad_at(t, kStart.size());
+    pe.set_grad(grad(g));
+    eager.step();
+    ModeGuard lazy(Mode::Lazy);
+    pl.set_grad(grad(g));
+    lazy_opt.step();
+    mark_step();
+  }
+  EXPECT_EQ(metrics::counter("cache_miss"), 0);  // steps 2-4 reuse step 1's graph
+  EXPECT_EQ(metrics::counter("cache_hit"), 3);
+  EXPECT_EQ(metrics::counter("sync"), 0);
+  EXPECT_TRUE(Near(pl.to_vector<double>(), pe.to_vector<double>(), 1e-15));
+}
+
+TEST(RMSprop, BadOptionsAreErrors) {
+  Tensor p = param({1});
+  const int line = __LINE__ + 2;
+  try {
+    RMSprop({p}, {.alpha = -0.5});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "RMSprop: group 0: alpha must be >= 0, got -0.5 at "
+                                     "optim_rmsprop_test.cpp:" + std::to_string(line));
+  }
+  EXPECT_THROW(RMSprop({p}, {.momentum = -1}), Error);
+  EXPECT_THROW(RMSprop({p}, {.eps = -1}), Error);
+}
+
+}  // namespace
+}  // namespace lt::optim
