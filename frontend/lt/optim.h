@@ -55,6 +55,15 @@ struct RMSpropOptions {
   bool centered = false;  ///< divide by an estimate of the gradient's variance instead
 };
 
+/// torch.optim.Adagrad's options.
+struct AdagradOptions {
+  double lr = 1e-2;
+  double lr_decay = 0;  ///< the rate at update t (from 1) is lr / (1 + (t - 1) * lr_decay)
+  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
+  double initial_accumulator_value = 0;  ///< where each parameter's sum of squares starts
+  double eps = 1e-10;
+};
+
 /// Parameters that share options (e.g. no weight decay on biases and norms).
 template <class Options>
 struct ParamGroup {
@@ -91,7 +100,8 @@ class Optimizer {
 
   /// Tensors `<prefix>.<group>.<param index>.<slot>` (slots: SGD `momentum_buffer`, `step`;
   /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`; RMSprop
-  /// `square_avg`, `momentum_buffer` with momentum, `grad_avg` when centered, `step`), and metadata
+  /// `square_avg`, `momentum_buffer` with momentum, `grad_avg` when centered, `step`; Adagrad
+  /// `sum`, `step`), and metadata
   /// `<prefix>.type`, `<prefix>.groups`, `<prefix>.<group>.params` and `<prefix>.<group>.<option>`
   /// (lr, momentum, betas "0.9,0.999", amsgrad "true"...), numbers written so they read back
   /// exactly. Ready for lt::save next to the model's tensors.
@@ -241,6 +251,21 @@ class RMSprop final : public OptimizerOf<RMSpropOptions> {
  public:
   RMSprop(std::vector<Tensor> params, RMSpropOptions options = {}, Loc loc = Loc::current());
   explicit RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups, Loc loc = Loc::current());
+
+ private:
+  std::vector<std::string> slot_names(size_t group) const override;
+  void check_options(size_t group) const override;
+  void update(size_t group, const Tensor& skip) override;
+  StringDict options_text(size_t group) const override;
+  void set_options_text(size_t group, const StringDict& text) override;
+};
+
+/// Adagrad, as torch.optim.Adagrad: with g = grad + wd * p, sum += g^2 and
+/// p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(sum) + eps), t the parameter's update count.
+class Adagrad final : public OptimizerOf<AdagradOptions> {
+ public:
+  Adagrad(std::vector<Tensor> params, AdagradOptions options = {}, Loc loc = Loc::current());
+  explicit Adagrad(std::vector<ParamGroup<AdagradOptions>> groups, Loc loc = Loc::current());
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;

@@ -1,5 +1,5 @@
-// PyTorch 1.13's documented optimizer algorithms (torch.optim.SGD, Adam, AdamW, RMSprop), element
-// by element in f64: the independent reference of the optimizer tests.
+// PyTorch 1.13's documented optimizer algorithms (torch.optim.SGD, Adam, AdamW, RMSprop,
+// Adagrad), element by element in f64: the independent reference of the optimizer tests.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -91,6 +91,26 @@ struct RefRMSprop {
       } else {
         p[k] -= o.lr * g / avg;
       }
+    }
+  }
+};
+
+/// torch.optim.Adagrad: the sum starts at initial_accumulator_value.
+struct RefAdagrad {
+  explicit RefAdagrad(const optim::AdagradOptions& o) : o(o) {}
+
+  optim::AdagradOptions o;
+  Vec sum;
+  int t = 0;
+
+  void step(Vec& p, const Vec& grad) {
+    if (sum.empty()) sum = Vec(p.size(), o.initial_accumulator_value);
+    ++t;
+    const double clr = o.lr / (1 + (t - 1) * o.lr_decay);
+    for (size_t k = 0; k < p.size(); ++k) {
+      const double g = grad[k] + o.weight_decay * p[k];
+      sum[k] += g * g;
+      p[k] -= clr * g / (std::sqrt(sum[k]) + o.eps);
     }
   }
 };

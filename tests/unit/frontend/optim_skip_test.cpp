@@ -99,6 +99,11 @@ std::unique_ptr<Optimizer> rmsprop(std::vector<Tensor> p) {
       RMSpropOptions{.lr = 0.05, .weight_decay = 0.1, .momentum = 0.9, .centered = true});
 }
 
+std::unique_ptr<Optimizer> adagrad(std::vector<Tensor> p) {
+  return std::make_unique<Adagrad>(
+      std::move(p), AdagradOptions{.lr = 0.1, .lr_decay = 0.1, .initial_accumulator_value = 0.1});
+}
+
 class Skip : public ::testing::TestWithParam<Mode> {};
 
 TEST_P(Skip, TrueKeepsEveryTensorSGD) { expect_skip_keeps_everything(sgd, GetParam()); }
@@ -109,6 +114,8 @@ TEST_P(Skip, FalseIsStepAdam) { expect_false_skip_is_step(adam, GetParam()); }
 TEST_P(Skip, FalseIsStepAdamW) { expect_false_skip_is_step(adamw, GetParam()); }
 TEST_P(Skip, TrueKeepsEveryTensorRMSprop) { expect_skip_keeps_everything(rmsprop, GetParam()); }
 TEST_P(Skip, FalseIsStepRMSprop) { expect_false_skip_is_step(rmsprop, GetParam()); }
+TEST_P(Skip, TrueKeepsEveryTensorAdagrad) { expect_skip_keeps_everything(adagrad, GetParam()); }
+TEST_P(Skip, FalseIsStepAdagrad) { expect_false_skip_is_step(adagrad, GetParam()); }
 
 // Mixed precision's use: skip the step when the gradients are not finite, decided in the graph.
 TEST_P(Skip, ANonFiniteGradientNormSkipsWithoutASync) {

@@ -1,5 +1,5 @@
 // Optimizer state_dict/load_state_dict: the documented names, a save/load/continue run that is
-// bit-identical to an uninterrupted one (eager and lazy, SGD, AdamW and RMSprop, with a
+// bit-identical to an uninterrupted one (eager and lazy, SGD, AdamW, RMSprop and Adagrad, with a
 // schedule), and loading errors that name the problem and change nothing.
 #include <gtest/gtest.h>
 
@@ -129,6 +129,13 @@ std::unique_ptr<Optimizer> make_rmsprop(std::vector<Tensor> p) {
 
 TEST(OptimState, ResumeIsBitExactEagerRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactLazyRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Lazy); }
+std::unique_ptr<Optimizer> make_adagrad(std::vector<Tensor> p) {
+  return std::make_unique<Adagrad>(
+      std::move(p), AdagradOptions{.lr = 0.05, .lr_decay = 0.2, .initial_accumulator_value = 0.5});
+}
+
+TEST(OptimState, ResumeIsBitExactEagerAdagrad) { expect_resume_is_exact(make_adagrad, Mode::Eager); }
+TEST(OptimState, ResumeIsBitExactLazyAdagrad) { expect_resume_is_exact(make_adagrad, Mode::Lazy); }
 TEST(OptimState, ResumeIsBitExactEagerSGD) { expect_resume_is_exact(make_sgd, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactEagerAdamW) { expect_resume_is_exact(make_adamw, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactLazySGD) { expect_resume_is_exact(make_sgd, Mode::Lazy); }
