@@ -98,4 +98,55 @@ class Scheduler {
   int64_t t_ = 0;
 };
 
+/// torch.optim.lr_scheduler.ReduceLROnPlateau's options. min_lrs: one floor for every group
+/// (one value) or one per group; empty: 0.
+struct PlateauOptions {
+  enum class Mode { Min, Max };
+  enum class Threshold { Rel, Abs };
+  Mode mode = Mode::Min;  ///< Min: lower metrics are better (a loss); Max: higher (accuracy)
+  double factor = 0.1;    ///< each reduction multiplies the rates by it (< 1)
+  int64_t patience = 10;  ///< bad epochs tolerated before a reduction
+  double threshold = 1e-4;
+  Threshold threshold_mode = Threshold::Rel;  ///< Rel: better than best * (1 -+ threshold)
+  int64_t cooldown = 0;  ///< epochs after a reduction in which bad epochs are not counted
+  std::vector<double> min_lrs = {};
+  double eps = 1e-8;  ///< a reduction smaller than this is not applied
+};
+
+/// Reduces an optimizer's learning rates when a metric has stopped improving, as
+/// torch.optim.lr_scheduler.ReduceLROnPlateau: step(metric) once per epoch (its decision reads
+/// the metric on the host, so a tensor metric is a value read there, once per epoch; the
+/// training steps themselves stay sync-free). The rates it sets are the optimizer's, saved with
+/// its state_dict; this object's own state (best, counters) has state_dict() of its own.
+class ReduceLROnPlateau {
+ public:
+  ReduceLROnPlateau(Optimizer& optimizer, PlateauOptions options = {}, Loc loc = Loc::current());
+
+  /// One epoch's metric; a NaN metric is never better, as in PyTorch.
+  void step(double metric);
+  /// The same for a one-element tensor, read on the host (a sync in lazy mode).
+  void step(const Tensor& metric, Loc loc = Loc::current());
+
+  double best() const { return best_; }
+  int64_t num_bad_epochs() const { return num_bad_epochs_; }
+  int64_t last_epoch() const { return last_epoch_; }
+
+  /// `<prefix>.best`, `.num_bad_epochs`, `.cooldown_counter` and `.last_epoch`, numbers that
+  /// read back exactly, for a checkpoint's metadata.
+  StringDict state_dict(const std::string& prefix = "plateau") const;
+  /// Restores them; a missing key or bad text throws lt::Error (and nothing changes).
+  void load_state_dict(const StringDict& state, const std::string& prefix = "plateau",
+                       Loc loc = Loc::current());
+
+ private:
+  bool is_better(double metric) const;
+
+  Optimizer* optimizer_;
+  PlateauOptions options_;
+  double best_;
+  int64_t num_bad_epochs_ = 0;
+  int64_t cooldown_counter_ = 0;
+  int64_t last_epoch_ = 0;
+};
+
 }  // namespace lt::optim::sched
