@@ -81,7 +81,8 @@ StringDict ReduceLROnPlateau::state_dict(const std::string& prefix) const {
 void ReduceLROnPlateau::load_state_dict(const StringDict& state, const std::string& prefix,
                                         Loc loc) {
   const auto fail = [&](const std::string& what) {
-    throw Error(fmt::format("ReduceLROnPlateau.load_state_dict: {} at {}", what, location_str(loc)));
+    throw Error(
+        fmt::format("ReduceLROnPlateau.load_state_dict: {} at {}", what, location_str(loc)));
   };
   double best = 0;
   int64_t counts[3] = {};
