@@ -94,8 +94,7 @@ void ReduceLROnPlateau::load_state_dict(const StringDict& state, const std::stri
     if (it->second == "inf" || it->second == "-inf")
       best = it->second == "inf" ? std::numeric_limits<double>::infinity()
                                  : -std::numeric_limits<double>::infinity();
-    else
-      best = read_number(state, prefix + ".best");
+    else best = read_number(state, prefix + ".best");
     for (int k = 0; k < 3; ++k) {
       const double v = read_number(state, prefix + names[k]);
       if (v < 0 || v != std::floor(v) || v > 9e15)

@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
+#include "lt/lazy.h"
+#include "lt/lt.h"
+#include "lt/metrics.h"
 #include "lt/optim.h"
 
 namespace lt::testing {
@@ -131,6 +135,70 @@ inline ::testing::AssertionResult Near(const Vec& a, const Vec& b, double tol) {
       return ::testing::AssertionFailure() << "element " << k << ": " << a[k] << " vs " << b[k]
                                            << " (diff " << a[k] - b[k] << ")";
   return ::testing::AssertionSuccess();
+}
+
+/// f64 vectors as tensors: a parameter (requires grad) and a gradient.
+inline Tensor f64_param(const Vec& v) {
+  return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_();
+}
+inline Tensor f64_grad(const Vec& v) {
+  return from_vector<double>(v, {static_cast<int64_t>(v.size())});
+}
+
+/// Steps optimizer `Opt` and its reference `Ref` (both made from `o`) side by side from `start`
+/// on grad_at's gradients, asserting that the parameters agree to 1e-13 after every step.
+/// Returns the optimizer's state_dict tensors and the reference, for their state.
+template <class Opt, class Ref, class Options>
+std::pair<TensorDict, Ref> step_beside_reference(const Options& o, int steps, Vec start) {
+  Tensor p = f64_param(start);
+  Opt opt({p}, o);
+  Ref ref(o);
+  for (int t = 0; t < steps; ++t) {
+    const Vec g = grad_at(t, start.size());
+    p.set_grad(f64_grad(g));
+    opt.step();
+    ref.step(start, g);
+    EXPECT_TRUE(Near(p.to_vector<double>(), start, 1e-13)) << "step " << t;
+  }
+  return {opt.state_dict().tensors, ref};
+}
+
+/// Six steps of `Opt` on an f32 parameter follow its f64 reference to 2e-6.
+template <class Opt, class Ref, class Options>
+void expect_f32_follows_reference(const Options& o) {
+  Vec expect = {0.5, -1.25, 2.0};
+  Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
+  Opt opt({p}, o);
+  Ref ref(o);
+  for (int t = 0; t < 6; ++t) {
+    const Vec g = grad_at(t, 3);
+    p.set_grad(cast(f64_grad(g), DType::F32));
+    opt.step();
+    ref.step(expect, g);
+  }
+  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 2e-6));
+}
+
+/// Lazy steps of `Opt` give eager's parameters (to 1e-15) from one graph: steps 2 to 4 are
+/// cache hits, and nothing syncs.
+template <class Opt, class Options>
+void expect_lazy_steps_match_eager(const Options& o, const Vec& start) {
+  Tensor pe = f64_param(start), pl = f64_param(start);
+  Opt eager({pe}, o), lazy_opt({pl}, o);
+  for (int t = 0; t < 4; ++t) {
+    if (t == 1) metrics::reset();
+    const Vec g = grad_at(t, start.size());
+    pe.set_grad(f64_grad(g));
+    eager.step();
+    ModeGuard lazy(Mode::Lazy);
+    pl.set_grad(f64_grad(g));
+    lazy_opt.step();
+    mark_step();
+  }
+  EXPECT_EQ(metrics::counter("cache_miss"), 0);
+  EXPECT_EQ(metrics::counter("cache_hit"), 3);
+  EXPECT_EQ(metrics::counter("sync"), 0);
+  EXPECT_TRUE(Near(pl.to_vector<double>(), pe.to_vector<double>(), 1e-15));
 }
 
 }  // namespace lt::testing

@@ -11,31 +11,18 @@
 namespace lt::optim {
 namespace {
 
+using testing::expect_lazy_steps_match_eager;
+using testing::f64_grad;
+using testing::f64_param;
 using testing::grad_at;
 using testing::Near;
 using testing::RefAdagrad;
 using testing::Vec;
 
-Tensor param(const Vec& v) {
-  return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_();
-}
-Tensor grad(const Vec& v) { return from_vector<double>(v, {static_cast<int64_t>(v.size())}); }
-
 const Vec kStart = {0.5, -1.25, 2.0, 0.0, -0.75, 3.5};
 
 void expect_matches_reference(const AdagradOptions& o, int steps) {
-  Vec expect = kStart;
-  Tensor p = param(expect);
-  Adagrad opt({p}, o);
-  RefAdagrad ref(o);
-  for (int t = 0; t < steps; ++t) {
-    const Vec g = grad_at(t, expect.size());
-    p.set_grad(grad(g));
-    opt.step();
-    ref.step(expect, g);
-    ASSERT_TRUE(Near(p.to_vector<double>(), expect, 1e-13)) << "step " << t;
-  }
-  const TensorDict state = opt.state_dict().tensors;
+  const auto [state, ref] = testing::step_beside_reference<Adagrad, RefAdagrad>(o, steps, kStart);
   EXPECT_TRUE(Near(state.at("optim.0.0.sum").to_vector<double>(), ref.sum, 1e-14));
   EXPECT_EQ(state.at("optim.0.0.step").item<float>(), static_cast<float>(steps));
 }
@@ -43,12 +30,12 @@ void expect_matches_reference(const AdagradOptions& o, int steps) {
 TEST(Adagrad, AHandComputedCase) {
   // First step, eps 0: sum = g^2, so p -= lr * g / |g| = lr sign(g); the second step with the
   // same g and lr_decay 1 runs at lr / 2 and divides by sqrt(2) |g|.
-  Tensor p = param({1.0, -2.0});
+  Tensor p = f64_param({1.0, -2.0});
   Adagrad opt({p}, {.lr = 0.1, .lr_decay = 1, .eps = 0});
-  p.set_grad(grad({0.5, -4.0}));
+  p.set_grad(f64_grad({0.5, -4.0}));
   opt.step();
   EXPECT_EQ(p.to_vector<double>(), (Vec{0.9, -1.9}));
-  p.set_grad(grad({0.5, -4.0}));
+  p.set_grad(f64_grad({0.5, -4.0}));
   opt.step();
   const Vec got = p.to_vector<double>();
   EXPECT_NEAR(got[0], 0.9 - 0.05 / std::sqrt(2.0), 1e-15);
@@ -70,11 +57,14 @@ TEST(Adagrad, DecayedRateWeightDecayAndAStartingSum) {
 // torch.optim.Adagrad(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.2,
 // eps=1e-6) on these f64 values and grad_at's gradients, 5 steps (python3-torch 1.13.1).
 TEST(Adagrad, GivesPyTorchsValues) {
-  Tensor p = param(kStart);
-  Adagrad opt({p}, {.lr = 0.1, .lr_decay = 0.05, .weight_decay = 0.1,
-                    .initial_accumulator_value = 0.2, .eps = 1e-6});
+  Tensor p = f64_param(kStart);
+  Adagrad opt({p}, {.lr = 0.1,
+                    .lr_decay = 0.05,
+                    .weight_decay = 0.1,
+                    .initial_accumulator_value = 0.2,
+                    .eps = 1e-6});
   for (int t = 0; t < 5; ++t) {
-    p.set_grad(grad(grad_at(t, kStart.size())));
+    p.set_grad(f64_grad(grad_at(t, kStart.size())));
     opt.step();
   }
   EXPECT_TRUE(Near(p.to_vector<double>(),
@@ -82,8 +72,8 @@ TEST(Adagrad, GivesPyTorchsValues) {
                     -0.05295599665758785, -0.8530070402957008, 3.471733778221978},
                    1e-13));
   EXPECT_TRUE(Near(opt.state_dict().tensors.at("optim.0.0.sum").to_vector<double>(),
-                   {2.5430608114530484, 3.2271930954018786, 2.4188187200338995,
-                    2.5535166753442433, 2.925027967540409, 1.7330777995844246},
+                   {2.5430608114530484, 3.2271930954018786, 2.4188187200338995, 2.5535166753442433,
+                    2.925027967540409, 1.7330777995844246},
                    1e-13));
 }
 
@@ -93,18 +83,16 @@ TEST(Adagrad, GroupsStartTheirOwnSumsAndCounts) {
   const AdagradOptions a{.lr = 0.1, .lr_decay = 0.5, .initial_accumulator_value = 1};
   const AdagradOptions b{.lr = 0.2, .lr_decay = 0.5};
   Vec ew = {1, -2, 3}, eb = {0.1, -0.1};
-  Tensor w = param(ew), bias = param(eb);
+  Tensor w = f64_param(ew), bias = f64_param(eb);
   Adagrad opt({{{w}, a}, {{bias}, b}});
   EXPECT_EQ(opt.state_dict().tensors.at("optim.0.0.sum").to_vector<double>(), (Vec{1, 1, 1}));
   EXPECT_EQ(opt.state_dict().tensors.at("optim.1.0.sum").to_vector<double>(), (Vec{0, 0}));
   RefAdagrad rw(a), rb(b);
   for (int t = 0; t < 4; ++t) {
     const Vec gw = grad_at(t, 3), gb = grad_at(t + 5, 2);
-    w.set_grad(grad(gw));
-    if (t == 1)
-      bias.zero_grad();
-    else
-      bias.set_grad(grad(gb));
+    w.set_grad(f64_grad(gw));
+    if (t == 1) bias.zero_grad();
+    else bias.set_grad(f64_grad(gb));
     opt.step();
     rw.step(ew, gw);
     if (t != 1) rb.step(eb, gb);
@@ -115,44 +103,19 @@ TEST(Adagrad, GroupsStartTheirOwnSumsAndCounts) {
 }
 
 TEST(Adagrad, F32FollowsTheReference) {
-  const AdagradOptions o{.lr = 0.1, .lr_decay = 0.1, .initial_accumulator_value = 0.1};
-  Vec expect = {0.5, -1.25, 2.0};
-  Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
-  Adagrad opt({p}, o);
-  RefAdagrad ref(o);
-  for (int t = 0; t < 6; ++t) {
-    const Vec g = grad_at(t, 3);
-    p.set_grad(cast(grad(g), DType::F32));
-    opt.step();
-    ref.step(expect, g);
-  }
-  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 2e-6));
+  testing::expect_f32_follows_reference<Adagrad, RefAdagrad>(
+      AdagradOptions{.lr = 0.1, .lr_decay = 0.1, .initial_accumulator_value = 0.1});
 }
 
 // Lazy mode traces the same update: one graph for every step (the decayed rate is computed in
 // it from the count), eager's values.
 TEST(Adagrad, LazyStepsMatchEagerAndCompileOnce) {
-  const AdagradOptions o{.lr = 0.1, .lr_decay = 0.2, .weight_decay = 0.05};
-  Tensor pe = param(kStart), pl = param(kStart);
-  Adagrad eager({pe}, o), lazy_opt({pl}, o);
-  for (int t = 0; t < 4; ++t) {
-    if (t == 1) metrics::reset();
-    const Vec g = grad_at(t, kStart.size());
-    pe.set_grad(grad(g));
-    eager.step();
-    ModeGuard lazy(Mode::Lazy);
-    pl.set_grad(grad(g));
-    lazy_opt.step();
-    mark_step();
-  }
-  EXPECT_EQ(metrics::counter("cache_miss"), 0);
-  EXPECT_EQ(metrics::counter("cache_hit"), 3);
-  EXPECT_EQ(metrics::counter("sync"), 0);
-  EXPECT_TRUE(Near(pl.to_vector<double>(), pe.to_vector<double>(), 1e-15));
+  expect_lazy_steps_match_eager<Adagrad>(
+      AdagradOptions{.lr = 0.1, .lr_decay = 0.2, .weight_decay = 0.05}, kStart);
 }
 
 TEST(Adagrad, BadOptionsAreErrors) {
-  Tensor p = param({1});
+  Tensor p = f64_param({1});
   const int line = __LINE__ + 2;
   try {
     Adagrad({p}, {.initial_accumulator_value = -1});
@@ -160,7 +123,8 @@ TEST(Adagrad, BadOptionsAreErrors) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
               "Adagrad: group 0: initial_accumulator_value must be >= 0, got -1 at "
-              "optim_adagrad_test.cpp:" + std::to_string(line));
+              "optim_adagrad_test.cpp:" +
+                  std::to_string(line));
   }
   EXPECT_THROW(Adagrad({p}, {.lr_decay = -0.1}), Error);
   EXPECT_THROW(Adagrad({p}, {.eps = -1}), Error);

@@ -15,9 +15,8 @@ namespace {
 
 using Rates = std::vector<std::pair<double, double>>;
 
-const std::vector<double> kMetrics = {1.0, 0.9,  0.9,  0.95, 0.91, 0.89, 0.8999,
-                                      0.9, 0.7,  0.71, 0.72, 0.73, 0.74, 0.75,
-                                      0.69, 0.7, 0.7,  0.7,  0.7,  0.7};
+const std::vector<double> kMetrics = {1.0,  0.9,  0.9,  0.95, 0.91, 0.89, 0.8999, 0.9, 0.7, 0.71,
+                                      0.72, 0.73, 0.74, 0.75, 0.69, 0.7,  0.7,    0.7, 0.7, 0.7};
 
 struct TwoGroups {
   Tensor p = zeros({1}).requires_grad_(), q = zeros({1}).requires_grad_();
@@ -37,11 +36,11 @@ Rates rates_for(const PlateauOptions& o) {
 
 // torch: ReduceLROnPlateau(opt, patience=1, factor=0.5, min_lr=[0.1, 0.01], cooldown=1).
 TEST(ReduceLROnPlateau, MinModeWithCooldownAndFloorsGivesPyTorchsRates) {
-  const Rates expect = {{1.0, 0.05},   {1.0, 0.05},   {1.0, 0.05},     {0.5, 0.025},
-                        {0.5, 0.025},  {0.5, 0.025},  {0.5, 0.025},    {0.25, 0.0125},
+  const Rates expect = {{1.0, 0.05},    {1.0, 0.05},    {1.0, 0.05},   {0.5, 0.025},
+                        {0.5, 0.025},   {0.5, 0.025},   {0.5, 0.025},  {0.25, 0.0125},
                         {0.25, 0.0125}, {0.25, 0.0125}, {0.125, 0.01}, {0.125, 0.01},
-                        {0.125, 0.01}, {0.1, 0.01},   {0.1, 0.01},     {0.1, 0.01},
-                        {0.1, 0.01},   {0.1, 0.01},   {0.1, 0.01},     {0.1, 0.01}};
+                        {0.125, 0.01},  {0.1, 0.01},    {0.1, 0.01},   {0.1, 0.01},
+                        {0.1, 0.01},    {0.1, 0.01},    {0.1, 0.01},   {0.1, 0.01}};
   EXPECT_EQ(rates_for({.factor = 0.5, .patience = 1, .cooldown = 1, .min_lrs = {0.1, 0.01}}),
             expect);
 }
@@ -54,9 +53,25 @@ TEST(ReduceLROnPlateau, MaxModeWithAnAbsoluteThresholdGivesPyTorchsRates) {
                                .patience = 2,
                                .threshold = 0.05,
                                .threshold_mode = PlateauOptions::Threshold::Abs});
-  const std::vector<double> first = {1.0,    1.0,    1.0,    0.3,    0.3,    0.3,    0.09,
-                                     0.09,   0.09,   0.027,  0.027,  0.027,  0.0081, 0.0081,
-                                     0.0081, 0.00243, 0.00243, 0.00243, 0.0007289999999999999,
+  const std::vector<double> first = {1.0,
+                                     1.0,
+                                     1.0,
+                                     0.3,
+                                     0.3,
+                                     0.3,
+                                     0.09,
+                                     0.09,
+                                     0.09,
+                                     0.027,
+                                     0.027,
+                                     0.027,
+                                     0.0081,
+                                     0.0081,
+                                     0.0081,
+                                     0.00243,
+                                     0.00243,
+                                     0.00243,
+                                     0.0007289999999999999,
                                      0.0007289999999999999};
   ASSERT_EQ(got.size(), first.size());
   for (size_t k = 0; k < first.size(); ++k) {

@@ -11,31 +11,18 @@
 namespace lt::optim {
 namespace {
 
+using testing::expect_lazy_steps_match_eager;
+using testing::f64_grad;
+using testing::f64_param;
 using testing::grad_at;
 using testing::Near;
 using testing::RefRMSprop;
 using testing::Vec;
 
-Tensor param(const Vec& v) {
-  return from_vector<double>(v, {static_cast<int64_t>(v.size())}).requires_grad_();
-}
-Tensor grad(const Vec& v) { return from_vector<double>(v, {static_cast<int64_t>(v.size())}); }
-
 const Vec kStart = {0.5, -1.25, 2.0, 0.0, -0.75, 3.5};
 
 void expect_matches_reference(const RMSpropOptions& o, int steps) {
-  Vec expect = kStart;
-  Tensor p = param(expect);
-  RMSprop opt({p}, o);
-  RefRMSprop ref(o);
-  for (int t = 0; t < steps; ++t) {
-    const Vec g = grad_at(t, expect.size());
-    p.set_grad(grad(g));
-    opt.step();
-    ref.step(expect, g);
-    ASSERT_TRUE(Near(p.to_vector<double>(), expect, 1e-13)) << "step " << t;
-  }
-  const TensorDict state = opt.state_dict().tensors;
+  const auto [state, ref] = testing::step_beside_reference<RMSprop, RefRMSprop>(o, steps, kStart);
   EXPECT_TRUE(Near(state.at("optim.0.0.square_avg").to_vector<double>(), ref.square_avg, 1e-14));
   EXPECT_EQ(state.contains("optim.0.0.momentum_buffer"), o.momentum != 0);
   if (o.momentum != 0) {
@@ -49,10 +36,11 @@ void expect_matches_reference(const RMSpropOptions& o, int steps) {
 }
 
 TEST(RMSprop, AHandComputedCase) {
-  // First step, alpha 0.75, eps 0: square_avg = 0.25 g^2, so p -= lr * g / (0.5 |g|) = 2 lr sign(g).
-  Tensor p = param({1.0, -2.0});
+  // First step, alpha 0.75, eps 0: square_avg = 0.25 g^2, so p moves by lr g / (0.5 |g|),
+  // 2 lr against the gradient's sign.
+  Tensor p = f64_param({1.0, -2.0});
   RMSprop opt({p}, {.lr = 0.1, .alpha = 0.75, .eps = 0});
-  p.set_grad(grad({0.5, -4.0}));
+  p.set_grad(f64_grad({0.5, -4.0}));
   opt.step();
   const Vec got = p.to_vector<double>();
   EXPECT_NEAR(got[0], 0.8, 1e-15);
@@ -78,11 +66,15 @@ TEST(RMSprop, CenteredWithAndWithoutMomentum) {
 // torch.optim.RMSprop(lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.1, momentum=0.5,
 // centered=True) on these f64 values and grad_at's gradients, 5 steps (python3-torch 1.13.1).
 TEST(RMSprop, GivesPyTorchsValues) {
-  Tensor p = param(kStart);
-  RMSprop opt({p}, {.lr = 0.01, .alpha = 0.9, .eps = 1e-6, .weight_decay = 0.1, .momentum = 0.5,
+  Tensor p = f64_param(kStart);
+  RMSprop opt({p}, {.lr = 0.01,
+                    .alpha = 0.9,
+                    .eps = 1e-6,
+                    .weight_decay = 0.1,
+                    .momentum = 0.5,
                     .centered = true});
   for (int t = 0; t < 5; ++t) {
-    p.set_grad(grad(grad_at(t, kStart.size())));
+    p.set_grad(f64_grad(grad_at(t, kStart.size())));
     opt.step();
   }
   EXPECT_TRUE(Near(p.to_vector<double>(),
@@ -105,50 +97,27 @@ TEST(RMSprop, GivesPyTorchsValues) {
 }
 
 TEST(RMSprop, F32FollowsTheReference) {
-  const RMSpropOptions o{.lr = 0.01, .momentum = 0.9, .centered = true};
-  Vec expect = {0.5, -1.25, 2.0};
-  Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
-  RMSprop opt({p}, o);
-  RefRMSprop ref(o);
-  for (int t = 0; t < 6; ++t) {
-    const Vec g = grad_at(t, 3);
-    p.set_grad(cast(grad(g), DType::F32));
-    opt.step();
-    ref.step(expect, g);
-  }
-  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 2e-6));
+  testing::expect_f32_follows_reference<RMSprop, RefRMSprop>(
+      RMSpropOptions{.lr = 0.01, .momentum = 0.9, .centered = true});
 }
 
 // Lazy mode traces the same update: one graph for every step, eager's values.
 TEST(RMSprop, LazyStepsMatchEagerAndCompileOnce) {
-  const RMSpropOptions o{.lr = 0.01, .weight_decay = 0.05, .momentum = 0.5, .centered = true};
-  Tensor pe = param(kStart), pl = param(kStart);
-  RMSprop eager({pe}, o), lazy_opt({pl}, o);
-  for (int t = 0; t < 4; ++t) {
-    if (t == 1) metrics::reset();
-    const Vec g = grad_at(t, kStart.size());
-    pe.set_grad(grad(g));
-    eager.step();
-    ModeGuard lazy(Mode::Lazy);
-    pl.set_grad(grad(g));
-    lazy_opt.step();
-    mark_step();
-  }
-  EXPECT_EQ(metrics::counter("cache_miss"), 0);  // steps 2-4 reuse step 1's graph
-  EXPECT_EQ(metrics::counter("cache_hit"), 3);
-  EXPECT_EQ(metrics::counter("sync"), 0);
-  EXPECT_TRUE(Near(pl.to_vector<double>(), pe.to_vector<double>(), 1e-15));
+  expect_lazy_steps_match_eager<RMSprop>(
+      RMSpropOptions{.lr = 0.01, .weight_decay = 0.05, .momentum = 0.5, .centered = true}, kStart);
 }
 
 TEST(RMSprop, BadOptionsAreErrors) {
-  Tensor p = param({1});
+  Tensor p = f64_param({1});
   const int line = __LINE__ + 2;
   try {
     RMSprop({p}, {.alpha = -0.5});
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "RMSprop: group 0: alpha must be >= 0, got -0.5 at "
-                                     "optim_rmsprop_test.cpp:" + std::to_string(line));
+    EXPECT_EQ(std::string(e.what()),
+              "RMSprop: group 0: alpha must be >= 0, got -0.5 at "
+              "optim_rmsprop_test.cpp:" +
+                  std::to_string(line));
   }
   EXPECT_THROW(RMSprop({p}, {.momentum = -1}), Error);
   EXPECT_THROW(RMSprop({p}, {.eps = -1}), Error);

@@ -127,14 +127,18 @@ std::unique_ptr<Optimizer> make_rmsprop(std::vector<Tensor> p) {
                                    RMSpropOptions{.lr = 0.02, .momentum = 0.5, .centered = true});
 }
 
-TEST(OptimState, ResumeIsBitExactEagerRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Eager); }
+TEST(OptimState, ResumeIsBitExactEagerRMSprop) {
+  expect_resume_is_exact(make_rmsprop, Mode::Eager);
+}
 TEST(OptimState, ResumeIsBitExactLazyRMSprop) { expect_resume_is_exact(make_rmsprop, Mode::Lazy); }
 std::unique_ptr<Optimizer> make_adagrad(std::vector<Tensor> p) {
   return std::make_unique<Adagrad>(
       std::move(p), AdagradOptions{.lr = 0.05, .lr_decay = 0.2, .initial_accumulator_value = 0.5});
 }
 
-TEST(OptimState, ResumeIsBitExactEagerAdagrad) { expect_resume_is_exact(make_adagrad, Mode::Eager); }
+TEST(OptimState, ResumeIsBitExactEagerAdagrad) {
+  expect_resume_is_exact(make_adagrad, Mode::Eager);
+}
 TEST(OptimState, ResumeIsBitExactLazyAdagrad) { expect_resume_is_exact(make_adagrad, Mode::Lazy); }
 TEST(OptimState, ResumeIsBitExactEagerSGD) { expect_resume_is_exact(make_sgd, Mode::Eager); }
 TEST(OptimState, ResumeIsBitExactEagerAdamW) { expect_resume_is_exact(make_adamw, Mode::Eager); }
