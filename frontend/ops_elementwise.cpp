@@ -38,6 +38,15 @@ Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
   return apply1(Op::GeluErf, {&x, 1}, ir::NoAttrs{}, loc);
 }
 
+// Compositions of rows: the loop fusion makes each one kernel, forward and backward.
+Tensor silu(const Tensor& x, Loc loc) { return mul(x, sigmoid(x, loc), loc); }
+
+Tensor leaky_relu(const Tensor& x, double negative_slope, Loc loc) {
+  if (!x.defined()) fail_op("leaky_relu", "operand is an undefined tensor", {&x, 1}, loc);
+  return where(gt(x, scalar_like(0, x, loc), loc), x,
+               mul(x, scalar_like(negative_slope, x, loc), loc), loc);
+}
+
 Tensor cast(const Tensor& x, DType to, Loc loc) {
   return apply1(Op::Cast, {&x, 1}, ir::CastAttrs{to}, loc);
 }

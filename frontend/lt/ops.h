@@ -27,6 +27,10 @@ Tensor relu(const Tensor& x, Loc loc = Loc::current());
 /// x Phi(x), PyTorch's approximate: "none" (exact, x/2 (1 + erf(x/sqrt(2)))) or "tanh"
 /// (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the IR op gelu).
 Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Loc::current());
+/// x sigmoid(x) (PyTorch's silu, or swish).
+Tensor silu(const Tensor& x, Loc loc = Loc::current());
+/// x where x > 0, else negative_slope x (PyTorch's leaky_relu; its gradient at 0 is the slope).
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
 Tensor sin(const Tensor& x, Loc loc = Loc::current());
 Tensor cos(const Tensor& x, Loc loc = Loc::current());
 Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());

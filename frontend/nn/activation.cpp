@@ -1,5 +1,7 @@
-// ReLU, GELU and Dropout over the functional ops.
+// The activation layers and Dropout over the functional ops.
 #include "lt/nn/activation.h"
+
+#include <cmath>
 
 #include "frontend/nn/layer_args.h"
 #include "lt/ops.h"
@@ -16,6 +18,21 @@ GELU::GELU(std::string approx) : approximate(std::move(approx)) {
 Tensor GELU::forward(const Tensor& x, Loc loc) { return gelu(x, approximate, loc); }
 
 std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
+
+LeakyReLU::LeakyReLU(double negative_slope) : negative_slope(negative_slope) {
+  require(std::isfinite(negative_slope), "LeakyReLU", "negative_slope = {} is not finite",
+          negative_slope);
+}
+
+Tensor LeakyReLU::forward(const Tensor& x, Loc loc) { return leaky_relu(x, negative_slope, loc); }
+
+std::string LeakyReLU::extra_repr() const {
+  return fmt::format("negative_slope={}", negative_slope);
+}
+
+Tensor SiLU::forward(const Tensor& x, Loc loc) { return silu(x, loc); }
+Tensor Sigmoid::forward(const Tensor& x, Loc loc) { return sigmoid(x, loc); }
+Tensor Tanh::forward(const Tensor& x, Loc loc) { return tanh(x, loc); }
 
 Dropout::Dropout(double p) : p(p) {
   require(p >= 0 && p <= 1, "Dropout", "p = {} outside [0, 1]", p);

@@ -1,4 +1,4 @@
-// Parameter-free elementwise layers: ReLU, GELU and Dropout.
+// Parameter-free elementwise layers: ReLU, GELU, LeakyReLU, SiLU, Sigmoid, Tanh and Dropout.
 #pragma once
 #include <string>
 
@@ -20,6 +20,32 @@ class GELU : public Module {
   std::string extra_repr() const override;
 
   const std::string approximate;
+};
+
+/// x where x > 0, else negative_slope x (lt::leaky_relu).
+class LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const double negative_slope;
+};
+
+/// x sigmoid(x) (lt::silu).
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+class Sigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+class Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
 };
 
 /// In training mode zeroes each element with probability p (a Philox draw from the global
