@@ -62,8 +62,10 @@ LoadReport copy_state(const TensorDict& targets, const TensorDict& source, bool 
   NoGradGuard no_grad;  // parameters are leaves that require grad
   std::vector<Tensor> values;
   for (const auto& [name, target] : targets)
-    if (const auto it = source.find(name); it != source.end()) values.push_back(it->second);
-  lazy::sync(values, "copy_state", loc);  // every pending source in one graph
+    if (const auto it = source.find(name);
+        it != source.end() && it->second.shape() == target.shape())
+      values.push_back(it->second);
+  lazy::sync(values, "copy_state", loc);  // every pending source copied, in one graph
   for (const auto& [name, target] : targets) {
     const auto it = source.find(name);
     if (it == source.end() || it->second.shape() != target.shape()) continue;

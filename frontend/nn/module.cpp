@@ -156,11 +156,12 @@ void Module::to(DType dtype, Loc loc) {
   if (!is_float(dtype))
     throw Error(fmt::format("to: {} is not a floating-point dtype at {}", dtype_name(dtype),
                             location_str(loc)));
-  std::vector<Tensor> all = parameters();
-  for (const Tensor& b : buffers()) all.push_back(b);
-  lazy::sync(all, "nn::Module::to", loc);  // every pending one in one graph
-  for (const Tensor& t : all) {
-    if (!is_float(t.dtype()) || t.dtype() == dtype) continue;
+  std::vector<Tensor> to_cast = parameters();
+  for (const Tensor& b : buffers()) to_cast.push_back(b);
+  std::erase_if(to_cast,
+                [&](const Tensor& t) { return !is_float(t.dtype()) || t.dtype() == dtype; });
+  lazy::sync(to_cast, "nn::Module::to", loc);  // every pending one, in one graph
+  for (const Tensor& t : to_cast) {
     Tensor cast_value;
     {
       ModeGuard eager(Mode::Eager);
