@@ -1,8 +1,11 @@
 // ReduceLROnPlateau: a learning rate driven by a metric, as PyTorch 1.13's scheduler of that name.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "frontend/optim/option_text.h"
 #include "lt/optim.h"
