@@ -101,10 +101,9 @@ class Optimizer {
   /// Tensors `<prefix>.<group>.<param index>.<slot>` (slots: SGD `momentum_buffer`, `step`;
   /// Adam/AdamW `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` with amsgrad, `step`; RMSprop
   /// `square_avg`, `momentum_buffer` with momentum, `grad_avg` when centered, `step`; Adagrad
-  /// `sum`, `step`), and metadata
-  /// `<prefix>.type`, `<prefix>.groups`, `<prefix>.<group>.params` and `<prefix>.<group>.<option>`
-  /// (lr, momentum, betas "0.9,0.999", amsgrad "true"...), numbers written so they read back
-  /// exactly. Ready for lt::save next to the model's tensors.
+  /// `sum`, `step`), and metadata `<prefix>.type`, `<prefix>.groups`, `<prefix>.<group>.params`
+  /// and `<prefix>.<group>.<option>` (lr, momentum, betas "0.9,0.999", amsgrad "true"...),
+  /// numbers written so they read back exactly. Ready for lt::save next to the model's tensors.
   Checkpoint state_dict(const std::string& prefix = "optim") const;
   /// Restores options and state from a state_dict or a whole checkpoint (keys that do not start
   /// with `<prefix>.` are ignored). Any mismatch (type, group or parameter count, a bad option,

@@ -72,7 +72,7 @@ void Adagrad::update(size_t group, const Tensor& skip) {
       const Tensor new_sum = sum + g * g;
       std::optional<Tensor>& rate = clr[dt == DType::F64];
       if (!rate) rate = cast(clr64, dt);
-      assign(p, p - *rate * (g / (sqrt(new_sum) + s("eps", o.eps, dt))), skip);
+      assign(p, p - *rate * g / (sqrt(new_sum) + s("eps", o.eps, dt)), skip);
       assign(sum, new_sum, skip);
     }
     assign(c.step, c.step + 1.0, skip);

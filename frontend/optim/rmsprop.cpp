@@ -69,7 +69,7 @@ void RMSprop::update(size_t group, const Tensor& skip) {
       if (o.weight_decay != 0) g = g + p * s("weight_decay", o.weight_decay, dt);
       const Tensor alpha = s("alpha", o.alpha, dt), one_minus_alpha = s("1-alpha", 1 - o.alpha, dt);
       Tensor& square_avg = state(group, i, slot.square_avg);
-      const Tensor sq = square_avg * alpha + g * g * one_minus_alpha;
+      const Tensor sq = square_avg * alpha + one_minus_alpha * g * g;
       Tensor avg;
       if (o.centered) {
         Tensor& grad_avg = state(group, i, slot.grad_avg);
@@ -87,7 +87,7 @@ void RMSprop::update(size_t group, const Tensor& skip) {
         assign(buf, b, skip);
         assign(p, p - b * lr, skip);
       } else {
-        assign(p, p - g / avg * lr, skip);
+        assign(p, p - lr * g / avg, skip);
       }
       assign(square_avg, sq, skip);
     }
