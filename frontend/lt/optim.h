@@ -281,4 +281,9 @@ class Adagrad final : public OptimizerOf<AdagradOptions> {
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2,
                        Loc loc = Loc::current());
 
+/// torch.nn.utils.clip_grad_value_: every gradient clamped to [-clip_value, clip_value], in
+/// place (a NaN stays NaN); in the graph, no sync. Parameters without a gradient are skipped.
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value,
+                      Loc loc = Loc::current());
+
 }  // namespace lt::optim

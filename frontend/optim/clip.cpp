@@ -1,4 +1,5 @@
-// torch.nn.utils.clip_grad_norm_ (PyTorch 1.13), computed and applied in the graph.
+// torch.nn.utils.clip_grad_norm_ and clip_grad_value_ (PyTorch 1.13), computed and applied in the
+// graph.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -67,6 +68,25 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   const Tensor clamped = minimum(coef, scalar_like(1, coef));
   for (Tensor& g : grads) g.mul_(clamped);
   return total;
+}
+
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value, Loc loc) {
+  if (!(clip_value >= 0) || std::isinf(clip_value))
+    throw Error(fmt::format("clip_grad_value_: clip_value must be finite and >= 0, got {} at {}",
+                            clip_value, location_str(loc)));
+  NoGradGuard no_grad;
+  StepScalars s;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].defined())
+      throw Error(fmt::format("clip_grad_value_: parameter {} is an undefined tensor at {}", i,
+                              location_str(loc)));
+    Tensor g = params[i].grad();
+    if (!g.defined()) continue;
+    // Bounds as graph parameters, so a changing clip value never recompiles; NaN stays NaN.
+    const Tensor hi = s.get(0, "clip_value", clip_value, g.dtype());
+    const Tensor lo = s.get(0, "-clip_value", -clip_value, g.dtype());
+    g.copy_(where(gt(g, hi), hi, where(lt(g, lo), lo, g)), loc);
+  }
 }
 
 }  // namespace lt::optim

@@ -1,17 +1,22 @@
 // clip_grad_norm_ against hand computations: the global norm of the per-gradient norms, the
-// coefficient max_norm / (norm + 1e-6) clamped to 1, in eager and lazy mode (no sync).
+// coefficient max_norm / (norm + 1e-6) clamped to 1, in eager and lazy mode (no sync); and
+// clip_grad_value_ against a clamp on the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
 #include "lt/optim.h"
+#include "tests/support/error_of.h"
 
 namespace lt::optim {
 namespace {
 
+using testing::error_of;
 using Vec = std::vector<double>;
 
 struct Params {
@@ -90,6 +95,44 @@ TEST(ClipGradNorm, LazyModeComputesAndAppliesItInTheGraph) {
   const Vec g = p.a.grad().to_vector<double>();
   EXPECT_NEAR(g[0], 3 * coef, 1e-15);
   EXPECT_NEAR(g[1], 4 * coef, 1e-15);
+}
+
+TEST(ClipGradValue, ClampsEveryGradientAndKeepsNaN) {
+  Tensor w = zeros({5}, DType::F64).requires_grad_(), v = zeros({1}).requires_grad_();
+  Tensor none = zeros({1}).requires_grad_();
+  w.set_grad(from_vector<double>({-3, -0.5, 0.25, 2, std::nan("")}, {5}));
+  v.set_grad(from_vector<float>({-7.5f}, {1}));
+  clip_grad_value_({w, v, none}, 1.5);
+  const Vec g = w.grad().to_vector<double>();
+  EXPECT_EQ(Vec(g.begin(), g.end() - 1), (Vec{-1.5, -0.5, 0.25, 1.5}));
+  EXPECT_TRUE(std::isnan(g.back()));
+  EXPECT_EQ(v.grad().to_vector<float>(), std::vector<float>{-1.5f});
+  EXPECT_FALSE(none.grad().defined());
+}
+
+// In the graph: no sync, and another clip value is the same graph.
+TEST(ClipGradValue, LazyModeCompilesOnceForAnyValue) {
+  Tensor w = zeros({3}, DType::F64).requires_grad_();
+  ModeGuard lazy(Mode::Lazy);
+  for (double clip : {1.0, 0.25, 2.5}) {
+    if (clip == 0.25) metrics::reset();
+    w.set_grad(from_vector<double>({-3, 0.5, 2}, {3}));
+    clip_grad_value_({w}, clip);
+    mark_step();
+    const Vec g = w.grad().to_vector<double>();
+    EXPECT_EQ(g, (Vec{-clip, std::min(0.5, clip), std::min(2.0, clip)})) << clip;
+  }
+  EXPECT_EQ(metrics::counter("cache_miss"), 0);
+  EXPECT_EQ(metrics::counter("sync"), 0);
+}
+
+TEST(ClipGradValue, BadArgumentsAreErrors) {
+  const std::string line = std::to_string(__LINE__ + 1);
+  EXPECT_EQ(error_of([] { clip_grad_value_({}, -1); }),
+            "clip_grad_value_: clip_value must be finite and >= 0, got -1 at "
+            "optim_clip_test.cpp:" +
+                line);
+  EXPECT_NE(error_of([] { clip_grad_value_({Tensor()}, 1); }), "no error");
 }
 
 TEST(ClipGradNorm, BadArgumentsAreErrors) {
