@@ -39,7 +39,10 @@ Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
 }
 
 // Compositions of rows: the loop fusion makes each one kernel, forward and backward.
-Tensor silu(const Tensor& x, Loc loc) { return mul(x, sigmoid(x, loc), loc); }
+Tensor silu(const Tensor& x, Loc loc) {
+  if (!x.defined()) fail_op("silu", "operand is an undefined tensor", {&x, 1}, loc);
+  return mul(x, sigmoid(x, loc), loc);
+}
 
 Tensor leaky_relu(const Tensor& x, double negative_slope, Loc loc) {
   if (!x.defined()) fail_op("leaky_relu", "operand is an undefined tensor", {&x, 1}, loc);

@@ -5,6 +5,11 @@
 // and enters no formula.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "frontend/optim/option_text.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
@@ -23,16 +28,6 @@ void check(const RMSpropOptions& o) {
   nonneg("weight_decay", o.weight_decay);
   nonneg("momentum", o.momentum);
 }
-
-/// Where each slot is in slot_names' order for these options (-1: not kept).
-struct Slots {
-  int square_avg = 0, momentum_buffer = -1, grad_avg = -1;
-  explicit Slots(const RMSpropOptions& o) {
-    int next = 1;
-    if (o.momentum != 0) momentum_buffer = next++;
-    if (o.centered) grad_avg = next++;
-  }
-};
 
 }  // namespace
 
@@ -57,7 +52,10 @@ std::vector<std::string> RMSprop::slot_names(size_t group) const {
 
 void RMSprop::update(size_t group, const Tensor& skip) {
   const RMSpropOptions& o = options_[group];
-  const Slots slot(o);
+  const std::vector<std::string> names = slot_names(group);
+  const auto slot = [&](std::string_view name) {
+    return static_cast<size_t>(std::ranges::find(names, name) - names.begin());
+  };
   const auto s = [&](const char* name, double value, DType dtype) {
     return scalar(group, name, value, dtype);
   };
@@ -68,11 +66,11 @@ void RMSprop::update(size_t group, const Tensor& skip) {
       Tensor g = p.grad();
       if (o.weight_decay != 0) g = g + p * s("weight_decay", o.weight_decay, dt);
       const Tensor alpha = s("alpha", o.alpha, dt), one_minus_alpha = s("1-alpha", 1 - o.alpha, dt);
-      Tensor& square_avg = state(group, i, slot.square_avg);
+      Tensor& square_avg = state(group, i, slot("square_avg"));
       const Tensor sq = square_avg * alpha + one_minus_alpha * g * g;
       Tensor avg;
       if (o.centered) {
-        Tensor& grad_avg = state(group, i, slot.grad_avg);
+        Tensor& grad_avg = state(group, i, slot("grad_avg"));
         const Tensor ga = grad_avg * alpha + g * one_minus_alpha;
         avg = sqrt(sq - ga * ga);
         assign(grad_avg, ga, skip);
@@ -82,7 +80,7 @@ void RMSprop::update(size_t group, const Tensor& skip) {
       avg = avg + s("eps", o.eps, dt);
       const Tensor lr = s("lr", o.lr, dt);
       if (o.momentum != 0) {
-        Tensor& buf = state(group, i, slot.momentum_buffer);
+        Tensor& buf = state(group, i, slot("momentum_buffer"));
         const Tensor b = buf * s("momentum", o.momentum, dt) + g / avg;
         assign(buf, b, skip);
         assign(p, p - b * lr, skip);

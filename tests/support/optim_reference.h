@@ -163,20 +163,20 @@ std::pair<TensorDict, Ref> step_beside_reference(const Options& o, int steps, Ve
   return {opt.state_dict().tensors, ref};
 }
 
-/// Six steps of `Opt` on an f32 parameter follow its f64 reference to 2e-6.
+/// `steps` steps of `Opt` on an f32 parameter follow its f64 reference to `tol`.
 template <class Opt, class Ref, class Options>
-void expect_f32_follows_reference(const Options& o) {
+void expect_f32_follows_reference(const Options& o, int steps = 6, double tol = 2e-6) {
   Vec expect = {0.5, -1.25, 2.0};
   Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
   Opt opt({p}, o);
   Ref ref(o);
-  for (int t = 0; t < 6; ++t) {
+  for (int t = 0; t < steps; ++t) {
     const Vec g = grad_at(t, 3);
     p.set_grad(cast(f64_grad(g), DType::F32));
     opt.step();
     ref.step(expect, g);
   }
-  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 2e-6));
+  EXPECT_TRUE(Near(p.to_vector<double>(), expect, tol));
 }
 
 /// Lazy steps of `Opt` give eager's parameters (to 1e-15) from one graph: steps 2 to 4 are

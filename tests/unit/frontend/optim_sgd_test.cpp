@@ -112,18 +112,8 @@ TEST(SGD, ParamGroupsHaveTheirOwnOptionsAndParamsWithoutAGradAreLeftAlone) {
 }
 
 TEST(SGD, F32FollowsTheReference) {
-  const SGDOptions o{.lr = 0.05, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true};
-  Vec expect = {0.5, -1.25, 2.0};
-  Tensor p = from_vector<float>({0.5f, -1.25f, 2.0f}, {3}).requires_grad_();
-  SGD opt({p}, o);
-  RefSGD ref(o);
-  for (int t = 0; t < 5; ++t) {
-    const Vec g = grad_at(t, 3);
-    p.set_grad(cast(grad(g), DType::F32));
-    opt.step();
-    ref.step(expect, g);
-  }
-  EXPECT_TRUE(Near(p.to_vector<double>(), expect, 1e-6));
+  testing::expect_f32_follows_reference<SGD, RefSGD>(
+      SGDOptions{.lr = 0.05, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true}, 5, 1e-6);
 }
 
 TEST(SGD, GradientsFromBackward) {

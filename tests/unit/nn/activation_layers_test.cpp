@@ -113,6 +113,9 @@ TEST(ActivationLayers, TextAndBadArguments) {
   const std::string undefined = error_of([] { leaky_relu(Tensor(), 0.1); });
   EXPECT_EQ(undefined.substr(0, undefined.find(" at ")),
             "leaky_relu: operand is an undefined tensor (operands: undefined)");
+  const std::string silu_undefined = error_of([] { silu(Tensor()); });
+  EXPECT_EQ(silu_undefined.substr(0, silu_undefined.find(" at ")),
+            "silu: operand is an undefined tensor (operands: undefined)");
 }
 
 }  // namespace
