@@ -3,7 +3,7 @@
 # (LT_BUCKET_FIRST_KB, LT_BUCKET_KB) setting, lazy (the step graph's buckets) and eager
 # (dist::GradientReducer). "off" is LT_BUCKET_KB=0: one all-reduce per gradient, where the trace
 # put it. The settings alternate within each repetition and the fastest of LT_REPS (default 3)
-# runs is kept, so the host's drift hits every setting alike. docs/BENCHMARKS.md has the figures.
+# runs is kept, so the host's drift hits every setting alike. docs/RESULTS.md has the figures.
 #   bench/bucket_sizes.sh [build-dir (build)] [models (mlp cnn resnet)]
 set -euo pipefail
 build=${1:-build}

@@ -2,8 +2,8 @@
 // paths (conv_paths.h): im2col around rt::gemm, and oneDNN's direct convolutions. Arguments:
 // shape, pass (0 forward, 1 input gradient, 2 weight gradient), path (0 im2col, 1 oneDNN, 2 the
 // direct one-channel kernel on channels-last activations, for the shapes of one input channel and
-// the passes it runs), threads (lt::rt::set_num_threads). The figures and the command are in
-// docs/BENCHMARKS.md.
+// the passes it runs), threads (lt::rt::set_num_threads). The figures are in docs/RESULTS.md,
+// the command in docs/BENCHMARKS.md.
 //   With --bf16, operands and results are bf16 (autocast's convolutions): path 0 is then the
 //   fallback of CPUs without bf16 kernels (operands widened to f32, the f32 entry point, the
 //   result rounded), path 1 oneDNN's bf16 kernels (skipped where the CPU has no bf16

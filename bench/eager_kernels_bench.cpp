@@ -1,5 +1,5 @@
-// Eager-mode micro-benchmarks and one eager MLP training step (docs/BENCHMARKS.md has the figures
-// and the commands). Each benchmark's last argument is the thread count (1 or 2).
+// Eager-mode micro-benchmarks and one eager MLP training step (docs/RESULTS.md has the figures,
+// docs/BENCHMARKS.md the commands). Each benchmark's last argument is the thread count (1 or 2).
 //
 //   GEMM       frontend matmul of two f32 [n,n] tensors (n = 512, 1024): GFLOP/s = 2n^3 / time.
 //              BM_GemmKernel calls rt::gemm on preallocated buffers (no tensor allocation).

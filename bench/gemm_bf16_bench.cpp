@@ -1,5 +1,6 @@
-// bf16 against f32 GEMM at the shapes of the trainers' steps (docs/BENCHMARKS.md, "bf16 GEMM",
-// has the figures and the command). Arguments: shape, path, threads (lt::rt::set_num_threads).
+// bf16 against f32 GEMM at the shapes of the trainers' steps (docs/RESULTS.md, "Eager kernels",
+// has the figures; docs/BENCHMARKS.md the command). Arguments: shape, path, threads
+// (lt::rt::set_num_threads).
 //
 //   paths  0 f32 through the build's BLAS (OpenBLAS), 1 f32 through oneDNN, 2 bf16 x bf16 -> f32,
 //          3 bf16 x bf16 -> bf16 (rt::gemm's paths, gemm_paths.h; each split over the pool).

@@ -6,7 +6,7 @@
 # 2 x (1-rank ms/step) / (2-rank ms/step), the throughput ratio. The last column gives the same
 # ratio from the median run of each instead, which a slow stretch of the host in one run of three
 # does not hide. Run on a quiet machine with at
-# least 2 cores; docs/BENCHMARKS.md has the figures. Two rows after the models give the host's own
+# least 2 cores; docs/RESULTS.md has the figures. Two rows after the models give the host's own
 # ceiling in the same window (bench/ceiling_bench.cpp): the same ratio for a fixed multiply-add
 # loop per rank (the cores' speed when both are busy) and for a 32 MiB array sum (DRAM bandwidth).
 # Each run lasts long enough (the MLP's 3000 steps, about a second) for its median to be a
