@@ -264,11 +264,10 @@ std::string Jit::add_module(std::unique_ptr<llvm::LLVMContext> ctx,
   opt_level(options.opt_level);  // validates it before a cache lookup keyed on it
   // Vector width, as the "prefer-vector-width" attribute (LLVM's own default follows the CPU's
   // tuning: 512 on znver4, 256 on Intel cores such as rocketlake, icelake, sapphirerapids).
-  // Measured on this host (AMD EPYC, znver4: AVX-512 on 256-bit units), 64-byte-aligned floats,
-  // ns/element, 256 vs 512: saxpy in L1 0.038 vs 0.040, from DRAM equal; an FMA-bound degree-8
-  // polynomial 0.135 both; a sum of squares (reassoc) in L1 0.029-0.033 vs 0.019-0.020. So 512:
-  // reductions gain 35-45% (twice the accumulator lanes), streaming loops lose ~5% in L1 only.
-  // On an Intel host, measure again before trusting this.
+  // 512 here, also on CPUs that run AVX-512 on 256-bit units (znver4): a reduction gets twice
+  // the accumulator lanes, an FMA-bound loop runs the same, and a streaming loop loses a little
+  // in L1 only (from memory it is bandwidth-bound either way). Intel cores, whose tuning says
+  // 256, may choose otherwise: measure there before trusting this default.
   const int width = options.prefer_vector_width ? options.prefer_vector_width : kDefaultVectorWidth;
   LT_CHECK(width == 128 || width == 256 || width == 512, "prefer_vector_width {}", width);
   const bool vector_math = options.vector_math && libmvec_loaded();

@@ -277,7 +277,7 @@ std::vector<int64_t> Emitter::inner_segments(int d) const {
 
 // A short innermost loop (16 channels of a channels-last [N,H,W,16] activation, read with
 // per-channel operands) is unrolled fully by LLVM, and its loop vectorizer then takes the loop
-// around it: 16-lane gathers and scatters with a 64-byte stride, 10x slower than the unrolled
+// around it: 16-lane gathers and scatters with a 64-byte stride, far slower than the unrolled
 // body's 16 contiguous floats as one vector. Where every access runs along the innermost dim with
 // stride 0 or 1, the loops around it stay scalar (SLP vectorizes the unrolled body; a longer
 // loop, not unrolled, is vectorized itself). A strided access (a transpose) or a loop shorter

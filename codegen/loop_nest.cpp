@@ -208,8 +208,8 @@ void LoopPlanner::order_loops() {
     ne.block_dim = nd - 1;
     // Blocks of about 16k elements of work, a multiple of 16 columns, and at least 1024 columns:
     // each row of a block is then a run of 4 KB or more that the prefetcher follows. Shorter runs
-    // cost bandwidth: a GELU gradient with its bias gradient on [1024,512] took 700 us in blocks
-    // of 256 columns and 350 us as one block, and one block on one thread beat two on two.
+    // cost bandwidth: every run is a new stream for the prefetcher to find, and narrower blocks
+    // lose even where they let more threads share the work.
     const int64_t want = (16384 / std::max<int64_t>(1, reduced_count) + 15) / 16 * 16;
     ne.block = std::clamp<int64_t>(std::max<int64_t>(want, 1024), 16, ne.dims[nd - 1]);
     ne.blocks = (ne.dims[nd - 1] + ne.block - 1) / ne.block;

@@ -2,8 +2,8 @@
 // nodes, and their short input, output and result-type arrays): std::allocate_shared and
 // vectors use it. A lazy step makes ~1,500 of each and frees them together at the next
 // mark_step(); glibc keeps only 7 freed blocks of a size per thread for reuse, so nearly every
-// allocation took its slow path (18% of a ResNet-20 step's trace instructions were in
-// _int_malloc). Here each thread keeps the blocks of a type (and array length) it freed, up to a
+// allocation would take malloc's slow path (_int_malloc), a large part of tracing a step.
+// Here each thread keeps the blocks of a type (and array length) it freed, up to a
 // cap, and hands them out again before asking malloc. Blocks come from ::operator new one at a
 // time and go back there past the cap or at thread exit, so a block freed on another thread than
 // the one that made it is only ever held by one list.

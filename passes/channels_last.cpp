@@ -36,8 +36,8 @@ constexpr int64_t kOneChannelOutputMultiple = 16;
 
 /// Whether n is a convolution pass (forward or gradient) to run channels-last: from 16 input
 /// channels per group; or of one input channel, where its output goes channels-last anyway: a
-/// forward into a multiple of 16 channels (the runtime's direct kernel, 1.7-2.8x im2col's speed
-/// on the trainers' stems), a bf16 one read by a batch norm (`bn_reads`: whether one reads its
+/// forward into a multiple of 16 channels (the runtime's direct kernel, faster than im2col on
+/// the trainers' stems), a bf16 one read by a batch norm (`bn_reads`: whether one reads its
 /// output; oneDNN's bf16 kernels take it as it is), a gradient whose output gradient `gy` has a
 /// channels-last form already (`gy_nhwc`).
 bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool gy_nhwc) {

@@ -121,9 +121,9 @@ class Executable {
   ///
   /// Arena. Each run allocates the arena as one Buffer and drops it after the last launch that
   /// touches it (Buffer's block cache makes the repeated same-size allocation cheap). Keeping one
-  /// per Executable instead would hold every cached step's arena at once: the CNN benchmark's
-  /// first-step and steady-step graphs each keep 17.7 MB, and the lazy peak went from 21.8 MB to
-  /// 38.7 MB. run() is thread safe.
+  /// per Executable instead would hold every cached step's arena at once (a first step's graph
+  /// and the steady step's, for one), which adds one arena to the lazy peak per cached graph.
+  /// run() is thread safe.
   ///
   /// Profiling. A non-empty `launch_ns` (one entry per launch) gets each launch's wall time in
   /// nanoseconds added to it.

@@ -172,21 +172,20 @@ int main(int argc, char** argv) {
     }
     // On one host OpenMPI's shared-memory transport moves large messages with one
     // process_vm_readv call (CMA) by default; at the gradient sizes here (up to a few MB) plain
-    // copies through shared memory were faster: the MLP's 2-rank step took 0.61 ms instead of
-    // 0.74 (docs/BENCHMARKS.md). --mca btl_vader_single_copy_mechanism cma restores it.
+    // copies through shared memory are faster. --mca btl_vader_single_copy_mechanism cma restores
+    // it.
     if (!copy_mechanism_given)
       cmd.insert(cmd.end(), {"--mca", "btl_vader_single_copy_mechanism", "none"});
     // The step's gradient buckets are nonblocking all-reduces (MPI_Iallreduce, OpenMPI's libnbc),
     // in place. For fewer than 4 ranks or in place, libnbc reduces to rank 0 and broadcasts back:
-    // two full-size transfers one after the other, 68-122 us for 392 KiB on 2 ranks where the
-    // blocking MPI_Allreduce takes 47-83. Reduce-scatter then all-gather (algorithm 3,
-    // Rabenseifner's) moves half the data each way: 64-84 us (docs/BENCHMARKS.md). Every rank
-    // still gets the same bits.
+    // two full-size transfers one after the other, slower than the blocking MPI_Allreduce.
+    // Reduce-scatter then all-gather (algorithm 3, Rabenseifner's) moves half the data each way.
+    // Every rank still gets the same bits.
     if (!iallreduce_given)
       cmd.insert(cmd.end(), {"--mca", "coll_libnbc_iallreduce_algorithm", "3"});
-    // The shared-memory copies go in fragments of btl_vader_max_send_size (32 KiB by default): in
-    // 128 KiB ones a 1 MiB bucket's all-reduce took 101-104 us instead of 183-218, a 392 KiB one
-    // 55-61 instead of 62-67 (2 ranks; docs/BENCHMARKS.md). 1 MiB fragments were slower again.
+    // The shared-memory copies go in fragments of btl_vader_max_send_size (32 KiB by default):
+    // 128 KiB ones make a large bucket's all-reduce take fewer rounds and less time; 1 MiB
+    // fragments are slower again.
     if (!send_size_given)
       cmd.insert(cmd.end(), {"--mca", "btl_vader_max_send_size", "131072"});
     // Every rank, on every host, sees the LT_* settings; the thread count is per rank.

@@ -1,9 +1,9 @@
 // How a rank writes a large collective's bytes into the shared segment, where the other ranks
 // read them. Cached stores leave each line in this core's cache; the line is then also in the
 // reader's, and the next write to it must first invalidate the reader's copy. Where the cores
-// pass lines cheaply that costs little, and the reader finds the bytes in a cache; but one
-// virtual machine measured stretches of seconds in which the same copy into the segment ran 5-15
-// times slower (docs/BENCHMARKS.md, perhaps as the hypervisor moved its cores). Streaming
+// pass lines cheaply that costs little, and the reader finds the bytes in a cache; but a
+// virtual machine may have stretches of seconds in which the same copy into the segment runs
+// several times slower (perhaps as the hypervisor moves its cores). Streaming
 // (non-temporal) stores write whole lines to memory without taking them into any cache: they
 // cost the same in either stretch, and the reader fetches the bytes from memory.
 //

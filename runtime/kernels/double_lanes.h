@@ -27,7 +27,7 @@ inline void load_wide(const float* p, VecD& out) {
 inline void load_wide(const double* p, VecD& out) { std::memcpy(&out, p, sizeof out); }
 // bf16 is the high half of an f32: a shift widens it, exactly. With AVX-512 that is four
 // instructions (GCC 12 made a dozen of the vector extensions' form below, and the sums that
-// read bf16 ran 40% slower than on f32).
+// read bf16 then ran slower than on f32).
 inline void load_wide(const Eigen::bfloat16* p, VecD& out) {
 #if defined(__AVX512F__)
   const __m256i w = _mm256_slli_epi32(
@@ -45,7 +45,7 @@ inline void load_wide(const Eigen::bfloat16* p, VecD& out) {
   out = __builtin_convertvector(f, VecD);
 #endif
 }
-// f16 through F16C where the build has it: Eigen's conversion is a software routine, 20x slower.
+// f16 through F16C where the build has it: Eigen's conversion is a software routine.
 inline void load_wide(const Eigen::half* p, VecD& out) {
 #if defined(__F16C__)
   const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

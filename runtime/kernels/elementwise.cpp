@@ -54,7 +54,7 @@ void with_libm_edges(const T* x, T* y, int64_t n, Edge edge, EigenMath math, Lib
   constexpr int64_t kBlock = 2048;  // elements: a multiple of 64, 8-16 KiB
   for (int64_t s = 0; s < n; s += kBlock) {
     const int64_t m = std::min(kBlock, n - s);
-    int any = 0;  // an int, not a bool: GCC vectorizes this loop then (16x faster)
+    int any = 0;  // an int, not a bool: GCC vectorizes this loop only then
     for (int64_t i = s; i < s + m; ++i) any |= edge(x[i]);
     if (any == 0) {
       ArrMap<T>(y + s, m) = math(ConstArrMap<T>(x + s, m));
@@ -290,7 +290,7 @@ void binary_loop(const TensorRef& a, const TensorRef& b, const TensorRef& out, F
 }
 
 // Each op is passed as a lambda (a distinct type), never as a function pointer: one shared
-// pointer-typed instantiation would keep the call out of line and the loop scalar (10x slower).
+// pointer-typed instantiation would keep the call out of line and the loop scalar.
 template <class T>
 void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const TensorRef& o) {
   namespace S = ir::scalar;

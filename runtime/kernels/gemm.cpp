@@ -2,8 +2,8 @@
 // f32 or f64 GEMM over the thread pool and runs each block with the backend.
 // OpenBLAS (Debian's pthread build, pinned to one thread per call: our pool owns the cores, and
 // that build is the one whose internal buffers are locked, so concurrent calls are safe) is
-// 1.15-1.3x faster than Eigen's blocked kernel at the shapes of our MLP and CNN steps on this
-// CPU (docs/BENCHMARKS.md); Eigen stays as the backend of builds without it (-DLT_BLAS=eigen).
+// faster than Eigen's blocked kernel at the shapes of the MLP's and the CNN's steps; Eigen
+// stays as the backend of builds without it (-DLT_BLAS=eigen).
 #include "runtime/kernels/gemm.h"
 
 #include <algorithm>
@@ -125,8 +125,8 @@ void check_dtypes(const GemmArgs& g) {
                           dtype_name(a), dtype_name(b), dtype_name(c)));
 }
 
-// f32 goes to oneDNN where it has AVX-512 kernels: 1.3-2.3x OpenBLAS 0.3.21 at every step shape
-// of the trainers on this CPU (docs/BENCHMARKS.md, "bf16 GEMM").
+// f32 goes to oneDNN where it has AVX-512 kernels: they beat OpenBLAS at every step shape of
+// the trainers.
 bool f32_on_onednn() { return onednn::has_avx512(); }
 
 }  // namespace

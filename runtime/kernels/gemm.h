@@ -34,8 +34,8 @@ struct GemmArgs {
   DType c_type() const { return c_dtype.value_or(dtype); }
 };
 
-/// Work per thread below which splitting a GEMM costs more than it saves (a pool wake-up is a few
-/// microseconds; 2 MFLOP is ~20 us on one core).
+/// Work per thread below which splitting a GEMM costs more than it saves (a pool wake-up is a
+/// fair part of what 2 MFLOP take one core).
 inline constexpr double kGemmMinFlopsPerPart = 2e6;
 
 /// The f32 GEMM backend this CPU gets, chosen at run time: "onednn" (AVX-512 CPUs), or the

@@ -73,11 +73,10 @@ void check_ids(const I* ids, int64_t n, int64_t limit, const char* op, const cha
 /// y = exp(d) for d = x - max <= 0, with every result below the smallest normal number made 0.
 /// Eigen's exp clamps its argument, so a masked logit (-1e9, or -inf) gives 2.9e-39, a subnormal,
 /// not 0; subnormal operands cost Intel cores a microcode assist per instruction in every kernel
-/// that reads them (measured on an AMX Xeon: the GPT's f32 step took 2.5x as long, most of it in
-/// the attention's probabilities @ V). Only values under 1.2e-38 (f32) change, far below a row
-/// sum's last bit, so sums of exp (log_softmax, cross entropy) skip the zeroing. The zeroing is a
-/// loop of its own after Eigen's packet exp: Eigen 3.4 does not vectorize select(), and an exp
-/// under one ran scalar, 6x slower (the GPT step's softmax of [1024, 256]: 1.94 ms against 0.29).
+/// that reads them (in the GPT's step above all the attention's probabilities @ V). Only values
+/// under 1.2e-38 (f32) change, far below a row sum's last bit, so sums of exp (log_softmax, cross
+/// entropy) skip the zeroing. The zeroing is a loop of its own after Eigen's packet exp: Eigen
+/// 3.4 does not vectorize select(), and an exp under one runs scalar.
 template <class Y, class D>
 void assign_exp_or_zero(Y&& y, const D& d) {
   using T = typename D::Scalar;

@@ -5,10 +5,9 @@
 // is created (omp_get_max_threads of the creating thread), and its helpers read the calling
 // thread's count. Our pool splits the work into one block per thread, and each thread that
 // creates or calls a primitive is set to one OpenMP thread, so no OpenMP team ever runs beside
-// the pool. Measured on 2 cores (docs/BENCHMARKS.md, "bf16 GEMM"): a 2-thread OpenMP primitive
-// alone is as fast as the pool's split on the GPT's 4096-row products and up to 1.3x faster on
-// the MLP's 128-row ones, but its idle thread spins after each call and took a core from the
-// pool's next parallel work (the pool's split then ran at 1-thread speed).
+// the pool. A 2-thread OpenMP primitive alone is about as fast as the pool's split, faster on
+// small products, but its idle thread spins after each call and takes a core from the pool's
+// next parallel work, which then runs at 1-thread speed.
 #pragma once
 #include <cstddef>
 #include <dnnl.hpp>
@@ -32,7 +31,7 @@ void use_one_omp_thread();
 void* scratchpad(size_t bytes);
 
 /// Primitives made so far, by key, shared between threads; `make(key)` runs outside the lock, so
-/// other keys need not wait (making a primitive costs 0.1-1 ms), and its null result is kept
+/// other keys need not wait (oneDNN JIT-compiles a new primitive), and its null result is kept
 /// too (a key oneDNN has no kernel for). A training run uses a few dozen keys; a program that
 /// goes through more than kCapacity starts over.
 template <class Key, class Value>

@@ -29,7 +29,7 @@ LT_AVX2 __m256i first_lanes8(int64_t n) {
 }
 
 /// Stores the first n <= 8 lanes of v at p, in pieces of 4, 2 and 1 lanes: AVX2's masked store is
-/// slow on AMD (the 7-window gradient took 2.2x the portable rows' time with it), and a stack copy
+/// slow on AMD (with it the AVX2 rows lost to the portable ones), and a stack copy
 /// read back by memcpy stalls on store forwarding.
 LT_AVX2 void store_first8(float* p, __m256 v, int64_t n) {
   if (n == 8) return _mm256_storeu_ps(p, v);

@@ -114,8 +114,8 @@ void gather_rows(const Gather& g, const E* in, E* out) {
 
 // A transpose: output dim j is contiguous in the input (stride 1) while the output's last dim
 // is not. Walking 2-D tiles of (j, last) keeps both the reads and the writes in cache, and
-// register transposes (8x8 of 1, 2 and 4 bytes, 4x4 of 8 bytes) move whole vectors; measured
-// 2-3x over scalar tiles on this machine. Those of 4 and 8 bytes are AVX code whatever the build
+// register transposes (8x8 of 1, 2 and 4 bytes, 4x4 of 8 bytes) move whole vectors, where
+// scalar tiles move one element at a time. Those of 4 and 8 bytes are AVX code whatever the build
 // targets, run where the CPU has AVX; those of 1 and 2 bytes are SSE2.
 constexpr int64_t kTile = 64;
 
@@ -158,8 +158,8 @@ LT_AVX void transpose_4x4(const void* src, int64_t ls, void* dst, int64_t ld) {
 }
 
 // The same for an 8x8 block of 2-byte elements (bf16, f16), in SSE2, which every x86-64 CPU
-// has: 16-, 32- and 64-bit interleaves. Scalar tiles took 360 us for a bf16 [32,16,32,32] to
-// channels-last permute in the ResNet-20's step.
+// has: 16-, 32- and 64-bit interleaves. Scalar tiles were slow on the ResNet-20's bf16
+// channels-last permutes.
 void transpose_8x8_2byte(const void* src, int64_t ls, void* dst, int64_t ld) {
   const uint16_t* s = static_cast<const uint16_t*>(src);
   uint16_t* d = static_cast<uint16_t*>(dst);
