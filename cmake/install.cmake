@@ -1,7 +1,10 @@
 # Installing lazytrain for other CMake projects: `cmake --install build --prefix DIR` puts the
 # public headers in DIR/include/lazytrain (<lt/...> and the ir/ headers they include), the
-# libraries in DIR/lib, lt-opt and lt-ir in DIR/bin, and lazytrainConfig.cmake in
-# DIR/lib/cmake/lazytrain, so that find_package(lazytrain) gives the target lazytrain::lazytrain.
+# libraries in DIR/lib, lt-opt, lt-ir and lt-launch in DIR/bin, and lazytrainConfig.cmake in
+# DIR/lib/cmake/lazytrain, so that find_package(lazytrain) gives the target lazytrain::lazytrain,
+# and find_package(lazytrain COMPONENTS trainer) also lazytrain::trainer: the example trainers'
+# shared loop and command line (examples/trainer/, tools/cli.h), with the example models'
+# headers, so that a program written like examples/fmnist_cnn.cpp builds against the install.
 #
 # The installed libraries are the static ones the build makes, not a shared library: a shared
 # one would need the whole engine compiled as position-independent code (a second compile, or a
@@ -24,8 +27,19 @@ endif()
 
 install(TARGETS lazytrain lt_codegen lt_passes lt_runtime lt_ir EXPORT lazytrainTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS lt-opt lt-ir RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS lt-opt lt-ir lt-launch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT lazytrainTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})
+
+# The trainer component, in an export set of its own: only its users need CLI11.
+install(DIRECTORY examples/ DESTINATION ${LT_INSTALL_INCLUDEDIR}/examples
+        FILES_MATCHING PATTERN "*.h" PATTERN "minimal" EXCLUDE)
+install(FILES tools/cli.h DESTINATION ${LT_INSTALL_INCLUDEDIR}/tools)
+set_target_properties(lt_trainer PROPERTIES EXPORT_NAME trainer)
+set_target_properties(lt_cli PROPERTIES EXPORT_NAME cli)
+target_include_directories(lt_cli INTERFACE $<INSTALL_INTERFACE:${LT_INSTALL_INCLUDEDIR}>)
+install(TARGETS lt_trainer lt_cli EXPORT lazytrainTrainerTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT lazytrainTrainerTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})
 
 # Libraries the targets file names by path (LLVM and OpenBLAS: codegen/ and runtime/ say why);
 # lazytrainConfig.cmake reports a missing one by name rather than failing at link time.
