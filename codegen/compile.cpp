@@ -14,8 +14,8 @@
 #include "ir/clock.h"
 #include "ir/error.h"
 #include "ir/hash.h"
-#include "ir/plan_hash.h"
 #include "ir/loop_kernel.h"
+#include "ir/plan_hash.h"
 
 namespace lt::codegen {
 
@@ -52,94 +52,6 @@ int64_t row_grain(const LoopShape& shape) {
   return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, shape.inner));
 }
 
-// The launch of an Epilogue group: the library node's eager kernel, and `loop` compiled as the
-// epilogue it calls on each block of the library output. conv2d gives images as blocks where the
-// loop's rows split by image; otherwise the epilogue runs once on the whole output, which then
-// needs a buffer even where the buffer plan gave it none.
-template <class SlotOf, class PlannedSlotOf>
-rt::Launch epilogue_launch(const ir::Graph& g, const ir::FusionGroup& grp,
-                           const ir::FusionGroup& loop, llvm::Module& module,
-                           const std::string& name, std::span<const int> written_over,
-                           SlotOf&& slot, PlannedSlotOf&& planned_slot) {
-  const ir::Node& lib = g.node(grp.nodes.front());
-  const ir::Value out = ir::Value::node(grp.nodes.front());
-  const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
-  const LoopShape shape = emit_loop_kernel(module, g, loop, name, written_over, by_image);
-  const int64_t elems = numel(grp.shape);
-  const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
-  const bool whole = ir::epilogue_materializes(g, grp) || !blocks;
-  rt::Launch l;
-  l.kind = rt::Launch::Kind::Library;
-  l.op = lib.op;
-  l.attrs = lib.attrs;
-  l.name = std::string(ir::mnemonic(lib.op));
-  for (ir::Value v : lib.inputs) l.in_slots.push_back(planned_slot(v));
-  rt::EpilogueLaunch ep;
-  const int out_slot = whole ? slot(out) : -1;
-  if (out_slot >= 0) l.out_slots.push_back(out_slot);
-  for (size_t i = 0; i < loop.inputs.size(); ++i) {
-    if (loop.inputs[i] == out) ep.source = static_cast<int>(i);
-    ep.in_slots.push_back(loop.inputs[i] == out ? out_slot : planned_slot(loop.inputs[i]));
-  }
-  for (ir::Value v : loop.outputs) ep.out_slots.push_back(planned_slot(v));
-  ep.written_over.assign(written_over.begin(), written_over.end());
-  ep.library_out = g.type(out);
-  ep.block_elems = blocks ? elems / grp.shape[0] : elems;
-  ep.block_rows = blocks ? shape.rows_per_outer : shape.rows;
-  ep.row_grain = row_grain(shape);
-  l.epilogue = std::move(ep);
-  return l;
-}
-
-// Collective launches split into start and done: the done goes just before the first launch
-// that reads the collective's result (or at the end), so the launches between run while the
-// collective is in flight: the rest of the backward pass, for a replica's gradient buckets.
-std::vector<rt::Launch> split_collectives(std::vector<rt::Launch> launches) {
-  const int n = static_cast<int>(launches.size());
-  std::vector<std::vector<int>> done_before(n + 1);  // starts whose done precedes launch j
-  bool any = false;
-  auto reads = [](const rt::Launch& l, int slot) {
-    auto has = [&](const std::vector<int>& v) {
-      return std::find(v.begin(), v.end(), slot) != v.end();
-    };
-    return has(l.in_slots) || (l.epilogue && has(l.epilogue->in_slots));
-  };
-  for (int i = 0; i < n; ++i) {
-    rt::Launch& l = launches[i];
-    if (l.kind != rt::Launch::Kind::Library || l.epilogue || !ir::as_collective(l.op)) continue;
-    l.kind = rt::Launch::Kind::Start;
-    int j = i + 1;
-    while (j < n && !reads(launches[j], l.out_slots[0])) ++j;
-    done_before[j].push_back(i);
-    any = true;
-  }
-  if (!any) return launches;
-  std::vector<rt::Launch> out;
-  std::vector<int> new_index(n, -1);
-  for (int j = 0; j <= n; ++j) {
-    for (int i : done_before[j]) {
-      const rt::Launch& start = out[new_index[i]];
-      rt::Launch d;
-      d.kind = rt::Launch::Kind::Done;
-      d.op = start.op;
-      d.attrs = start.attrs;
-      d.in_slots = start.out_slots;
-      d.name = start.name;
-      d.group = start.group;
-      d.start = new_index[i];
-      out.push_back(std::move(d));
-    }
-    if (j == n) break;
-    new_index[j] = static_cast<int>(out.size());
-    out.push_back(std::move(launches[j]));
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
 /// The op table as this build has it: a structural hash numbers ops by their enumerators, which
 /// a build with another table numbers differently, so its cached objects must not be taken.
 uint64_t op_table_hash() {
@@ -166,41 +78,53 @@ std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
   return fmt::format("{:016x}", h.value());
 }
 
-std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
-                                        const ir::BufferPlan& buffers,
-                                        const CompileOptions& options, CompileStats* stats) {
-  const int64_t t0 = ir::now_ns();
-  LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
-               buffers.node_slots.size() == g.nodes().size(),
-           "the buffer plan is not for this graph");
-  // Slots where the buffer plan puts them; values inside a Loop group that runs node by node get
-  // temporaries of their own, made on first use.
-  std::vector<rt::Slot> slots;
-  for (const ir::BufferSlot& b : buffers.slots) slots.push_back(slot_from_plan(b));
-  std::map<ir::Value, int> temporary;
-  auto slot = [&](ir::Value v) {
-    if (const int s = buffers.slot_of(v); s >= 0) return s;
-    auto [it, fresh] = temporary.try_emplace(v, static_cast<int>(slots.size()));
-    if (fresh) slots.push_back({rt::Slot::Kind::Owned, g.type(v)});
-    return it->second;
-  };
-  auto planned_slot = [&](ir::Value v) {
-    const int s = buffers.slot_of(v);
-    LT_CHECK(s >= 0, "the buffer plan has no slot for {}", ir::value_name(g, v));
-    return s;
-  };
+namespace {
 
-  std::vector<rt::Launch> launches;
-  std::vector<std::pair<size_t, std::string>> loop_launches;  // launch index, function name
-  // Per output of a loop group, the input whose buffer it is written over (its donor, which the
-  // group reads element by element), or -1: the kernel stores it through that input's pointer.
+// The launches of a plan, group by group in plan order: Loop and Epilogue groups become compiled
+// kernels added to one LLVM module, Library groups eager-kernel calls, a collective's group that
+// runs in flight (ir::FusionGroup::awaited_before) a Start here and a Done before the group that
+// awaits it. Every decision was made by the plans; this only translates them.
+class LaunchBuilder {
+ public:
+  LaunchBuilder(const ir::Graph& g, const ir::FusionPlan& plan, const ir::BufferPlan& buffers)
+      : g_(g),
+        plan_(plan),
+        buffers_(buffers),
+        module_(std::make_unique<llvm::Module>("lt_step", *ctx_)),
+        awaited_at_(plan.groups.size() + 1) {}
+
+  void build() {
+    for (size_t gi = 0; gi < plan_.groups.size(); ++gi) {
+      add_dones(gi);
+      add_group(static_cast<int>(gi));
+    }
+    add_dones(plan_.groups.size());
+  }
+
+  std::vector<rt::Launch>& launches() { return launches_; }
+  /// Launch index and function name of every compiled kernel.
+  const std::vector<std::pair<size_t, std::string>>& compiled() const { return compiled_; }
+  std::unique_ptr<llvm::LLVMContext> take_context() { return std::move(ctx_); }
+  std::unique_ptr<llvm::Module> take_module() { return std::move(module_); }
+  /// Slots beyond the buffer plan's (outputs it did not place), in slot order.
+  std::vector<rt::Slot>& extra_slots() { return extra_slots_; }
+
+ private:
+  int slot(ir::Value v) const {
+    const int s = buffers_.slot_of(v);
+    LT_CHECK(s >= 0, "the buffer plan has no slot for {}", ir::value_name(g_, v));
+    return s;
+  }
+
+  // Per output of a loop kernel, the input whose buffer it is written over (its donor, which the
+  // kernel reads element by element), or -1: the kernel stores it through that input's pointer.
   // Two noalias pointers to one buffer would let LLVM reorder an element's load and store; no
   // noalias at all makes the vectorizer check the buffers for overlap at run time, which an
   // exact overlap fails, leaving the optimizer's update loops scalar.
-  auto written_over = [&](const ir::FusionGroup& grp) {
+  std::vector<int> written_over(const ir::FusionGroup& grp) const {
     std::vector<int> over(grp.outputs.size(), -1);
     for (size_t k = 0; k < grp.outputs.size(); ++k) {
-      const ir::BufferSlot& s = buffers.slots[planned_slot(grp.outputs[k])];
+      const ir::BufferSlot& s = buffers_.slots[slot(grp.outputs[k])];
       if (!s.in_place) continue;
       const auto it = std::find(grp.inputs.begin(), grp.inputs.end(), ir::Value::param(s.donor));
       LT_CHECK(it != grp.inputs.end(), "output {} of a loop kernel is written over parameter {}, "
@@ -208,100 +132,209 @@ std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan
       over[k] = static_cast<int>(it - grp.inputs.begin());
     }
     return over;
-  };
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>("lt_step", *ctx);
-  for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
-    const ir::FusionGroup& grp = plan.groups[gi];
-    const std::string name = fmt::format("lt_kernel_{}", gi);
-    if (grp.kind == ir::KernelKind::Epilogue) {
-      const ir::FusionGroup loop = ir::epilogue_loop(g, grp);
-      if (can_emit_loop(g, loop)) {
-        launches.push_back(epilogue_launch(g, grp, loop, *module, name, written_over(loop), slot,
-                                           planned_slot));
-        launches.back().group = static_cast<int>(gi);
-        loop_launches.push_back({launches.size() - 1, name});
-        continue;
-      }
-    }
-    if (grp.kind == ir::KernelKind::Loop && can_emit_loop(g, grp)) {
-      const std::vector<int> over = written_over(grp);
-      const LoopShape shape =
-          emit_loop_kernel(*module, g, grp, name, over);
-      rt::Launch l;
-      l.kind = rt::Launch::Kind::Loop;
-      l.written_over = over;
-      l.rows = shape.rows;
-      l.row_grain = row_grain(shape);
-      for (ir::Value v : grp.inputs) l.in_slots.push_back(planned_slot(v));
-      for (ir::Value v : grp.outputs) l.out_slots.push_back(planned_slot(v));
-      l.name = name;
-      l.group = static_cast<int>(gi);
-      loop_launches.push_back({launches.size(), name});
-      launches.push_back(std::move(l));
-      continue;
-    }
-    // One eager-kernel call per node. A Loop (or Epilogue) group run this way writes its outputs
-    // node by node, so none may write over a donor that a later node of the group still reads.
-    for (ir::Value v : grp.outputs)
-      if (const int s = planned_slot(v); buffers.slots[s].in_place) slots[s].donor = -1;
-    for (int id : grp.nodes) {
-      const ir::Node& n = g.node(id);
-      // A reshape whose output aliases its operand's bytes has nothing to copy.
-      if (const int s = buffers.slot_of(ir::Value::node(id));
-          n.op == ir::Op::Reshape && s >= 0 && buffers.slots[s].alias >= 0)
-        continue;
-      rt::Launch l;
-      l.kind = rt::Launch::Kind::Library;
-      l.op = n.op;
-      l.attrs = n.attrs;
-      for (ir::Value v : n.inputs) l.in_slots.push_back(slot(v));
-      for (int k = 0; k < static_cast<int>(n.types.size()); ++k)
-        l.out_slots.push_back(slot(ir::Value::node(id, k)));
-      l.name = std::string(ir::mnemonic(n.op));
-      l.group = static_cast<int>(gi);
-      launches.push_back(std::move(l));
-    }
   }
-  std::vector<int> results;
-  for (ir::Value v : g.results()) results.push_back(planned_slot(v));
 
-  std::shared_ptr<Jit> jit;
-  std::string object_file;
-  if (!loop_launches.empty()) {
-    jit = Jit::create(options.cache_dir);
-    module->setDataLayout(jit->data_layout());
-    module->setTargetTriple(jit->target_triple());
-    JitOptions jo;
-    jo.dump_dir = options.dump_dir;
-    jo.dump_prefix = options.dump_prefix;
-    if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
-    object_file = jit->add_module(std::move(ctx), std::move(module), jo);
-    for (auto& [li, name] : loop_launches) {
-      const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
-      (launches[li].epilogue ? launches[li].epilogue->fn : launches[li].fn) = fn;
+  void add_group(int gi) {
+    const ir::FusionGroup& grp = plan_.groups[gi];
+    switch (grp.kind) {
+      case ir::KernelKind::Loop: return add_loop(grp, gi);
+      case ir::KernelKind::Epilogue: return add_epilogue(grp, gi);
+      case ir::KernelKind::Library: return add_library(grp, gi);
+    }
+    LT_UNREACHABLE();
+  }
+
+  void add_loop(const ir::FusionGroup& grp, int gi) {
+    LT_CHECK(can_emit_loop(g_, grp), "loop kernel {} holds a node the emitter cannot compute", gi);
+    const std::string name = fmt::format("lt_kernel_{}", gi);
+    rt::Launch l;
+    l.kind = rt::Launch::Kind::Loop;
+    l.written_over = written_over(grp);
+    const LoopShape shape = emit_loop_kernel(*module_, g_, grp, name, l.written_over);
+    l.rows = shape.rows;
+    l.row_grain = row_grain(shape);
+    for (ir::Value v : grp.inputs) l.in_slots.push_back(slot(v));
+    for (ir::Value v : grp.outputs) l.out_slots.push_back(slot(v));
+    l.name = name;
+    push(std::move(l), gi, name);
+  }
+
+  // The library node's eager kernel, and the group's loop compiled as the epilogue it calls on
+  // each block of the library output. conv2d gives images as blocks where the loop's rows split
+  // by image; otherwise the epilogue runs once on the whole output, which then needs a buffer
+  // even where the buffer plan gave it none.
+  void add_epilogue(const ir::FusionGroup& grp, int gi) {
+    const ir::FusionGroup loop = ir::epilogue_loop(g_, grp);
+    LT_CHECK(can_emit_loop(g_, loop), "epilogue kernel {} holds a node the emitter cannot compute",
+             gi);
+    const std::string name = fmt::format("lt_kernel_{}", gi);
+    const ir::Node& lib = g_.node(grp.nodes.front());
+    const ir::Value out = ir::Value::node(grp.nodes.front());
+    const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
+    const std::vector<int> over = written_over(loop);
+    const LoopShape shape = emit_loop_kernel(*module_, g_, loop, name, over, by_image);
+    const int64_t elems = numel(grp.shape);
+    const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
+    const bool whole = ir::epilogue_materializes(g_, grp) || !blocks;
+    rt::Launch l = library_call(grp.nodes.front());
+    l.out_slots.clear();
+    const int out_slot = whole ? output_slot(out) : -1;
+    if (out_slot >= 0) l.out_slots.push_back(out_slot);
+    rt::EpilogueLaunch ep;
+    for (size_t i = 0; i < loop.inputs.size(); ++i) {
+      if (loop.inputs[i] == out) ep.source = static_cast<int>(i);
+      ep.in_slots.push_back(loop.inputs[i] == out ? out_slot : slot(loop.inputs[i]));
+    }
+    for (ir::Value v : loop.outputs) ep.out_slots.push_back(slot(v));
+    ep.written_over = over;
+    ep.library_out = g_.type(out);
+    ep.block_elems = blocks ? elems / grp.shape[0] : elems;
+    ep.block_rows = blocks ? shape.rows_per_outer : shape.rows;
+    ep.row_grain = row_grain(shape);
+    l.epilogue = std::move(ep);
+    push(std::move(l), gi, name);
+  }
+
+  void add_library(const ir::FusionGroup& grp, int gi) {
+    LT_CHECK(grp.nodes.size() == 1, "library kernel {} holds {} nodes", gi, grp.nodes.size());
+    const int id = grp.nodes.front();
+    // A reshape whose output aliases its operand's bytes (ir::BufferSlot::alias) copies nothing.
+    if (const int s = buffers_.slot_of(ir::Value::node(id));
+        g_.node(id).op == ir::Op::Reshape && s >= 0 && buffers_.slots[s].alias >= 0)
+      return;
+    rt::Launch l = library_call(id);
+    if (grp.awaited_before >= 0) {
+      l.kind = rt::Launch::Kind::Start;
+      awaited_at_[grp.awaited_before].push_back(launches_.size());
+    }
+    push(std::move(l), gi, "");
+  }
+
+  rt::Launch library_call(int id) {
+    const ir::Node& n = g_.node(id);
+    rt::Launch l;
+    l.kind = rt::Launch::Kind::Library;
+    l.op = n.op;
+    l.attrs = n.attrs;
+    for (ir::Value v : n.inputs) l.in_slots.push_back(slot(v));
+    for (int k = 0; k < static_cast<int>(n.types.size()); ++k)
+      l.out_slots.push_back(output_slot(ir::Value::node(id, k)));
+    l.name = std::string(ir::mnemonic(n.op));
+    return l;
+  }
+
+  // An output no later kernel reads (an epilogue's library output, a multi-output node's unused
+  // value) may have no planned slot: it gets a buffer of its own, made by its launch.
+  int output_slot(ir::Value v) {
+    if (const int s = buffers_.slot_of(v); s >= 0) return s;
+    auto [it, fresh] = unplanned_.try_emplace(v, static_cast<int>(extra_slots_.size()));
+    if (fresh) extra_slots_.push_back({rt::Slot::Kind::Owned, g_.type(v)});
+    return static_cast<int>(buffers_.slots.size()) + it->second;
+  }
+
+  void add_dones(size_t before) {
+    for (size_t start : awaited_at_[before]) {
+      const rt::Launch& s = launches_[start];
+      rt::Launch d;
+      d.kind = rt::Launch::Kind::Done;
+      d.op = s.op;
+      d.attrs = s.attrs;
+      d.in_slots = s.out_slots;
+      d.name = s.name;
+      d.group = s.group;
+      d.start = static_cast<int>(start);
+      launches_.push_back(std::move(d));
     }
   }
-  launches = split_collectives(std::move(launches));
+
+  void push(rt::Launch l, int gi, const std::string& kernel) {
+    l.group = gi;
+    if (!kernel.empty()) compiled_.push_back({launches_.size(), kernel});
+    launches_.push_back(std::move(l));
+  }
+
+ private:
+  const ir::Graph& g_;
+  const ir::FusionPlan& plan_;
+  const ir::BufferPlan& buffers_;
+  std::unique_ptr<llvm::LLVMContext> ctx_ = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module_;
+  std::vector<rt::Launch> launches_;
+  std::vector<std::pair<size_t, std::string>> compiled_;
+  std::vector<std::vector<size_t>> awaited_at_;  // by group: the Start launches it awaits first
+  std::map<ir::Value, int> unplanned_;
+  std::vector<rt::Slot> extra_slots_;
+};
+
+// Compiles the builder's module (or takes it from the disk cache) and points each compiled
+// launch at its function. Returns the disk-cache entry file ("" when none).
+std::string link_kernels(LaunchBuilder& b, const ir::Graph& g, const ir::FusionPlan& plan,
+                         const ir::BufferPlan& buffers, const CompileOptions& options,
+                         std::shared_ptr<Jit>& jit) {
+  if (b.compiled().empty()) return "";
+  jit = Jit::create(options.cache_dir);
+  auto ctx = b.take_context();
+  auto module = b.take_module();
+  module->setDataLayout(jit->data_layout());
+  module->setTargetTriple(jit->target_triple());
+  JitOptions jo;
+  jo.dump_dir = options.dump_dir;
+  jo.dump_prefix = options.dump_prefix;
+  if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
+  std::string object_file = jit->add_module(std::move(ctx), std::move(module), jo);
+  for (const auto& [li, name] : b.compiled()) {
+    rt::Launch& l = b.launches()[li];
+    const auto fn = reinterpret_cast<rt::LoopKernelFn>(jit->lookup(name));
+    (l.epilogue ? l.epilogue->fn : l.fn) = fn;
+  }
+  return object_file;
+}
+
+void dump_launches(const rt::Executable& exe, const CompileOptions& options) {
+  if (options.dump_dir.empty()) return;
+  std::filesystem::create_directories(options.dump_dir);
+  const std::string path =
+      fmt::format("{}/{}.launches.txt", options.dump_dir,
+                  options.dump_prefix.empty() ? "module" : options.dump_prefix);
+  std::ofstream f(path);
+  f << rt::print_launches(exe);
+  if (!f) throw Error(fmt::format("cannot write the launch list {}", path));
+}
+
+}  // namespace
+
+std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
+                                        const ir::BufferPlan& buffers,
+                                        const CompileOptions& options, CompileStats* stats) {
+  const int64_t t0 = ir::now_ns();
+  LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
+               buffers.node_slots.size() == g.nodes().size(),
+           "the buffer plan is not for this graph");
+  LaunchBuilder builder(g, plan, buffers);
+  builder.build();
+  std::shared_ptr<Jit> jit;
+  const std::string object_file = link_kernels(builder, g, plan, buffers, options, jit);
+  std::vector<rt::Slot> slots;
+  for (const ir::BufferSlot& b : buffers.slots) slots.push_back(slot_from_plan(b));
+  for (rt::Slot& s : builder.extra_slots()) slots.push_back(std::move(s));
+  std::vector<int> results;
+  for (ir::Value v : g.results()) {
+    results.push_back(buffers.slot_of(v));
+    LT_CHECK(results.back() >= 0, "the buffer plan has no slot for result {}",
+             ir::value_name(g, v));
+  }
   if (stats) {
-    stats->loop_kernels = static_cast<int>(loop_launches.size());
-    stats->library_launches = static_cast<int>(launches.size() - loop_launches.size());
+    const int compiled = static_cast<int>(builder.compiled().size());
+    stats->loop_kernels = compiled;
+    stats->library_launches = static_cast<int>(builder.launches().size()) - compiled;
     stats->llvm_ms = static_cast<double>(ir::now_ns() - t0) / 1e6;
     stats->object_file = object_file;
   }
   const rt::MemoryPlan memory{buffers.arena_bytes, buffers.live_peak_bytes, buffers.result_bytes,
                               buffers.donated_bytes, buffers.naive_bytes};
-  auto exe = std::make_shared<rt::Executable>(std::move(slots), std::move(launches),
+  auto exe = std::make_shared<rt::Executable>(std::move(slots), std::move(builder.launches()),
                                               std::move(results), memory, std::move(jit));
-  if (!options.dump_dir.empty()) {
-    std::filesystem::create_directories(options.dump_dir);
-    const std::string path = fmt::format(
-        "{}/{}.launches.txt", options.dump_dir,
-        options.dump_prefix.empty() ? "module" : options.dump_prefix);
-    std::ofstream f(path);
-    f << rt::print_launches(*exe);
-    if (!f) throw Error(fmt::format("cannot write the launch list {}", path));
-  }
+  dump_launches(*exe, options);
   return exe;
 }
 

@@ -13,7 +13,7 @@ namespace lt::codegen {
 
 /// Bumped whenever the emitted code for the same graph changes (emitters, lowering): on-disk
 /// objects of an older codegen are then never reused.
-inline constexpr int kCodegenVersion = 14;
+inline constexpr int kCodegenVersion = 15;
 
 struct CompileOptions {
   std::string dump_dir;     // non-empty: LLVM IR before/after optimization and assembly
@@ -35,10 +35,9 @@ struct CompileStats {
   std::string object_file;    // the disk-cache entry of the step's kernels; "" when not cached
 };
 
-/// `buffers` must be passes::plan_buffers(g, plan) (or another plan that passes
-/// ir::verify_buffer_plan for them). A Loop group that cannot be emitted runs node by node; its
-/// inner values then get temporaries of their own, and no output of it writes over a donor that
-/// the group reads (ir::BufferSlot::in_place).
+/// Translates the plans, deciding nothing: `plan` must be the lowering's (passes::lower: every
+/// Loop kernel one the emitter can compute, collectives scheduled) and `buffers`
+/// passes::plan_buffers(g, plan) or another plan that passes ir::verify_buffer_plan for them.
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
                                         const ir::BufferPlan& buffers,
                                         const CompileOptions& options,

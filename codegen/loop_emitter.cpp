@@ -438,7 +438,7 @@ LoopShape Emitter::emit(const std::string& name) {
 
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
   // Values of every dtype are loaded, moved through views and stored as they are (bf16 and f16
-  // too); which ops may compute on them is can_emit_elementwise's question (casts only for those).
+  // too); which ops may compute on them is ir::loop_computes's question (casts only for those).
   const std::vector<LoopRole> roles = ir::loop_roles(g, grp.nodes);
   for (size_t i = 0; i < grp.nodes.size(); ++i) {
     const ir::Node& n = g.node(grp.nodes[i]);
@@ -449,11 +449,7 @@ bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
       case LoopRole::Reduction: continue;
       case LoopRole::Compute: break;
     }
-    if (n.op == ir::Op::Expand) continue;
-    const auto ew = *ir::as_elementwise(n.op);
-    const DType in =
-        n.inputs.empty() ? n.types[0].dtype : g.type(n.inputs[ir::data_operand(n.op)]).dtype;
-    if (!can_emit_elementwise(ew, in, n.types[0].dtype)) return false;
+    if (n.op != ir::Op::Expand && !ir::loop_computes(g, grp.nodes[i])) return false;
   }
   return true;
 }

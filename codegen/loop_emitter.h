@@ -14,9 +14,9 @@ class Module;
 
 namespace lt::codegen {
 
-/// Whether the emitter supports every node and dtype of the group (else the group runs as
-/// library launches: f16/bf16, integer division whose divisor may be zero, ...). The group must
-/// pass ir::verify_fusion_plan.
+/// Whether the emitter supports every node and dtype of the group: the loop kernel contract
+/// (ir::loop_roles) with every compute node one ir::loop_computes takes, as passes::fuse makes
+/// them. The group must pass ir::verify_fusion_plan.
 bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
 
 /// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of

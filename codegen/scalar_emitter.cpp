@@ -170,7 +170,7 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Gt: return b.CreateICmpSGT(a, x[1]);
     case Ge: return b.CreateICmpSGE(a, x[1]);
     case Where: return b.CreateSelect(a, x[1], x[2]);
-    // Float only, integer division (checks data: can_emit_elementwise) and casts (emit_cast).
+    // Float only, integer division (checks data: ir::loop_computes) and casts (emit_cast).
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
     case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow: case Div:
     case Cast: break;
@@ -299,15 +299,6 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
     case ir::ReduceOp::LogSumExp: break;  // lowering Call: no loop reduction
   }
   LT_UNREACHABLE();
-}
-
-bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out) {
-  // bf16 and f16 are storage types: only casts read or make them.
-  auto ok = [&](DType t) { return is_compute_type(t) || op == Cast; };
-  if (!ok(in) || !ok(out)) return false;
-  // The eager kernel throws on bad data (a zero integer divisor): keep that path.
-  if (ir::checks_data(ir::to_op(op), out)) return false;
-  return true;
 }
 
 llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,

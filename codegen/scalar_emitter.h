@@ -30,9 +30,6 @@ llvm::Type* storage_type(Builder& b, DType t);
 llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
                               std::span<llvm::Value* const> x, DType in, DType out);
 
-/// Whether emit_elementwise handles op on these dtypes.
-bool can_emit_elementwise(ir::ElementwiseOp op, DType in, DType out);
-
 /// v as a constant of dtype t (f32: rounded to float first; bf16: then to bf16's bits).
 llvm::Value* constant(Builder& b, DType t, double v);
 

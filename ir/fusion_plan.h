@@ -32,6 +32,10 @@ struct FusionGroup {
   std::vector<Value> outputs;  // group values read by later groups or returned as results
   Shape shape;                 // Loop: the iteration shape (a reduction's input shape);
                                // Epilogue: the library node's output shape
+  /// A collective's group that runs asynchronously: it starts where it stands and is awaited
+  /// just before group `awaited_before` (the number of groups: at the end), so the groups in
+  /// between run while it is in flight. -1: it completes in its own launch.
+  int awaited_before = -1;
 };
 
 struct FusionPlan {
@@ -58,6 +62,8 @@ std::string value_list(const Graph& g, std::span<const Value> vs);
 
 /// The plan as text, one line per group, for dumps and golden tests:
 ///   kernel 0 loop f32[128,512]: %2 %3 %4 (in: %p0, %1; out: %4)
+/// An asynchronous collective says where it is awaited:
+///   kernel 3 library all_reduce: %7 (in: %6; out: %7) awaited before kernel 5
 /// A loop kernel with reductions names the axes: "kernel 1 loop f32[8,32] reduce[1]: ...";
 /// an epilogue group its library op: "kernel 2 conv2d+loop f32[8,4,6,6]: %3 %5 %6 (...)".
 std::string print_fusion_plan(const Graph& g, const FusionPlan& plan);

@@ -46,7 +46,9 @@ std::string print_fusion_plan(const Graph& g, const FusionPlan& plan) {
       s += fmt::format("kernel {} library {}:", k, known ? mnemonic(g.node(last).op) : "?");
     }
     for (int id : grp.nodes) s += fmt::format(" %{}", id);
-    s += fmt::format(" (in: {}; out: {})\n", value_list(g, grp.inputs), value_list(g, grp.outputs));
+    s += fmt::format(" (in: {}; out: {})", value_list(g, grp.inputs), value_list(g, grp.outputs));
+    if (grp.awaited_before >= 0) s += fmt::format(" awaited before kernel {}", grp.awaited_before);
+    s += "\n";
   }
   return s;
 }

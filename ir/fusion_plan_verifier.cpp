@@ -198,12 +198,34 @@ void check_io(const Graph& g, const FusionPlan& plan, std::span<const int> kerne
   }
 }
 
+// An asynchronous collective is a library group of one collective node, awaited after it starts
+// and no later than the first group that reads its result.
+void check_awaits(const Graph& g, const FusionPlan& plan) {
+  const int n = static_cast<int>(plan.groups.size());
+  for (int k = 0; k < n; ++k) {
+    const FusionGroup& grp = plan.groups[k];
+    if (grp.awaited_before < 0) continue;
+    const std::string head = fmt::format("kernel {}, awaited before kernel {},", k,
+                                         grp.awaited_before);
+    if (grp.kind != KernelKind::Library || grp.nodes.size() != 1 ||
+        !as_collective(g.node(grp.nodes[0]).op))
+      fail(fmt::format("{} is not one collective", head));
+    if (grp.awaited_before <= k || grp.awaited_before > n)
+      fail(fmt::format("{} is awaited outside ({}, {}]", head, k, n));
+    for (int j = k + 1; j < grp.awaited_before; ++j)
+      for (Value v : plan.groups[j].inputs)
+        if (v == Value::node(grp.nodes[0]))
+          fail(fmt::format("{} is read by kernel {} before it is awaited", head, j));
+  }
+}
+
 }  // namespace
 
 void verify_fusion_plan(const Graph& g, const FusionPlan& plan) {
   const std::vector<int> kernel = kernel_of_nodes(g, plan);
   check_order(g, plan, kernel);
   check_io(g, plan, kernel);
+  check_awaits(g, plan);
   for (size_t k = 0; k < plan.groups.size(); ++k) {
     if (plan.groups[k].kind == KernelKind::Loop) LoopChecker(g, plan.groups[k], k, kernel).run();
     if (plan.groups[k].kind == KernelKind::Epilogue) check_epilogue(g, plan.groups[k], k, kernel);

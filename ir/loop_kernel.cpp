@@ -7,6 +7,14 @@
 
 namespace lt::ir {
 
+bool loop_computes(const Graph& g, int id) {
+  const Node& n = g.node(id);
+  const DType out = n.types[0].dtype;
+  const DType in = n.inputs.empty() ? out : g.type(n.inputs[data_operand(n.op)]).dtype;
+  const bool cast = n.op == Op::Cast;
+  return (cast || (is_compute_type(in) && is_compute_type(out))) && !checks_data(n.op, out);
+}
+
 bool is_foldable_view(Op op) { return info(op).lowering == Lowering::IndexMap; }
 
 bool is_loop_reduction(const Graph& g, int id) {

@@ -28,6 +28,11 @@ enum class LoopRole : uint8_t {
   Invalid,
 };
 
+/// Whether a loop kernel computes node `id` (an elementwise op) itself: on compute dtypes, bf16
+/// and f16 only through a cast (they are storage types), and never an op whose eager kernel
+/// checks the data (integer division: a loop kernel cannot throw). Any other node of lowering
+/// Loop runs as a library kernel of its own.
+bool loop_computes(const Graph& g, int id);
 /// Ops that may fold into index maps (lowering IndexMap: every view).
 bool is_foldable_view(Op op);
 /// Reductions a loop kernel may end in: lowering LoopReduce (sum/mean/max/min), of a compute

@@ -22,6 +22,7 @@ uint64_t plan_hash(const FusionPlan& plan) {
     add_values(h, g.inputs);
     add_values(h, g.outputs);
     h.add(TensorType{DType::Bool, g.shape});
+    h.add(static_cast<uint64_t>(g.awaited_before + 1));
   }
   return h.value();
 }

@@ -10,7 +10,6 @@
 #include "ir/error.h"
 #include "ir/loop_kernel.h"
 #include "ir/read_map.h"
-#include "passes/epilogue.h"
 #include "passes/kernel_order.h"
 
 namespace lt::passes {
@@ -136,7 +135,8 @@ class Fuser {
 
 NodeClass Fuser::classify(int id) const {
   switch (ir::info(g_.node(id).op).lowering) {
-    case ir::Lowering::Loop: return NodeClass::Compute;
+    case ir::Lowering::Loop:
+      return ir::loop_computes(g_, id) ? NodeClass::Compute : NodeClass::Library;
     case ir::Lowering::LoopReduce:
       return ir::is_loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
     case ir::Lowering::IndexMap: return NodeClass::View;
@@ -455,10 +455,7 @@ ir::FusionPlan Fuser::emit() {
 }  // namespace
 
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o) {
-  ir::FusionPlan plan = o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
-  if (o.enabled && o.epilogues) attach_epilogues(g, plan);
-  order_groups(g, plan);
-  return plan;
+  return o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
 }
 
 }  // namespace lt::passes

@@ -9,7 +9,7 @@ struct FuseOptions {
   bool enabled = true;            // false: ir::unfused_plan, every node its own library kernel
   int max_nodes_per_kernel = 64;  // a loop kernel never grows past this many nodes
   int max_reductions_per_kernel = 4;  // reductions (all over the same axes) one loop kernel ends in
-  bool epilogues = true;  // loop kernels become epilogues of matmul/conv2d (passes/epilogue.h)
+  bool epilogues = true;  // the attach_epilogues stage runs (passes/epilogue.h)
 };
 
 /// Groups elementwise nodes of one iteration shape into Loop kernels, with the views they read
@@ -19,12 +19,11 @@ struct FuseOptions {
 /// kernel folds) is a Library kernel of its own. Producer-consumer fusion in node order, never
 /// duplicating a node (so an expensive value read more than once is computed once and written)
 /// and never creating a cycle between kernels; then sibling loop kernels that read the same
-/// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in an
-/// execution order; the plan passes ir::verify_fusion_plan. Then (o.epilogues) a loop kernel
-/// that alone reads a matmul's or conv2d's output becomes its epilogue (attach_epilogues).
-/// Near-linear in the graph size.
-/// Kernels whose nodes check data at run time (ir::checks_data_at_run_time) are scheduled as
-/// early as their inputs allow, so that they run before in-place (donated) writes.
+/// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in a
+/// topological order close to trace order; the plan passes ir::verify_fusion_plan.
+/// Near-linear in the graph size. o.enabled = false gives ir::unfused_plan. The stages after it
+/// (attach_epilogues, order_kernels, schedule_collectives) refine the plan: passes::fusion_plan
+/// runs them all, as the pipeline does.
 ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o = {});
 
 }  // namespace lt::passes

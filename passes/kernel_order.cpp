@@ -48,7 +48,7 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
 // allow, the cheapest to reach first, and the rest of the backward pass runs while they are in
 // flight. Counting groups would put a bucket whose one kernel is a large weight-gradient GEMM
 // before a bucket of three small kernels ready at the same time, which would then wait behind it.
-void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
+bool order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
   const int n = static_cast<int>(plan.groups.size());
   std::vector<int> group_of(g.nodes().size(), -1);
   std::vector<bool> checks(n, false);
@@ -63,7 +63,7 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
     if (collective) collectives.push_back(k);
   }
   const bool any_checks = std::find(checks.begin(), checks.end(), true) != checks.end();
-  if (!any_checks && collectives.empty()) return;
+  if (!any_checks && collectives.empty()) return false;
   std::vector<std::vector<int>> users(n), deps(n);
   std::vector<int> pending(n, 0);
   for (int k = 0; k < n; ++k) {
@@ -110,12 +110,14 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
     if (pending[k] == 0) ready.push_back(k);
   std::vector<ir::FusionGroup> out;
   out.reserve(n);
+  bool moved = false;
   while (!ready.empty()) {
     auto key = [&](int k) { return std::tuple(!checks[k], distance(k), k); };
     const auto best = std::min_element(ready.begin(), ready.end(),
                                        [&](int a, int b) { return key(a) < key(b); });
     const int k = *best;
     ready.erase(best);
+    moved |= k != static_cast<int>(out.size());
     out.push_back(std::move(plan.groups[k]));
     for (int c = 0; c < nc; ++c)
       if (feeds[c][k]) left[c] -= work[k];
@@ -123,6 +125,7 @@ void order_groups(const ir::Graph& g, ir::FusionPlan& plan) {
       if (--pending[u] == 0) ready.push_back(u);
   }
   plan.groups = std::move(out);
+  return moved;
 }
 
 }  // namespace lt::passes

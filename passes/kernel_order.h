@@ -19,7 +19,7 @@ std::vector<int> schedule_kernels(const ir::Graph& g, std::span<const int> kerne
 /// then collectives and the groups nearest to starting one (the least work left before it, in
 /// bytes read and written), so that collectives start early and the rest runs while they are in
 /// flight; then the original order. Dependencies stay satisfied, so inputs and outputs are
-/// unchanged.
-void order_groups(const ir::Graph& g, ir::FusionPlan& plan);
+/// unchanged. Returns whether the order changed.
+bool order_groups(const ir::Graph& g, ir::FusionPlan& plan);
 
 }  // namespace lt::passes

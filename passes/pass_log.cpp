@@ -74,12 +74,13 @@ void PassLog::dump(std::string_view name, StageKind kind, bool changed, const ir
                    const ir::FusionPlan* fusion, const ir::BufferPlan* buffers) {
   if (opt_.dump_dir.empty()) return;
   std::filesystem::create_directories(opt_.dump_dir);
-  const bool plan = kind == StageKind::Fusion || kind == StageKind::Buffers;
+  const bool fusion_stage = kind == StageKind::Fusion || kind == StageKind::FusionEdit;
+  const bool plan = fusion_stage || kind == StageKind::Buffers;
   const std::string path = fmt::format("{}/{}-{:02}-{}.{}", opt_.dump_dir, opt_.prefix,
                                        records_.size() - 1, name, plan ? "txt" : "ir");
   std::ofstream f(path);
   if (!f) throw Error(fmt::format("cannot write IR dump {}", path));
-  if (kind == StageKind::Fusion) {
+  if (fusion_stage) {
     f << ir::print_fusion_plan(g, *fusion);
   } else if (kind == StageKind::Buffers) {
     f << ir::print_buffer_plan(g, *buffers);

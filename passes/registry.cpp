@@ -1,14 +1,19 @@
 #include "passes/registry.h"
 
+#include <fmt/format.h>
+
 #include "ir/error.h"
 #include "passes/absorb_widening_casts.h"
 #include "passes/bucket_all_reduce.h"
 #include "passes/canonicalize.h"
 #include "passes/channels_last.h"
+#include "passes/collective_schedule.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/epilogue.h"
 #include "passes/fold.h"
 #include "passes/fold_relu_into_pool_grad.h"
+#include "passes/kernel_order.h"
 #include "passes/narrow_norm_gradients.h"
 #include "passes/sink_reshapes.h"
 #include "passes/wide_gemm_results.h"
@@ -36,56 +41,58 @@ bool bucket_stage(LoweredGraph& l, const LowerOptions& o) {
   return true;
 }
 
+// The stages below edit or extend the fusion plan, so they need one.
+void need_fusion(const LoweredGraph& l, std::string_view stage) {
+  if (!l.fusion) throw Error(fmt::format("pass '{}' needs a fusion plan: run 'fuse' before it",
+                                         stage));
+}
+
 bool fuse_stage(LoweredGraph& l, const LowerOptions& o) {
   l.fusion = fuse(l.graph, o.fusion);
   l.buffers.reset();
   return true;
 }
 
+bool epilogue_stage(LoweredGraph& l, const LowerOptions&) {
+  need_fusion(l, "attach_epilogues");
+  if (attach_epilogues(l.graph, *l.fusion) == 0) return false;
+  l.buffers.reset();
+  return true;
+}
+
+bool order_stage(LoweredGraph& l, const LowerOptions&) {
+  need_fusion(l, "order_kernels");
+  if (!order_groups(l.graph, *l.fusion)) return false;
+  l.buffers.reset();
+  return true;
+}
+
+bool collectives_stage(LoweredGraph& l, const LowerOptions&) {
+  need_fusion(l, "schedule_collectives");
+  if (!schedule_collectives(l.graph, *l.fusion)) return false;
+  l.buffers.reset();
+  return true;
+}
+
 bool buffer_plan_stage(LoweredGraph& l, const LowerOptions& o) {
-  if (!l.fusion) throw Error("pass 'buffer_plan' needs a fusion plan: run 'fuse' before it");
+  need_fusion(l, "buffer_plan");
   l.buffers = plan_buffers(l.graph, *l.fusion, o.buffers);
   return true;
 }
 
 const PassEntry kPasses[] = {
-    {"verify", StageKind::Graph, rewrite_stage<verify_pass>, verify_pass,
-     "check operand counts, dtypes and shapes against each op's rule"},
-    {"canonicalize", StageKind::Graph, rewrite_stage<canonicalize>, canonicalize,
-     "local algebraic identities (x*1, reshape of reshape, ...)"},
-    {"fold", StageKind::Graph, rewrite_stage<fold>, fold,
-     "compute elementwise ops and views of full constants"},
-    {"cse", StageKind::Graph, rewrite_stage<cse>, cse,
-     "merge nodes with equal op, attributes and inputs"},
-    {"channels_last", StageKind::Graph, rewrite_stage<channels_last>, channels_last,
-     "convolutions and the batch norms and elementwise ops between them on [N,H,W,C] values"},
-    {"absorb_widening_casts", StageKind::Graph, rewrite_stage<absorb_widening_casts>,
-     absorb_widening_casts,
-     "batch norms read a bf16 or f16 operand themselves instead of its cast to f32"},
-    {"narrow_norm_gradients", StageKind::Graph, rewrite_stage<narrow_norm_gradients>,
-     narrow_norm_gradients,
-     "batch norm gradients only ever cast to bf16 write bf16 themselves"},
-    {"wide_gemm_results", StageKind::Graph, rewrite_stage<wide_gemm_results>, wide_gemm_results,
-     "bf16 matmuls and convolutions only ever widened again write their f32 accumulator"},
-    {"sink_reshapes", StageKind::Graph, rewrite_stage<sink_reshapes>, sink_reshapes,
-     "elementwise ops run on the values reshapes read, the reshape moved after them"},
-    {"fold_relu_into_pool_grad", StageKind::Graph, rewrite_stage<fold_relu_into_pool_grad>,
-     fold_relu_into_pool_grad,
-     "the ReLU gradient after a max pool's gradient done by the pool's gradient (through_relu)"},
-    {"dce", StageKind::Graph, rewrite_stage<dce>, dce, "drop nodes no result depends on"},
-    {"bucket_all_reduce", StageKind::Graph, bucket_stage, nullptr,
-     "pack gradient all_reduces into buckets, each right after its last operand"},
-    {"fuse", StageKind::Fusion, fuse_stage, nullptr,
-     "partition the nodes into loop kernels, epilogues and library calls"},
-    {"buffer_plan", StageKind::Buffers, buffer_plan_stage, nullptr,
-     "place every value a launch writes: arena offsets, result buffers, donations"},
-    {"pipeline", StageKind::Pipeline, nullptr, nullptr,
-     "the whole lowering, in order, as a compiled step runs it"},
+#define LT_STAGE(id, name, kind, run, rewrite, summary) \
+  {name, StageKind::kind, run, rewrite, summary},
+#include "passes/stages.def"
+#undef LT_STAGE
 };
 
 }  // namespace
 
 std::span<const PassEntry> all_passes() { return kPasses; }
+
+// The rows come from stages.def in its order, so an enumerator indexes its own row.
+const PassEntry& entry(Stage s) { return kPasses[static_cast<size_t>(s)]; }
 
 const PassEntry* find_pass(std::string_view name) {
   for (const PassEntry& p : kPasses)

@@ -61,10 +61,11 @@ int main(int argc, char** argv) {
                  "comma-separated stages, run in order ('pipeline' is the whole lowering)");
   app.add_flag("--list-passes", list, "print the stage names and exit");
   app.add_flag("--print-fusion", fusion,
-               "after the passes, print the fusion plan (running 'fuse' if they did not)");
+               "after the passes, print the fusion plan (running the kernel stages, 'fuse' to "
+               "'schedule_collectives', if they made none)");
   app.add_flag("--print-buffers", buffers,
-               "after the passes, print the buffer plan (running 'fuse' and 'buffer_plan' if "
-               "they did not)");
+               "after the passes, print the buffer plan (running the kernel stages and "
+               "'buffer_plan' if they made none)");
   app.add_option("--dump-dir", log_options.dump_dir,
                  "write each stage's output as a compiled step does under LT_DUMP_DIR");
   app.add_option("--dump-prefix", log_options.prefix, "file-name prefix of those dumps");
@@ -112,10 +113,9 @@ int main(int argc, char** argv) {
       if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
         log.verify(l.graph);
       lt::passes::run_passes(l, names, options, log);
-      std::vector<std::string> more;
-      if ((fusion || buffers) && !l.fusion) more.push_back("fuse");
-      if (buffers && !l.buffers) more.push_back("buffer_plan");
-      lt::passes::run_passes(l, more, options, log);
+      if ((fusion || buffers) && !l.fusion) lt::passes::plan_kernels(l, options, log);
+      const std::vector<std::string> buffer_stage = {"buffer_plan"};
+      if (buffers && !l.buffers) lt::passes::run_passes(l, buffer_stage, options, log);
       std::cout << lt::ir::print(l.graph);
       if (fusion) print_fusion(l);
       if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);

@@ -2,13 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "codegen/compile.h"
 #include "codegen/object_cache.h"
 #include "frontend/lazy/dumps.h"
 #include "frontend/options/store.h"
-#include "ir/hash.h"
 #include "lt/metrics.h"
 #include "passes/pipeline.h"
 
@@ -34,14 +31,8 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   }
   const std::string dir = dump_dir();
   const std::string prefix = fmt::format("{:016x}", key);
-  passes::LowerOptions lower_options;
-  lower_options.fusion.enabled = o.opt_level >= 2;
-  lower_options.fusion.epilogues = o.epilogues;
-  lower_options.channels_last = o.channels_last;
-  lower_options.wide_gemm_results = o.wide_gemm_results;
-  lower_options.buckets = {o.bucket_first_kb << 10, o.bucket_kb << 10};
   passes::PassLog log({o.verify, dir, prefix});
-  const passes::LoweredGraph l = passes::lower(traced, lower_options, log);
+  const passes::LoweredGraph l = passes::lower(traced, lower_options(o), log);
   for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
   codegen::CompileStats stats;
   const codegen::ObjectCacheStats before = codegen::object_cache_stats();
@@ -62,15 +53,20 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   return step;
 }
 
+passes::LowerOptions lower_options(const CompileOptions& o) {
+  passes::LowerOptions l;
+  l.fusion.epilogues = o.epilogues;
+  l.channels_last = o.channels_last;
+  l.wide_gemm_results = o.wide_gemm_results;
+  l.buckets = {o.bucket_first_kb << 10, o.bucket_kb << 10};
+  return passes::at_opt_level(l, o.opt_level);
+}
+
 uint64_t environment_key(const CompileOptions& o) {
   // The host CPU is not here: the in-memory cache lives in one process, and the on-disk object
-  // key (codegen::object_key) carries the CPU.
-  ir::Hasher h(0x656e7669726f6eULL);
-  h.add(static_cast<uint64_t>(std::max(o.opt_level, 0)));
-  h.add(static_cast<uint64_t>(o.bucket_first_kb)).add(static_cast<uint64_t>(o.bucket_kb));
-  h.add(o.opt_level >= 1 && o.channels_last ? 1 : 0);
-  h.add(o.opt_level >= 1 && o.wide_gemm_results ? 1 : 0);
-  return h.add(o.opt_level >= 2 && o.epilogues ? 1 : 0).value();
+  // key (codegen::object_key) carries the CPU. Opt level 0 runs the interpreter: no options.
+  if (o.opt_level <= 0) return 0x696e746572707265ULL;
+  return passes::options_key(lower_options(o));
 }
 
 }  // namespace lt::lazy

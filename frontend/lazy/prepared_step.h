@@ -10,6 +10,7 @@
 
 #include "frontend/lazy/launch_profile.h"
 #include "ir/graph.h"
+#include "passes/lowered_graph.h"
 #include "lt/lazy.h"
 #include "runtime/executable.h"
 #include "runtime/interpreter.h"
@@ -44,7 +45,9 @@ class PreparedStep {
   std::string object_file_;
 };
 
-/// The compile environment mixed into cache keys: options that change the code, the host CPU.
+/// The lowering options of a compiled step (opt level 1 or 2) under `o`.
+passes::LowerOptions lower_options(const CompileOptions& o);
+/// The compile environment mixed into cache keys: the lowering options `o` makes.
 uint64_t environment_key(const CompileOptions& o);
 
 }  // namespace lt::lazy

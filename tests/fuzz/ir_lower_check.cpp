@@ -53,14 +53,20 @@ passes::LoweredGraph lower(const ir::Graph& g, const LoweringRun& run) {
 LoweringRun draw_lowering(InputRng& rng) {
   LoweringRun run;
   if (rng.coin(0.25)) {
-    // Any registered stage but buffer_plan, which needs a fusion plan: it follows fuse.
-    std::vector<std::string_view> names;
-    for (const passes::PassEntry& p : passes::all_passes())
-      if (p.kind != passes::StageKind::Buffers) names.push_back(p.name);
+    // Any registered stage but those that need a fusion plan, which may follow fuse.
+    std::vector<std::string_view> names, after_fuse;
+    for (const passes::PassEntry& p : passes::all_passes()) {
+      const bool needs_plan =
+          p.kind == passes::StageKind::Buffers || p.kind == passes::StageKind::FusionEdit;
+      (needs_plan ? after_fuse : names).push_back(p.name);
+    }
+    auto pick = [&](const std::vector<std::string_view>& from) {
+      return from[static_cast<size_t>(rng.range(0, static_cast<int64_t>(from.size()) - 1))];
+    };
     for (int64_t i = rng.range(1, 4); i > 0; --i) {
-      const auto k = static_cast<size_t>(rng.range(0, static_cast<int64_t>(names.size()) - 1));
-      run.stages_first.emplace_back(names[k]);
-      if (names[k] == "fuse" && rng.coin(0.5)) run.stages_first.emplace_back("buffer_plan");
+      const std::string_view name = pick(names);
+      run.stages_first.emplace_back(name);
+      if (name == "fuse" && rng.coin(0.5)) run.stages_first.emplace_back(pick(after_fuse));
     }
   }
   passes::LowerOptions& o = run.options;

@@ -15,6 +15,7 @@
 #include "ir/op.h"
 #include "ir/parser.h"
 #include "passes/fuse.h"
+#include "passes/pipeline.h"
 
 namespace lt::passes {
 namespace {
@@ -128,7 +129,7 @@ TEST(BufferPlan, PrintsOneLinePerWrittenValue) {
 
 TEST(BufferPlan, FusedChainNeedsNoArena) {
   const ir::Graph g = parse_ok(kChain);
-  const BufferPlan plan = plan_ok(g, fuse(g));
+  const BufferPlan plan = plan_ok(g, fusion_plan(g));
   EXPECT_EQ(plan.num_launches, 1);
   EXPECT_EQ(plan.arena_bytes, 0);
   EXPECT_EQ(plan.slot_of(Value::node(1)), -1);  // inside the loop kernel
@@ -414,7 +415,7 @@ TEST(BufferPlan, DonationRefusedWhenALibraryKernelReadsTheDonor) {
     %0 = matmul(%w, %x) {transpose_a=false, transpose_b=false} : f32[4,4]
     return %0
   })");
-  EXPECT_EQ(slot(plan_ok(g, fuse(g)), Value::node(0)).storage, Storage::Result);
+  EXPECT_EQ(slot(plan_ok(g, fusion_plan(g)), Value::node(0)).storage, Storage::Result);
 }
 
 TEST(BufferPlan, DonationRefusedWhenTheDonorIsAlsoReturned) {
@@ -435,7 +436,7 @@ constexpr const char* kSgd = R"(graph @sgd(%w: f32[8,16], %v: f32[8,16], %g: f32
 
 TEST(BufferPlan, OptimizerUpdateWritesInPlaceInItsLoopKernel) {
   const ir::Graph g = parse_ok(kSgd);
-  const ir::FusionPlan fusion = fuse(g);
+  const ir::FusionPlan fusion = fusion_plan(g);
   ASSERT_EQ(fusion.groups.size(), 1u);
   const BufferPlan plan = plan_ok(g, fusion);
   EXPECT_EQ(slot(plan, Value::node(0)).donor, 1);
@@ -590,7 +591,7 @@ TEST(BufferPlan, MlpStepPeakIsFarBelowNaive) {
   // Unfused: intermediates reuse the arena and each velocity takes over its old buffer (its
   // last read comes before the add that writes it); a weight's update reads the weight itself.
   // fuse() (here with fusion off) schedules cross_entropy, which checks labels, before them.
-  const ir::FusionPlan unfused = fuse(g, {.enabled = false});
+  const ir::FusionPlan unfused = fusion_plan(g, {.enabled = false});
   const BufferPlan u = plan_ok(g, unfused);
   expect_no_aliasing(g, unfused, u);
   EXPECT_EQ(u.arena_bytes, u.live_peak_bytes);
@@ -598,7 +599,7 @@ TEST(BufferPlan, MlpStepPeakIsFarBelowNaive) {
   EXPECT_LT(u.arena_bytes + u.result_bytes, u.naive_bytes * 6 / 10) << ir::print_buffer_plan(g, u);
   // Fused: every weight and velocity update is written in place, 2 x (w1 + b1 + w2 + b2), and
   // the arena holds only the small activations.
-  const ir::FusionPlan fused = fuse(g);
+  const ir::FusionPlan fused = fusion_plan(g);
   const BufferPlan f = plan_ok(g, fused);
   expect_no_aliasing(g, fused, f);
   EXPECT_GE(f.arena_bytes, f.live_peak_bytes);
@@ -629,7 +630,7 @@ TEST(BufferPlan, AnIdCheckAnEarlierLaunchMadeDoesNotHoldDonationsBack) {
       %10 = embedding_grad(%9, {}) {{num_weights=8}} : f32[8,4]
       return %6, %10
     }})", ids));
-    const ir::FusionPlan fused = fuse(g);
+    const ir::FusionPlan fused = fusion_plan(g);
     const BufferPlan plan = plan_ok(g, fused);
     EXPECT_EQ(slot(plan, g.results()[0]).storage == ir::Storage::Donated, in_place)
         << ir::print_fusion_plan(g, fused) << ir::print_buffer_plan(g, plan);
@@ -682,7 +683,7 @@ TEST(BufferPlan, RandomGraphsNeverAlias) {
   for (int trial = 0; trial < 200; ++trial) {
     const ir::Graph g = random_graph(rng, 4 + trial % 40);
     ir::verify(g);
-    for (const ir::FusionPlan& fusion : {fuse(g), ir::unfused_plan(g)}) {
+    for (const ir::FusionPlan& fusion : {fusion_plan(g), ir::unfused_plan(g)}) {
       const BufferPlan plan = plan_ok(g, fusion);
       expect_no_aliasing(g, fusion, plan);
       EXPECT_LE(plan.live_peak_bytes, plan.arena_bytes);

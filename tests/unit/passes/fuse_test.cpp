@@ -1,4 +1,5 @@
 #include "passes/fuse.h"
+#include "passes/pipeline.h"
 #include "passes/epilogue.h"
 
 #include <gmock/gmock.h>
@@ -28,7 +29,7 @@ using ::testing::HasSubstr;
 std::string plan_of(std::string_view text, FuseOptions o = {}) {
   const ir::Graph g = ir::parse(text);
   ir::verify(g);
-  const ir::FusionPlan plan = fuse(g, o);
+  const ir::FusionPlan plan = fusion_plan(g, o);
   ir::verify_fusion_plan(g, plan);
   return ir::print_fusion_plan(g, plan);
 }
@@ -234,7 +235,7 @@ TEST(Fuse, EverythingLibrary) {
             "kernel 3 library full: %3 (in: -; out: %3)\n"
             "kernel 4 library layer_norm: %4 (in: %0, %1; out: %4#0, %4#2)\n");
   const ir::Graph g = ir::parse(text);
-  EXPECT_EQ(ir::print_fusion_plan(g, fuse(g)), ir::print_fusion_plan(g, ir::unfused_plan(g)));
+  EXPECT_EQ(ir::print_fusion_plan(g, fusion_plan(g)), ir::print_fusion_plan(g, ir::unfused_plan(g)));
 }
 
 TEST(Fuse, DisabledGivesTheUnfusedPlan) {
@@ -243,7 +244,7 @@ TEST(Fuse, DisabledGivesTheUnfusedPlan) {
       %1 = neg(%0) : f32[4]
       return %1
     })");
-  const ir::FusionPlan plan = fuse(g, {.enabled = false});
+  const ir::FusionPlan plan = fusion_plan(g, {.enabled = false});
   EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
   EXPECT_EQ(ir::print_fusion_plan(g, plan),
             "kernel 0 library exp: %0 (in: %x; out: %0)\n"
@@ -539,7 +540,7 @@ class VerifyFusionPlan : public ::testing::Test {
 TEST_F(VerifyFusionPlan, AcceptsAGoodPlanAndTheUnfusedOne) {
   EXPECT_EQ(rejection(g_, good()), "");
   EXPECT_EQ(rejection(g_, ir::unfused_plan(g_)), "");
-  EXPECT_EQ(ir::print_fusion_plan(g_, fuse(g_)), ir::print_fusion_plan(g_, good()));
+  EXPECT_EQ(ir::print_fusion_plan(g_, fusion_plan(g_)), ir::print_fusion_plan(g_, good()));
 }
 
 TEST_F(VerifyFusionPlan, NodeInNoKernel) {
@@ -627,10 +628,10 @@ TEST(Fuse, EpiloguesAreIdempotent) {
       %1 = tanh(%0) : f32[4,4]
       return %1
     })");
-  EXPECT_EQ(ir::print_fusion_plan(g, fuse(g)),
+  EXPECT_EQ(ir::print_fusion_plan(g, fusion_plan(g)),
             "kernel 0 matmul+loop f32[4,4]: %0 %1 (in: %x, %w; out: %1)\n");
   // Attaching again to a plan that has its epilogues changes nothing.
-  ir::FusionPlan plan = fuse(g);
+  ir::FusionPlan plan = fusion_plan(g);
   const std::string before = ir::print_fusion_plan(g, plan);
   EXPECT_EQ(attach_epilogues(g, plan), 0);
   EXPECT_EQ(ir::print_fusion_plan(g, plan), before);
@@ -793,12 +794,12 @@ TEST_F(VerifyLoopContents, AcceptsFoldedViewsAliasesAndAReduction) {
                                {{6}, {4, 8}},
                                {{7}, {}}})),
             "");
-  EXPECT_EQ(ir::print_fusion_plan(g_, fuse(g_)),
+  EXPECT_EQ(ir::print_fusion_plan(g_, fusion_plan(g_)),
             "kernel 0 loop f32[4,8] reduce[1]: %0 %1 %2 %3 %4 (in: %x, %y; out: %0, %2, %4)\n"
             "kernel 1 library permute: %5 (in: %0; out: %5)\n"
             "kernel 2 loop f32[4,8] reduce[0]: %6 (in: %2; out: %6)\n"
             "kernel 3 library reshape: %7 (in: %y; out: %7)\n");
-  EXPECT_EQ(rejection(g_, fuse(g_)), "");
+  EXPECT_EQ(rejection(g_, fusion_plan(g_)), "");
 }
 
 TEST_F(VerifyLoopContents, RejectsAViewOfAComputedValue) {
@@ -994,7 +995,7 @@ TEST(Fuse, RandomGraphsGivePlansThatVerify) {
   for (unsigned seed = 1; seed <= 200; ++seed) {
     const ir::Graph g = random_graph(seed, 60);
     for (int max_nodes : {2, 5, 64}) {
-      const ir::FusionPlan plan = fuse(g, {.max_nodes_per_kernel = max_nodes});
+      const ir::FusionPlan plan = fusion_plan(g, {.max_nodes_per_kernel = max_nodes});
       ASSERT_EQ(rejection(g, plan), "") << "seed " << seed << ", max " << max_nodes << "\n"
                                         << ir::print(g) << ir::print_fusion_plan(g, plan);
       int loops = 0;
@@ -1036,7 +1037,7 @@ TEST(Fuse, LargeGeluMlp) {
     grad = g.add(ir::Op::MatMul, {gz, w}, ir::MatMulAttrs{false, true});
   }
   g.set_results({grad});
-  const ir::FusionPlan plan = fuse(g);
+  const ir::FusionPlan plan = fusion_plan(g);
   EXPECT_EQ(rejection(g, plan), "");
   // Per layer: forward matmul with {add gelu tanh mul sub} as its epilogue, the weight-gradient
   // matmul, and the input-gradient matmul with the previous layer's {mul} as its epilogue; the
@@ -1045,7 +1046,7 @@ TEST(Fuse, LargeGeluMlp) {
   EXPECT_EQ(plan.groups[0].kind, KernelKind::Epilogue);
   EXPECT_EQ(plan.groups[0].nodes.size(), 6u);
   // Without epilogues: forward matmul, {add gelu tanh mul sub}, {mul}, two backward matmuls.
-  const ir::FusionPlan loops_only = fuse(g, {.epilogues = false});
+  const ir::FusionPlan loops_only = fusion_plan(g, {.epilogues = false});
   EXPECT_EQ(rejection(g, loops_only), "");
   EXPECT_EQ(loops_only.groups.size(), 5u * layers - 1);
   EXPECT_EQ(loops_only.groups[1].nodes.size(), 5u);
@@ -1065,12 +1066,12 @@ TEST(Fuse, LargeResidualStack) {
   }
   g.set_results({h});
   const auto start = std::chrono::steady_clock::now();
-  const ir::FusionPlan plan = fuse(g);
+  const ir::FusionPlan plan = fusion_plan(g);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(rejection(g, plan), "");
   EXPECT_EQ(plan.groups.size(), layers + 1u);  // relu0, then matmul with add+relu per layer
-  EXPECT_EQ(fuse(g, {.epilogues = false}).groups.size(), 2u * layers + 1);
+  EXPECT_EQ(fusion_plan(g, {.epilogues = false}).groups.size(), 2u * layers + 1);
   RecordProperty("fuse_ms", std::to_string(ms));
 }
 

@@ -47,7 +47,8 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
                                                   "narrow_norm_gradients", "wide_gemm_results",
                                                   "sink_reshapes", "fold_relu_into_pool_grad",
                                                   "dce", "bucket_all_reduce", "fuse",
-                                                  "buffer_plan"}));
+                                                  "attach_epilogues", "order_kernels",
+                                                  "schedule_collectives", "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
   EXPECT_EQ(ir::print(l.graph),
@@ -61,9 +62,9 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
             "  return %5\n}\n");
   ASSERT_TRUE(l.fusion && l.buffers);
   EXPECT_EQ(ir::print_fusion_plan(l.graph, *l.fusion),
-            ir::print_fusion_plan(l.graph, fuse(l.graph)));
+            ir::print_fusion_plan(l.graph, fusion_plan(l.graph)));
   EXPECT_EQ(ir::print_buffer_plan(l.graph, *l.buffers),
-            ir::print_buffer_plan(l.graph, plan_buffers(l.graph, fuse(l.graph))));
+            ir::print_buffer_plan(l.graph, plan_buffers(l.graph, fusion_plan(l.graph))));
 }
 
 TEST(Pipeline, SecondRunChangesNothing) {
@@ -88,7 +89,8 @@ TEST(Pipeline, WithoutSimplifySkipsCanonicalizeFoldAndCse) {
   EXPECT_EQ(names(log),
             (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts",
                                       "narrow_norm_gradients", "wide_gemm_results", "dce",
-                                      "bucket_all_reduce", "fuse", "buffer_plan"}));
+                                      "bucket_all_reduce", "fuse", "attach_epilogues",
+                                      "order_kernels", "schedule_collectives", "buffer_plan"}));
   EXPECT_EQ(count_ops(l.graph, ir::Op::Exp), 0);
   EXPECT_EQ(count_ops(l.graph, ir::Op::Sum), 2);
 }

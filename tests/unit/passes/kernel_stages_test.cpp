@@ -1,0 +1,108 @@
+// The kernel stages after fuse: where collectives are awaited, the order stage, and the rule
+// that keeps a node a loop kernel cannot compute out of loop kernels.
+#include <gtest/gtest.h>
+
+#include "ir/error.h"
+#include "ir/fusion_plan.h"
+#include "passes/collective_schedule.h"
+#include "passes/fuse.h"
+#include "passes/kernel_order.h"
+#include "passes/pipeline.h"
+#include "pass_test_util.h"
+
+namespace lt::passes {
+namespace {
+
+using testing::parse_ok;
+
+// Two gradient all-reduces: %1 is read by the last kernel, %3 by none (a result).
+constexpr const char* kTwoCollectives = R"(
+  graph @step(%x: f32[8,4], %dy: f32[8,3], %w: f32[3,4], %lr: f32[]) {
+    %0 = matmul(%dy, %x) {transpose_a=true, transpose_b=false} : f32[3,4]
+    %1 = all_reduce(%0) {reduce=mean} : f32[3,4]
+    %2 = sum(%dy) {axes=[0], keepdim=false} : f32[3]
+    %3 = all_reduce(%2) {reduce=sum} : f32[3]
+    %4 = mul(%1, %lr) : f32[3,4]
+    %5 = sub(%w, %4) : f32[3,4]
+    return %5, %3
+  })";
+
+int group_of(const ir::FusionPlan& plan, int node) {
+  for (size_t k = 0; k < plan.groups.size(); ++k)
+    for (int id : plan.groups[k].nodes)
+      if (id == node) return static_cast<int>(k);
+  return -1;
+}
+
+TEST(ScheduleCollectives, AwaitsEachBeforeItsFirstReaderOrAtTheEnd) {
+  const ir::Graph g = parse_ok(kTwoCollectives);
+  ir::FusionPlan plan = fuse(g);
+  order_groups(g, plan);
+  EXPECT_TRUE(schedule_collectives(g, plan));
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  const int first = group_of(plan, 1), second = group_of(plan, 3), update = group_of(plan, 4);
+  EXPECT_EQ(plan.groups[first].awaited_before, update);
+  EXPECT_EQ(plan.groups[second].awaited_before, static_cast<int>(plan.groups.size()));
+  for (int k = 0; k < static_cast<int>(plan.groups.size()); ++k) {
+    if (k != first && k != second) {
+      EXPECT_EQ(plan.groups[k].awaited_before, -1) << k;
+    }
+  }
+  EXPECT_FALSE(schedule_collectives(g, plan));  // idempotent
+}
+
+TEST(ScheduleCollectives, NothingToDoWithoutCollectives) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%x: f32[4]) {
+      %0 = exp(%x) : f32[4]
+      return %0
+    })");
+  ir::FusionPlan plan = fuse(g);
+  EXPECT_FALSE(schedule_collectives(g, plan));
+}
+
+TEST(ScheduleCollectives, TheVerifierRejectsAReadBeforeTheAwait) {
+  const ir::Graph g = parse_ok(kTwoCollectives);
+  ir::FusionPlan plan = fusion_plan(g);
+  const int first = group_of(plan, 1);
+  plan.groups[first].awaited_before = static_cast<int>(plan.groups.size());
+  try {
+    ir::verify_fusion_plan(g, plan);
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("before it is awaited"), std::string::npos) << e.what();
+  }
+  plan.groups[first].awaited_before = -1;
+  plan.groups[0].awaited_before = 1;  // the matmul's kernel: not a collective
+  EXPECT_THROW(ir::verify_fusion_plan(g, plan), InternalError);
+}
+
+TEST(OrderKernels, SecondRunKeepsTheOrder) {
+  const ir::Graph g = parse_ok(kTwoCollectives);
+  ir::FusionPlan plan = fuse(g);
+  order_groups(g, plan);
+  const std::string once = ir::print_fusion_plan(g, plan);
+  EXPECT_FALSE(order_groups(g, plan));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan), once);
+}
+
+// Integer division checks its divisor in its eager kernel (a loop kernel cannot throw), so it is
+// a library kernel of its own and the ops around it still fuse.
+TEST(Fuse, IntegerDivisionIsALibraryKernelBetweenLoops) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%a: i64[16], %b: i64[16]) {
+      %0 = add(%a, %b) : i64[16]
+      %1 = div(%0, %b) : i64[16]
+      %2 = mul(%1, %a) : i64[16]
+      return %2
+    })");
+  const ir::FusionPlan plan = fuse(g);
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan),
+            "kernel 0 loop i64[16]: %0 (in: %a, %b; out: %0)\n"
+            "kernel 1 library div: %1 (in: %0, %b; out: %1)\n"
+            "kernel 2 loop i64[16]: %2 (in: %1, %a; out: %2)\n");
+}
+
+}  // namespace
+}  // namespace lt::passes
