@@ -22,6 +22,7 @@
 #include "lt/lt.h"
 #include "tests/dist/dist_main.h"
 #include "tests/support/all_close.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
@@ -256,30 +257,23 @@ Tensor rows_of_rank(const Tensor& global, bool replicated) {
 }
 
 // `steps` optimizer steps on loss_at(step); replicas all-reduce the gradients (mean) before the
-// update, through `reducer` when there is one, and report the loss averaged over the ranks. The
-// losses, read after the last step.
+// update, through `reducer` when there is one, and report the loss averaged over the ranks.
 std::vector<float> sgd_steps(Mode mode, bool replicated, int steps, optim::SGD& opt,
                              std::span<const Tensor> params,
                              const std::function<Tensor(int)>& loss_at,
                              dist::GradientReducer* reducer = nullptr) {
-  std::vector<Tensor> losses;
-  {
-    ModeGuard guard(mode);
-    for (int step = 0; step < steps; ++step) {
-      opt.zero_grad();
-      const Tensor loss = loss_at(step);
-      loss.backward();
-      if (reducer) reducer->finish();
-      else if (replicated) dist::all_reduce_gradients(params);
-      opt.step();
-      losses.push_back(replicated ? dist::all_reduce(loss.detach(), dist::ReduceOp::Mean)
-                                  : loss.detach());
-      if (mode == Mode::Lazy) mark_step();
-    }
+  testing::TrainOptions o{.mode = mode};
+  if (reducer) {
+    o.after_backward = [reducer](int) { reducer->finish(); };
+  } else if (replicated) {
+    o.after_backward = [params](int) { dist::all_reduce_gradients(params); };
   }
-  std::vector<float> values;
-  for (const Tensor& l : losses) values.push_back(l.item<float>());
-  return values;
+  if (replicated) {
+    o.recorded_loss = [](const Tensor& loss) {
+      return dist::all_reduce(loss, dist::ReduceOp::Mean);
+    };
+  }
+  return testing::train_steps(opt, steps, loss_at, o);
 }
 
 Run train(Mode mode, bool replicated, bool reducer = false) {
@@ -402,16 +396,9 @@ TEST(Dist, OtherRanksLoadTheStepObjectsTheirHostsFirstRankCompiled) {
   nn::Linear layer(10, 3);
   optim::SGD opt(layer.parameters(), {.lr = 0.1, .momentum = 0.9});
   const Tensor x = randn({4, 10});
-  {
-    ModeGuard lazy(Mode::Lazy);
-    for (int step = 0; step < 3; ++step) {
-      opt.zero_grad();
-      mean(layer.forward(x) * layer.forward(x)).backward();
-      dist::all_reduce_gradients(layer);
-      opt.step();
-      mark_step();
-    }
-  }
+  testing::train_steps(
+      opt, 3, [&](int) { return mean(layer.forward(x) * layer.forward(x)); },
+      {.mode = Mode::Lazy, .after_backward = [&](int) { dist::all_reduce_gradients(layer); }});
   const int64_t compiled = metrics::counter("llvm_compile");
   const int64_t loaded = metrics::counter("disk_cache_hit");
   if (dist::local_rank() == 0) {

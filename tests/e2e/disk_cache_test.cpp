@@ -9,29 +9,21 @@
 
 #include "examples/mlp_model.h"
 #include "lt/lazy.h"
-#include "lt/options.h"
 #include "lt/metrics.h"
+#include "lt/options.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
 
-std::vector<float> train_steps(int steps) {
+std::vector<float> lazy_losses(int steps) {
   manual_seed(11);
   examples::Mlp model({16, 8, 4});
   optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9});
   const Tensor x = randn({8, 16});
   const Tensor y = cast(rand({8}) * 4.0, DType::I64);
-  std::vector<float> losses;
-  ModeGuard lazy(Mode::Lazy);
-  for (int i = 0; i < steps; ++i) {
-    opt.zero_grad();
-    Tensor loss = cross_entropy(model.forward(x), y);
-    loss.backward();
-    opt.step();
-    mark_step();
-    losses.push_back(loss.item<float>());
-  }
-  return losses;
+  return testing::train_steps(opt, steps, [&](int) { return cross_entropy(model.forward(x), y); },
+                              {.mode = Mode::Lazy});
 }
 
 class DiskCache : public ::testing::Test {
@@ -60,13 +52,13 @@ class DiskCache : public ::testing::Test {
 TEST_F(DiskCache, SecondRunCompilesNothing) {
   clear_graph_cache();
   metrics::reset();
-  const std::vector<float> first = train_steps(4);
+  const std::vector<float> first = lazy_losses(4);
   EXPECT_GT(metrics::counter("llvm_compile"), 0);
   EXPECT_FALSE(std::filesystem::is_empty(dir_));
 
   clear_graph_cache();  // a new process: nothing in memory, everything on disk
   metrics::reset();
-  const std::vector<float> second = train_steps(4);
+  const std::vector<float> second = lazy_losses(4);
   EXPECT_EQ(metrics::counter("llvm_compile"), 0);
   EXPECT_GT(metrics::counter("disk_cache_hit"), 0);
   EXPECT_EQ(first, second);
@@ -74,7 +66,7 @@ TEST_F(DiskCache, SecondRunCompilesNothing) {
 
 TEST_F(DiskCache, CorruptEntryIsRecompiled) {
   clear_graph_cache();
-  const std::vector<float> reference = train_steps(3);
+  const std::vector<float> reference = lazy_losses(3);
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {  // flip a byte in every entry
     std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
     f.seekg(0, std::ios::end);
@@ -89,7 +81,7 @@ TEST_F(DiskCache, CorruptEntryIsRecompiled) {
   }
   clear_graph_cache();
   metrics::reset();
-  const std::vector<float> again = train_steps(3);
+  const std::vector<float> again = lazy_losses(3);
   EXPECT_GT(metrics::counter("disk_cache_corrupt"), 0);
   EXPECT_GT(metrics::counter("llvm_compile"), 0);
   EXPECT_EQ(again, reference);

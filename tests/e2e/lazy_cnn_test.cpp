@@ -7,6 +7,7 @@
 #include "lt/lazy.h"
 #include "lt/metrics.h"
 #include "lt/optim.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
@@ -16,18 +17,13 @@ std::vector<float> train(Mode mode, const data::Dataset& ds, int steps) {
   examples::Cnn model;
   optim::SGD opt(model.parameters(), {.lr = 0.02, .momentum = 0.9});
   data::BatchIterator batches(ds, {.batch_size = 16, .seed = 2});
-  std::vector<float> losses;
-  ModeGuard guard(mode);
-  while (auto b = batches.next()) {
-    if (static_cast<int>(losses.size()) == steps) break;
-    opt.zero_grad();
-    Tensor loss = cross_entropy(model.forward(reshape(b->images, {-1, 1, 28, 28})), b->labels);
-    loss.backward();
-    opt.step();
-    if (mode == Mode::Lazy) mark_step();
-    losses.push_back(loss.item<float>());
-  }
-  return losses;
+  return testing::train_steps(
+      opt, steps,
+      [&](int) {
+        const data::Batch b = batches.next().value();
+        return cross_entropy(model.forward(reshape(b.images, {-1, 1, 28, 28})), b.labels);
+      },
+      {.mode = mode});
 }
 
 TEST(LazyCnn, SameLossesAsEager) {

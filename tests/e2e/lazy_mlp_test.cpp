@@ -9,6 +9,7 @@
 #include "examples/mlp_model.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
@@ -20,16 +21,9 @@ std::vector<float> train(Mode mode, const data::Dataset& train_set, int steps) {
   optim::SGD opt(model.parameters(), {.lr = kLr, .momentum = 0.9});
   optim::sched::Scheduler sched(opt, optim::sched::CosineAnnealingLR(steps));
   data::BatchIterator batches(train_set, {.batch_size = 64, .seed = 3});
-  std::vector<float> losses;
-  ModeGuard guard(mode);
-  while (auto b = batches.next()) {
-    if (static_cast<int>(losses.size()) == steps) break;
-    Tensor loss = examples::train_step(model, opt, *b);
-    sched.step();
-    if (mode == Mode::Lazy) mark_step();
-    losses.push_back(loss.item<float>());
-  }
-  return losses;
+  return testing::train_steps(
+      steps, [&](int) { return examples::train_step(model, opt, batches.next().value()); },
+      {.mode = mode, .after_update = [&](int) { sched.step(); }});
 }
 
 TEST(LazyMlp, SameLossesAsEagerAndOneGraph) {

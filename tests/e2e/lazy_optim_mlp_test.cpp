@@ -11,6 +11,7 @@
 #include "lt/lt.h"
 #include "lt/metrics.h"
 #include "lt/optim.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
@@ -48,26 +49,21 @@ TrainingRun train(Mode mode, const Data& data) {
   optim::sched::Scheduler schedule(
       opt, optim::sched::LinearWarmup(5, optim::sched::CosineAnnealingLR(kSteps - 6, 0.05)));
   TrainingRun run;
-  std::vector<Tensor> losses;
   metrics::reset();
-  {
-    ModeGuard guard(mode);
-    for (int step = 0; step < kSteps; ++step) {
-      opt.zero_grad();
-      const Tensor& x = data.x[step % kBatches];
-      const Tensor h = dropout(relu(linear(x, w1, b1)), 0.1);
-      const Tensor loss = cross_entropy(linear(h, w2, b2), data.y[step % kBatches]);
-      loss.backward();
-      optim::clip_grad_norm_({w1, b1, w2, b2}, 1.0);
-      opt.step();
-      schedule.step();
-      losses.push_back(loss.detach());
-      if (mode == Mode::Lazy) mark_step();
-      run.misses.push_back(metrics::counter("cache_miss"));
-    }
-  }
+  const auto loss_at = [&](int step) {
+    const Tensor& x = data.x[step % kBatches];
+    const Tensor h = dropout(relu(linear(x, w1, b1)), 0.1);
+    return cross_entropy(linear(h, w2, b2), data.y[step % kBatches]);
+  };
+  const auto clip = [&](int) { optim::clip_grad_norm_({w1, b1, w2, b2}, 1.0); };
+  run.losses = testing::train_steps(
+      opt, kSteps, loss_at,
+      {.mode = mode,
+       .after_backward = clip,
+       .after_update = [&](int) { schedule.step(); },
+       .after_step = [&](int) { run.misses.push_back(metrics::counter("cache_miss")); }});
+  // Reading the finished steps' losses syncs nothing, so this still counts the steps' own.
   run.syncs = metrics::counter("sync");
-  for (const Tensor& l : losses) run.losses.push_back(l.item<float>());  // after the counted run
   return run;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "examples/mlp_model.h"
+#include "tests/support/train_steps.h"
 
 namespace lt {
 namespace {
@@ -34,11 +35,11 @@ TEST(MlpFashionMnist, OneEpochOnTenThousandImagesReachesEightyPercent) {
   const int64_t steps = batches.num_batches();
   ASSERT_EQ(steps, 313);
   optim::sched::Scheduler sched(opt, optim::sched::CosineAnnealingLR(steps));
-  std::vector<float> losses;
-  while (auto b = batches.next()) {
-    losses.push_back(examples::train_step(model, opt, *b).item<float>());
-    sched.step();
-  }
+  const std::vector<float> losses = testing::train_steps(
+      static_cast<int>(steps),
+      [&](int) { return examples::train_step(model, opt, batches.next().value()); },
+      {.after_update = [&](int) { sched.step(); }});
+  EXPECT_FALSE(batches.next()) << "one epoch is every batch";
   ASSERT_EQ(losses.size(), static_cast<size_t>(steps));
 
   // Means over 20 steps smooth out batch noise: about 1.3 over the first 20, 0.5 the last 20.

@@ -11,6 +11,7 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
+#include "tests/support/central_difference.h"
 #include "tests/support/op_samples_builders.h"
 
 namespace lt {
@@ -128,19 +129,13 @@ TEST(CompositeOps, GradientsMatchCentralDifferences) {
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (leaves[i].dtype() != DType::F64 || is_class_weight(c, i)) continue;
       SCOPED_TRACE("input " + std::to_string(i));
-      const std::vector<double> x = c.inputs[i].to_vector<double>();
-      std::vector<double> want(x.size());
-      const double eps = 1e-6;
-      for (size_t j = 0; j < x.size(); ++j) {
-        auto at = [&](double v) {
-          std::vector<double> xs = x;
-          xs[j] = v;
-          std::vector<Tensor> in = c.inputs;
-          in[i] = from_vector<double>(xs, c.inputs[i].shape());
-          return loss(c, in, cot);
-        };
-        want[j] = (at(x[j] + eps) - at(x[j] - eps)) / (2 * eps);
-      }
+      const std::vector<double> want = testing::central_differences(
+          [&](const std::vector<double>& xs) {
+            std::vector<Tensor> in = c.inputs;
+            in[i] = from_vector<double>(xs, c.inputs[i].shape());
+            return loss(c, in, cot);
+          },
+          c.inputs[i].to_vector<double>(), {.eps = 1e-6});
       const Tensor got = leaves[i].grad().defined() ? leaves[i].grad() : zeros_like(leaves[i]);
       EXPECT_TRUE(testing::AllClose(got, from_vector<double>(want, c.inputs[i].shape()), 1e-6,
                                     1e-5));

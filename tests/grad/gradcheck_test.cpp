@@ -9,6 +9,7 @@
 #include "ir/op.h"
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
+#include "tests/support/central_difference.h"
 #include "tests/support/op_samples.h"
 #include "tests/support/op_samples_builders.h"
 
@@ -69,16 +70,17 @@ Tensor numeric_grad(const OpSample& s, const std::vector<Tensor>& cots, size_t i
                     const std::vector<int64_t>& idx, const Tensor& analytic) {
   NoGradGuard no_grad;
   std::vector<Tensor> in = s.inputs;
-  const std::vector<double> x = in[i].to_vector<double>();
   std::vector<double> g = analytic.to_vector<double>();
-  auto at = [&](int64_t j, double v) {
-    std::vector<double> y = x;
-    y[j] = v;
-    in[i] = from_vector<double>(y, s.inputs[i].shape());
-    return testing::run_sample(s, in);
-  };
-  for (int64_t j : idx)
-    g[j] = loss_diff(at(j, x[j] + s.eps), at(j, x[j] - s.eps), cots) / (2 * s.eps);
+  const std::vector<double> numeric = testing::central_differences(
+      [&](const std::vector<double>& y) {
+        in[i] = from_vector<double>(y, s.inputs[i].shape());
+        return testing::run_sample(s, in);
+      },
+      in[i].to_vector<double>(), {.eps = s.eps}, idx,
+      [&](const std::vector<Tensor>& plus, const std::vector<Tensor>& minus) {
+        return loss_diff(plus, minus, cots);
+      });
+  for (size_t k = 0; k < idx.size(); ++k) g[idx[k]] = numeric[k];
   return from_vector<double>(g, s.inputs[i].shape());
 }
 

@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -149,33 +147,6 @@ TEST_F(ObjectCacheTest, CorruptEntriesAreReportedAndRecompiled) {
     run_saxpy("c0ffee");
     EXPECT_EQ(object_cache_stats().hits - s1.hits, 1u);
   }
-}
-
-// Not a check: prints what a compile and a cache hit cost (Jit::create + add_module + lookup).
-TEST_F(ObjectCacheTest, Timing) {
-  using clock = std::chrono::steady_clock;
-  auto ms = [](clock::time_point a, clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-  };
-  run_saxpy("warmup");  // LLVM's one-time initialization
-  double compile = 1e9, hit = 1e9, create = 1e9;
-  for (int rep = 0; rep < 5; ++rep) {
-    const std::string key = "timing" + std::to_string(rep);
-    auto t0 = clock::now();
-    run_saxpy(key);
-    auto t1 = clock::now();
-    run_saxpy(key);
-    auto t2 = clock::now();
-    auto j = Jit::create();
-    auto t3 = clock::now();
-    compile = std::min(compile, ms(t0, t1));
-    hit = std::min(hit, ms(t1, t2));
-    create = std::min(create, ms(t2, t3));
-  }
-  std::printf(
-      "[ timing ] Jit::create %.2f ms; create + saxpy at O3 %.2f ms; "
-      "create + disk-cache hit %.2f ms\n",
-      create, compile, hit);
 }
 
 }  // namespace

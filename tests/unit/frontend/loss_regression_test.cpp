@@ -11,6 +11,7 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
+#include "tests/support/central_difference.h"
 #include "tests/support/error_of.h"
 
 namespace lt {
@@ -79,16 +80,11 @@ TEST(RegressionLoss, ElementsSumAndMeanFollowTheDefinitions) {
 
 /// d loss / d input by central differences, one element at a time.
 V finite_difference(const std::function<Tensor(const Tensor&)>& loss, const V& at) {
-  const double h = 1e-6;
-  V grad;
-  for (size_t i = 0; i < at.size(); ++i) {
-    V up = at, down = at;
-    up[i] += h;
-    down[i] -= h;
-    grad.push_back((loss(f64(up, {2, 3})).item<double>() - loss(f64(down, {2, 3})).item<double>()) /
-                   (2 * h));
-  }
-  return grad;
+  return testing::central_differences(
+      [&](const V& x) {
+        return loss(f64(x, {2, 3})).item<double>();
+      },
+      at, {.eps = 1e-6});
 }
 
 V autograd_of(const std::function<Tensor(const Tensor&)>& loss, const V& at) {

@@ -9,6 +9,7 @@
 #include "lt/metrics.h"
 #include "lt/optim.h"
 #include "passes/pipeline.h"
+#include "tests/support/train_steps.h"
 
 namespace lt::optim {
 namespace {
@@ -57,15 +58,12 @@ std::vector<float> scheduled_run(Mode mode) {
   Mlp m;
   SGD opt(m.params(), {.lr = 1.0, .momentum = 0.9});
   sched::Scheduler s(opt, sched::LinearWarmup(3, sched::CosineAnnealingLR(6, 0.1)));
-  ModeGuard guard(mode);
-  for (int t = 0; t < 10; ++t) {
-    const auto [x, y] = batch(t % 3);
-    opt.zero_grad();
-    m.loss(x, y).backward();
-    opt.step();
-    s.step();
-    if (mode == Mode::Lazy) mark_step();
-  }
+  testing::train_steps(opt, 10,
+                       [&](int t) {
+                         const auto [x, y] = batch(t % 3);
+                         return m.loss(x, y);
+                       },
+                       {.mode = mode, .after_update = [&](int) { s.step(); }});
   return flat(m.params());
 }
 

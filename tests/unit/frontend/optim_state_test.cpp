@@ -10,6 +10,7 @@
 #include "lt/lt.h"
 #include "lt/optim.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/train_steps.h"
 
 namespace lt::optim {
 namespace {
@@ -66,15 +67,12 @@ struct Trainer {
         *opt, sched::LinearWarmup(2, sched::CosineAnnealingLR(6, 0.1)));
   }
   void steps(int n, Mode mode) {
-    ModeGuard guard(mode);
-    for (int i = 0; i < n; ++i) {
-      opt->zero_grad();
-      const Tensor r = matmul(x, w) + b - y;
-      mean(r * r).backward();
-      opt->step();
-      sched->step();
-      if (mode == Mode::Lazy) mark_step();
-    }
+    testing::train_steps(*opt, n,
+                         [&](int) {
+                           const Tensor r = matmul(x, w) + b - y;
+                           return mean(r * r);
+                         },
+                         {.mode = mode, .after_update = [&](int) { sched->step(); }});
   }
   TensorDict everything() const {
     TensorDict all = opt->state_dict().tensors;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tests/support/central_difference.h"
+
 namespace lt::ir::scalar {
 namespace {
 
@@ -75,8 +77,7 @@ TEST(ScalarGeluErfGrad, FloatFormIsTheSlopeOfTheDoubleDefinition) {
     const double want = 0.5 * (1 + std::erf(xd / std::sqrt(2.0))) +
                         xd * std::exp(-0.5 * xd * xd) / std::sqrt(2 * std::acos(-1.0));
     worst = std::max(worst, std::fabs(gelu_erf_grad(x) - want));
-    const double h = 1e-4;
-    const double slope = (gelu(xd + h) - gelu(xd - h)) / (2 * h);
+    const double slope = lt::testing::central_difference(gelu, xd, {.eps = 1e-4});
     worst_difference = std::max(worst_difference, std::fabs(gelu_erf_grad(x) - slope));
   }
   EXPECT_LE(worst, 1e-6);

@@ -75,15 +75,10 @@ TEST(ActivationLayers, GradientsMatchCentralDifferences) {
   };
   for (const auto& f : fs) {
     const V grad = value_and_grad(f, at).second;
-    for (size_t i = 0; i < at.size(); ++i) {
-      const auto at_shifted = [&](double h) {
-        V y = at;
-        y[i] += h;
-        return values(sum(f(from_vector<double>(y, {6}))))[0];
-      };
-      const double h = 1e-6;
-      EXPECT_NEAR(grad[i], (at_shifted(h) - at_shifted(-h)) / (2 * h), 1e-8) << i;
-    }
+    const V numeric = testing::central_differences(
+        [&](const V& y) { return values(sum(f(from_vector<double>(y, {6}))))[0]; }, at,
+        {.eps = 1e-6});
+    for (size_t i = 0; i < at.size(); ++i) EXPECT_NEAR(grad[i], numeric[i], 1e-8) << i;
   }
 }
 

@@ -10,6 +10,7 @@
 #include "lt/metrics.h"
 #include "lt/options.h"
 #include "tests/support/all_close.h"
+#include "tests/support/train_steps.h"
 #include "tests/unit/nn/nn_testing.h"
 
 namespace lt {
@@ -35,8 +36,8 @@ TrainRun train(Mode mode, int steps) {
   manual_seed(11);
   auto net = small_cnn();
   TrainRun run;
-  ModeGuard guard(mode);
-  for (int step = 0; step < steps; ++step) {
+  // A plain update written out, so that the modules are all these steps exercise.
+  const auto step = [&](int) {
     Tensor x, y;
     {
       ModeGuard eager(Mode::Eager);  // the batch is input data
@@ -46,14 +47,14 @@ TrainRun train(Mode mode, int steps) {
     net->zero_grad();
     Tensor loss = cross_entropy(net->forward(x), y);
     loss.backward();
-    {
-      NoGradGuard no_grad;
-      for (Tensor& p : net->parameters()) p.sub_(p.grad() * 0.1);
-    }
-    if (mode == Mode::Lazy) mark_step();
-    run.losses.push_back(loss.item<float>());
-    if (step == 1) run.misses_after_two = metrics::counter("cache_miss");
-  }
+    NoGradGuard no_grad;
+    for (Tensor& p : net->parameters()) p.sub_(p.grad() * 0.1);
+    return loss;
+  };
+  const auto count_misses = [&](int s) {
+    if (s == 1) run.misses_after_two = metrics::counter("cache_miss");
+  };
+  run.losses = testing::train_steps(steps, step, {.mode = mode, .after_step = count_misses});
   net->eval();
   {
     ModeGuard eager(Mode::Eager);
@@ -110,17 +111,15 @@ std::vector<float> train_gpt(Mode mode) {
   const std::string text = "hello, lazy world! hello, lazy world?";
   std::vector<int64_t> bytes(text.begin(), text.end());
   const int64_t t = 8;
-  std::vector<float> losses;
-  ModeGuard guard(mode);
-  for (int step = 0; step < 4; ++step) {
+  const auto step = [&](int s) {
     Tensor x, y;
     {
       ModeGuard eager(Mode::Eager);
       std::vector<int64_t> in, next;
       for (int64_t b = 0; b < 3; ++b)
         for (int64_t i = 0; i < t; ++i) {
-          in.push_back(bytes[step + b * 9 + i]);
-          next.push_back(bytes[step + b * 9 + i + 1]);
+          in.push_back(bytes[s + b * 9 + i]);
+          next.push_back(bytes[s + b * 9 + i + 1]);
         }
       x = from_vector<int64_t>(in, {3, t});
       y = from_vector<int64_t>(next, {3 * t});
@@ -128,14 +127,11 @@ std::vector<float> train_gpt(Mode mode) {
     gpt.zero_grad();
     Tensor loss = cross_entropy(gpt.forward(x), y);
     loss.backward();
-    {
-      NoGradGuard no_grad;
-      for (Tensor& p : gpt.parameters()) p.sub_(p.grad() * 0.5);
-    }
-    if (mode == Mode::Lazy) mark_step();
-    losses.push_back(loss.item<float>());
-  }
-  return losses;
+    NoGradGuard no_grad;
+    for (Tensor& p : gpt.parameters()) p.sub_(p.grad() * 0.5);
+    return loss;
+  };
+  return testing::train_steps(4, step, {.mode = mode});
 }
 
 TEST(LazyModules, TinyGptStepsMatchEager) {

@@ -12,10 +12,10 @@
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/nn.h"
+#include "tests/support/central_difference.h"
 #include "tests/support/error_of.h"
 
 namespace lt::testing {
-
 
 /// The values of t as doubles, whatever its dtype.
 inline std::vector<double> values(const Tensor& t) {
@@ -55,18 +55,18 @@ inline void expect_gradients_match(nn::Module& m, const std::function<Tensor()>&
     const std::vector<double> g = values(p.grad()), x = values(p);
     const int64_t n = static_cast<int64_t>(x.size());
     const int64_t step = n <= per_param ? 1 : n / per_param;
-    for (int64_t j = 0; j < n; j += step) {
-      const double h = 1e-6 * std::max(1.0, std::abs(x[j]));
-      std::vector<double> y = x;
-      y[j] = x[j] + h;
-      set_values(p, y);
-      const double plus = loss();
-      y[j] = x[j] - h;
-      set_values(p, y);
-      const double minus = loss();
-      set_values(p, x);
-      const double numeric = (plus - minus) / (2 * h);
-      EXPECT_NEAR(g[j], numeric, tol * std::max(1.0, std::abs(numeric))) << "element " << j;
+    std::vector<int64_t> elements;
+    for (int64_t j = 0; j < n; j += step) elements.push_back(j);
+    const std::vector<double> numeric = central_differences(
+        [&](const std::vector<double>& y) {
+          set_values(p, y);
+          return loss();
+        },
+        x, {.eps = 1e-6, .relative = true}, elements);
+    set_values(p, x);
+    for (size_t k = 0; k < elements.size(); ++k) {
+      const int64_t j = elements[k];
+      EXPECT_NEAR(g[j], numeric[k], tol * std::max(1.0, std::abs(numeric[k]))) << "element " << j;
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ir/parser.h"
@@ -36,6 +37,13 @@ inline double full_value(const ir::Graph& g, int i = 0) {
   const ir::Node& n = result_node(g, i);
   EXPECT_EQ(n.op, ir::Op::Full) << ir::print(g);
   return n.op == ir::Op::Full ? std::get<ir::FullAttrs>(n.attrs).value : -12345.0;
+}
+
+/// The types of g's results, in order ("f32[2,32]", ...): what a layout or precision pass keeps.
+inline std::vector<std::string> result_types(const ir::Graph& g) {
+  std::vector<std::string> out;
+  for (const ir::Value v : g.results()) out.push_back(type_str(g.type(v)));
+  return out;
 }
 
 /// Runs `pass` and checks what every pass promises: it returns `changed`, the graph still
