@@ -94,6 +94,12 @@ bool bucket_all_reduce(ir::Graph& g, const BucketOptions& o) {
     emit_after[b.after + 1].push_back(&b);
     for (int id : b.members) bucketed[id] = true;
   }
+  // Lone all_reduces before packed buckets at the same place: a second run sees a packed
+  // bucket's all_reduce after its pack, a node of the graph by then, and so after the lone ones;
+  // emitting them in that order now makes the pass idempotent.
+  for (auto& at : emit_after)
+    std::stable_partition(at.begin(), at.end(),
+                          [](const Bucket* b) { return b->members.size() == 1; });
 
   ir::Graph out = empty_copy(g);
   std::vector<ir::Value> value_of(n);  // node id -> its output 0 in `out`

@@ -101,13 +101,10 @@ TEST(BucketAllReduce, SecondRunKeepsBucketsThatCannotMerge) {
   EXPECT_EQ(result_types(g), types);
 }
 
-// Disabled: bucket_all_reduce is not idempotent here. A bucket over parameters only goes before
-// every node; the first run packs %b and %a (a concat, a node) and leaves %c's all_reduce, a
-// bucket of one, after that pack. The second run sees the mean bucket's operand computed by the
-// concat, so %c's all_reduce, over a parameter still, moves ahead of it (a third run keeps that
-// order). tests/ir/bucket_all_reduce/order.ir shows it too. Enable once the pass emits the
-// buckets over parameters in a stable order.
-TEST(BucketAllReduce, DISABLED_SecondRunKeepsTheOrderOfBucketsOverParameters) {
+// A bucket over parameters only goes before every node. The first run packs %b and %a (a
+// concat, a node) and puts %c's all_reduce, a bucket of one, ahead of that pack: where a second
+// run, which sees the mean bucket's operand computed by the concat, puts it too.
+TEST(BucketAllReduce, SecondRunKeepsTheOrderOfBucketsOverParameters) {
   ir::Graph g = parse_ok(R"(
     graph @params(%a: f32[4], %b: f32[4], %c: f64[4]) {
       %0 = all_reduce(%b) {reduce=mean} : f32[4]
