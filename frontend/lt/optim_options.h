@@ -1,7 +1,7 @@
 // The optimizers' options (docs/TRAINING.md, "Optimizers"): one struct per optimizer, whose
 // fields() names each option once, with its state_dict key (PyTorch's name) and what its values
 // must be. state_dict(), load_state_dict() and the checks at construction and at every step all
-// walk that one list (frontend/optim/options_of.cpp), so an option is its member and its row.
+// walk that one list (frontend/optim/option_fields.h), so an option is its member and its row.
 #pragma once
 #include <array>
 #include <tuple>
@@ -24,6 +24,14 @@ struct Field {
   const char* name;
   T Options::*member;
   Rule rule;
+  bool required = true;  ///< whether a state_dict must hold it to load
+
+  /// For an option added after checkpoints were written: one without it loads with the default.
+  constexpr Field default_when_missing() const {
+    Field f = *this;
+    f.required = false;
+    return f;
+  }
 };
 template <class Options, class T>
 constexpr Field<Options, T> field(const char* name, T Options::*member, Rule rule = Rule::Any) {

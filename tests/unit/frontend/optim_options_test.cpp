@@ -1,11 +1,13 @@
 // Optimizer options through their fields(): every optimizer's state_dict keys and text (PyTorch's
-// names, the format checkpoints already hold), that text loaded back, and each rule's message.
+// names, the format checkpoints already hold), that text loaded back, an option added later, and
+// each rule's message.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "frontend/optim/option_fields.h"
 #include "lt/lt.h"
 #include "lt/optim.h"
 
@@ -109,6 +111,36 @@ TEST(OptimOptions, EachRuleNamesTheOptionAndTheValue) {
             "RMSprop: group 0: eps must be >= 0, got -1");
   EXPECT_EQ(message([] { Adagrad({param()}, {.lr_decay = -2}); }),
             "Adagrad: group 0: lr_decay must be >= 0, got -2");
+}
+
+/// Options as they would be after `maximize` was added to checkpoints that lack it.
+struct LaterOptions {
+  double lr = 0.5;
+  bool maximize = false;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        field("lr", &LaterOptions::lr, Rule::NonNegative),
+        field("maximize", &LaterOptions::maximize).default_when_missing(),
+    };
+  }
+};
+
+TEST(OptimOptions, AnOptionAddedLaterLoadsFromTextWithoutIt) {
+  EXPECT_EQ(fields_text(LaterOptions{}), (StringDict{{"lr", "0.5"}, {"maximize", "false"}}));
+  const LaterOptions o = fields_from_text<LaterOptions>({{"lr", "0.25"}});
+  EXPECT_EQ(o.lr, 0.25);
+  EXPECT_FALSE(o.maximize);
+  EXPECT_TRUE(fields_from_text<LaterOptions>({{"lr", "1"}, {"maximize", "true"}}).maximize);
+  EXPECT_EQ(message([] {
+              fields_from_text<LaterOptions>({{"maximize", "true"}});
+            }),
+            "lr is missing");
+  EXPECT_EQ(message([] {
+              fields_from_text<LaterOptions>({{"lr", "1"}, {"maximize", "1"}});
+            }),
+            "maximize is \"1\", not true or false");
+  EXPECT_EQ(message([] { check_fields(LaterOptions{.lr = -1}); }), "lr must be >= 0, got -1");
 }
 
 }  // namespace
