@@ -122,6 +122,10 @@ std::string loss_scale_mode(const TrainConfig& c) {
   return c.amp == "fp16" ? "dynamic" : "off";
 }
 
+std::string log_csv_path(const TrainConfig& c) {
+  return c.log_csv.empty() && !c.plot.empty() ? c.plot + ".csv" : c.log_csv;
+}
+
 StringDict config_metadata(const TrainConfig& c) {
   StringDict m;
   auto put = [&](const char* key, const auto& value) {

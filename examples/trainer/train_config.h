@@ -51,6 +51,9 @@ void add_train_flags(CLI::App& app, TrainConfig& config, bool with_momentum);
 /// --loss-scale with its default resolved: "dynamic", "off" or the static scale's text.
 std::string loss_scale_mode(const TrainConfig& config);
 
+/// --log-csv with its default resolved: next to --plot's image when only --plot is given.
+std::string log_csv_path(const TrainConfig& config);
+
 /// The configuration as checkpoint metadata, `config.<flag>` = value.
 StringDict config_metadata(const TrainConfig& config);
 

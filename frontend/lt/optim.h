@@ -5,64 +5,18 @@
 // changing them never recompiles; parameters and state are updated in place (their old buffers
 // are donated). A whole training step, forward, backward and update, is one graph.
 #pragma once
-#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "lt/optim_sched.h"  // IWYU pragma: export
+#include "lt/optim_options.h"  // IWYU pragma: export
+#include "lt/optim_sched.h"    // IWYU pragma: export
 #include "lt/serialize.h"
 #include "lt/tensor.h"
 
 namespace lt::optim {
-
-/// torch.optim.SGD's options. Nesterov needs momentum > 0 and dampening 0.
-struct SGDOptions {
-  double lr = 1e-3;
-  double momentum = 0;
-  double dampening = 0;
-  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
-  bool nesterov = false;
-};
-
-/// torch.optim.Adam's options.
-struct AdamOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas{0.9, 0.999};
-  double eps = 1e-8;
-  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
-  bool amsgrad = false;
-};
-
-/// torch.optim.AdamW's options: the weight decay is decoupled (param *= 1 - lr * weight_decay).
-struct AdamWOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas{0.9, 0.999};
-  double eps = 1e-8;
-  double weight_decay = 1e-2;
-  bool amsgrad = false;
-};
-
-/// torch.optim.RMSprop's options.
-struct RMSpropOptions {
-  double lr = 1e-2;
-  double alpha = 0.99;  ///< smoothing of the squared-gradient average
-  double eps = 1e-8;
-  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
-  double momentum = 0;
-  bool centered = false;  ///< divide by an estimate of the gradient's variance instead
-};
-
-/// torch.optim.Adagrad's options.
-struct AdagradOptions {
-  double lr = 1e-2;
-  double lr_decay = 0;  ///< the rate at update t (from 1) is lr / (1 + (t - 1) * lr_decay)
-  double weight_decay = 0;  ///< L2 penalty: weight_decay * param is added to the gradient
-  double initial_accumulator_value = 0;  ///< where each parameter's sum of squares starts
-  double eps = 1e-10;
-};
 
 /// Parameters that share options (e.g. no weight decay on biases and norms).
 template <class Options>
@@ -124,7 +78,7 @@ class Optimizer {
   /// Updates one group; `skip` may be undefined.
   virtual void update(size_t group, const Tensor& skip) = 0;
   /// A group's options as strings, and back (bad text or values throw lt::Error and change
-  /// nothing).
+  /// nothing). OptimizerOf makes these three from its options' fields().
   virtual StringDict options_text(size_t group) const = 0;
   virtual void set_options_text(size_t group, const StringDict& text) = 0;
 
@@ -173,7 +127,8 @@ class Optimizer {
   std::unique_ptr<StepScalars> scalars_;
 };
 
-/// An optimizer whose groups carry options of type `Options` (which has an `lr`).
+/// An optimizer whose groups carry options of type `Options` (which has an `lr`, and fields():
+/// lt/optim_options.h). The options' checks and their text in state_dict come from fields().
 template <class Options>
 class OptimizerOf : public Optimizer {
  public:
@@ -188,15 +143,30 @@ class OptimizerOf : public Optimizer {
     for (ParamGroup<Options>& g : groups) options_.push_back(g.options);
   }
 
+  /// Rules that tie options together (SGD's nesterov); each option's own rule is in fields().
+  /// Throws lt::Error, its message starting with an option's name.
+  virtual void check_together(const Options&) const {}
+
   std::vector<Options> options_;
 
  private:
+  // frontend/optim/options_of.cpp
+  void check(const Options& o) const;
+  void check_options(size_t group) const final;
+  StringDict options_text(size_t group) const final;
+  void set_options_text(size_t group, const StringDict& text) final;
+
   static std::vector<std::vector<Tensor>> params_of(std::vector<ParamGroup<Options>>& groups) {
     std::vector<std::vector<Tensor>> out;
     for (ParamGroup<Options>& g : groups) out.push_back(std::move(g.params));
     return out;
   }
 };
+extern template class OptimizerOf<SGDOptions>;
+extern template class OptimizerOf<AdamOptions>;
+extern template class OptimizerOf<AdamWOptions>;
+extern template class OptimizerOf<RMSpropOptions>;
+extern template class OptimizerOf<AdagradOptions>;
 
 /// Stochastic gradient descent with momentum, as torch.optim.SGD: with g = grad + wd * p,
 /// b = g on a parameter's first step, else momentum * b + (1 - dampening) * g; then
@@ -208,10 +178,8 @@ class SGD final : public OptimizerOf<SGDOptions> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
-  void check_options(size_t group) const override;
+  void check_together(const SGDOptions& o) const override;
   void update(size_t group, const Tensor& skip) override;
-  StringDict options_text(size_t group) const override;
-  void set_options_text(size_t group, const StringDict& text) override;
 };
 
 /// Adam and AdamW (frontend/optim/adam.cpp), told apart by their options type.
@@ -223,10 +191,7 @@ class AdamFamily : public OptimizerOf<Options> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
-  void check_options(size_t group) const override;
   void update(size_t group, const Tensor& skip) override;
-  StringDict options_text(size_t group) const override;
-  void set_options_text(size_t group, const StringDict& text) override;
 };
 
 /// Adam, as torch.optim.Adam: weight decay as L2 (added to the gradient); amsgrad keeps the
@@ -253,10 +218,7 @@ class RMSprop final : public OptimizerOf<RMSpropOptions> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
-  void check_options(size_t group) const override;
   void update(size_t group, const Tensor& skip) override;
-  StringDict options_text(size_t group) const override;
-  void set_options_text(size_t group, const StringDict& text) override;
 };
 
 /// Adagrad, as torch.optim.Adagrad: with g = grad + wd * p, sum += g^2 and
@@ -268,10 +230,7 @@ class Adagrad final : public OptimizerOf<AdagradOptions> {
 
  private:
   std::vector<std::string> slot_names(size_t group) const override;
-  void check_options(size_t group) const override;
   void update(size_t group, const Tensor& skip) override;
-  StringDict options_text(size_t group) const override;
-  void set_options_text(size_t group, const StringDict& text) override;
 };
 
 /// torch.nn.utils.clip_grad_norm_: total = the norm_type-norm of the per-gradient norms (the

@@ -4,29 +4,14 @@
 // step count; here t is the 0-d f32 `step` and the rate is computed in the graph in f64, then
 // cast to the parameter's dtype, as Adam's bias corrections are. The sum of squares starts at
 // initial_accumulator_value, filled in at construction.
-#include <fmt/format.h>
-
 #include <optional>
 
-#include "frontend/optim/option_text.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
 namespace lt::optim {
 namespace {
-
-/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
-void check(const AdagradOptions& o) {
-  const auto nonneg = [](const char* what, double v) {
-    if (!(v >= 0)) throw Error(fmt::format("{} must be >= 0, got {}", what, v));
-  };
-  nonneg("lr", o.lr);
-  nonneg("lr_decay", o.lr_decay);
-  nonneg("weight_decay", o.weight_decay);
-  nonneg("initial_accumulator_value", o.initial_accumulator_value);
-  nonneg("eps", o.eps);
-}
 
 constexpr size_t kSum = 0;
 
@@ -48,8 +33,6 @@ Adagrad::Adagrad(std::vector<ParamGroup<AdagradOptions>> groups, Loc loc)
     }
   }
 }
-
-void Adagrad::check_options(size_t group) const { check(options_[group]); }
 
 std::vector<std::string> Adagrad::slot_names(size_t) const { return {"sum", "step"}; }
 
@@ -77,26 +60,6 @@ void Adagrad::update(size_t group, const Tensor& skip) {
     }
     assign(c.step, c.step + 1.0, skip);
   }
-}
-
-StringDict Adagrad::options_text(size_t group) const {
-  const AdagradOptions& o = options_[group];
-  return {{"lr", number_text(o.lr)},
-          {"lr_decay", number_text(o.lr_decay)},
-          {"weight_decay", number_text(o.weight_decay)},
-          {"initial_accumulator_value", number_text(o.initial_accumulator_value)},
-          {"eps", number_text(o.eps)}};
-}
-
-void Adagrad::set_options_text(size_t group, const StringDict& text) {
-  AdagradOptions o;
-  o.lr = read_number(text, "lr");
-  o.lr_decay = read_number(text, "lr_decay");
-  o.weight_decay = read_number(text, "weight_decay");
-  o.initial_accumulator_value = read_number(text, "initial_accumulator_value");
-  o.eps = read_number(text, "eps");
-  check(o);
-  options_[group] = o;
 }
 
 }  // namespace lt::optim

@@ -6,13 +6,9 @@
 // amsgrad keeps max(max_exp_avg_sq, exp_avg_sq) of the uncorrected averages and divides by its
 // square root over sqrt(1 - beta2^t), as PyTorch's implementation does (1.13's formula sheet
 // writes the maximum of the corrected values; later releases' sheets match the code).
-#include <fmt/format.h>
-
-#include <cmath>
 #include <optional>
 #include <type_traits>
 
-#include "frontend/optim/option_text.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
@@ -27,20 +23,6 @@ const char* type_name() {
   return kDecoupled<Options> ? "AdamW" : "Adam";
 }
 
-/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
-template <class Options>
-void check(const Options& o) {
-  const auto nonneg = [](const char* what, double v) {
-    if (!(v >= 0)) throw Error(fmt::format("{} must be >= 0, got {}", what, v));
-  };
-  nonneg("lr", o.lr);
-  nonneg("eps", o.eps);
-  nonneg("weight_decay", o.weight_decay);
-  for (double b : o.betas)
-    if (!(b >= 0 && b < 1))
-      throw Error(fmt::format("betas must be in [0, 1), got {},{}", o.betas[0], o.betas[1]));
-}
-
 }  // namespace
 
 template <class Options>
@@ -51,11 +33,6 @@ template <class Options>
 AdamFamily<Options>::AdamFamily(std::vector<ParamGroup<Options>> groups, Loc loc)
     : OptimizerOf<Options>(type_name<Options>(), std::move(groups), loc) {
   this->init(loc);
-}
-
-template <class Options>
-void AdamFamily<Options>::check_options(size_t group) const {
-  check(this->options_[group]);
 }
 
 template <class Options>
@@ -114,29 +91,6 @@ void AdamFamily<Options>::update(size_t group, const Tensor& skip) {
     }
     this->assign(c.step, t, skip);
   }
-}
-
-template <class Options>
-StringDict AdamFamily<Options>::options_text(size_t group) const {
-  const Options& o = this->options_[group];
-  return {{"lr", number_text(o.lr)},
-          {"betas", numbers_text({o.betas[0], o.betas[1]})},
-          {"eps", number_text(o.eps)},
-          {"weight_decay", number_text(o.weight_decay)},
-          {"amsgrad", bool_text(o.amsgrad)}};
-}
-
-template <class Options>
-void AdamFamily<Options>::set_options_text(size_t group, const StringDict& text) {
-  Options o;
-  o.lr = read_number(text, "lr");
-  const std::vector<double> betas = read_numbers(text, "betas", 2);
-  o.betas = {betas[0], betas[1]};
-  o.eps = read_number(text, "eps");
-  o.weight_decay = read_number(text, "weight_decay");
-  o.amsgrad = read_bool(text, "amsgrad");
-  check(o);
-  this->options_[group] = o;
 }
 
 template class AdamFamily<AdamOptions>;

@@ -3,33 +3,15 @@
 // PyTorch's momentum buffer starts as zeros (no first-step rule, unlike SGD's), so the state
 // created at construction is already PyTorch's; `step` counts updates, as PyTorch's state does,
 // and enters no formula.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "frontend/optim/option_text.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
 namespace lt::optim {
-namespace {
-
-/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
-void check(const RMSpropOptions& o) {
-  const auto nonneg = [](const char* what, double v) {
-    if (!(v >= 0)) throw Error(fmt::format("{} must be >= 0, got {}", what, v));
-  };
-  nonneg("lr", o.lr);
-  nonneg("alpha", o.alpha);
-  nonneg("eps", o.eps);
-  nonneg("weight_decay", o.weight_decay);
-  nonneg("momentum", o.momentum);
-}
-
-}  // namespace
 
 RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions options, Loc loc)
     : RMSprop(std::vector<ParamGroup<RMSpropOptions>>{{std::move(params), options}}, loc) {}
@@ -38,8 +20,6 @@ RMSprop::RMSprop(std::vector<ParamGroup<RMSpropOptions>> groups, Loc loc)
     : OptimizerOf("RMSprop", std::move(groups), loc) {
   init(loc);
 }
-
-void RMSprop::check_options(size_t group) const { check(options_[group]); }
 
 std::vector<std::string> RMSprop::slot_names(size_t group) const {
   const RMSpropOptions& o = options_[group];
@@ -91,28 +71,6 @@ void RMSprop::update(size_t group, const Tensor& skip) {
     }
     assign(c.step, c.step + 1.0, skip);
   }
-}
-
-StringDict RMSprop::options_text(size_t group) const {
-  const RMSpropOptions& o = options_[group];
-  return {{"lr", number_text(o.lr)},
-          {"alpha", number_text(o.alpha)},
-          {"eps", number_text(o.eps)},
-          {"weight_decay", number_text(o.weight_decay)},
-          {"momentum", number_text(o.momentum)},
-          {"centered", bool_text(o.centered)}};
-}
-
-void RMSprop::set_options_text(size_t group, const StringDict& text) {
-  RMSpropOptions o;
-  o.lr = read_number(text, "lr");
-  o.alpha = read_number(text, "alpha");
-  o.eps = read_number(text, "eps");
-  o.weight_decay = read_number(text, "weight_decay");
-  o.momentum = read_number(text, "momentum");
-  o.centered = read_bool(text, "centered");
-  check(o);
-  options_[group] = o;
 }
 
 }  // namespace lt::optim

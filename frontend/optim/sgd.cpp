@@ -9,32 +9,13 @@
 // sync and the same graph on every step.
 #include <fmt/format.h>
 
-#include <cmath>
 #include <optional>
 
-#include "frontend/optim/option_text.h"
 #include "lt/ops.h"
 #include "lt/optim.h"
 
 namespace lt::optim {
 namespace {
-
-/// Messages start with the option's name (load_state_dict puts the key's prefix before it).
-void check(const SGDOptions& o) {
-  const auto bad = [](const char* what, double v) {
-    throw Error(fmt::format("{} must be >= 0, got {}", what, v));
-  };
-  if (!(o.lr >= 0)) bad("lr", o.lr);
-  if (!(o.momentum >= 0)) bad("momentum", o.momentum);
-  if (!(o.weight_decay >= 0)) bad("weight_decay", o.weight_decay);
-  if (!std::isfinite(o.dampening))
-    throw Error(fmt::format("dampening must be finite, got {}", o.dampening));
-  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
-    throw Error(
-        fmt::format("nesterov needs momentum > 0 and dampening 0, got momentum {} and "
-                    "dampening {}",
-                    o.momentum, o.dampening));
-}
 
 constexpr size_t kBuffer = 0;
 
@@ -48,7 +29,13 @@ SGD::SGD(std::vector<ParamGroup<SGDOptions>> groups, Loc loc)
   init(loc);
 }
 
-void SGD::check_options(size_t group) const { check(options_[group]); }
+void SGD::check_together(const SGDOptions& o) const {
+  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
+    throw Error(
+        fmt::format("nesterov needs momentum > 0 and dampening 0, got momentum {} and "
+                    "dampening {}",
+                    o.momentum, o.dampening));
+}
 
 std::vector<std::string> SGD::slot_names(size_t group) const {
   if (options_[group].momentum == 0) return {};
@@ -106,26 +93,6 @@ void SGD::update(size_t group, const Tensor& skip) {
     }
     assign(c.step, c.step + 1.0, skip);
   }
-}
-
-StringDict SGD::options_text(size_t group) const {
-  const SGDOptions& o = options_[group];
-  return {{"lr", number_text(o.lr)},
-          {"momentum", number_text(o.momentum)},
-          {"dampening", number_text(o.dampening)},
-          {"weight_decay", number_text(o.weight_decay)},
-          {"nesterov", bool_text(o.nesterov)}};
-}
-
-void SGD::set_options_text(size_t group, const StringDict& text) {
-  SGDOptions o;
-  o.lr = read_number(text, "lr");
-  o.momentum = read_number(text, "momentum");
-  o.dampening = read_number(text, "dampening");
-  o.weight_decay = read_number(text, "weight_decay");
-  o.nesterov = read_bool(text, "nesterov");
-  check(o);
-  options_[group] = o;
 }
 
 }  // namespace lt::optim

@@ -56,10 +56,8 @@ void store_value(Setting s, SettingValue v) {
 }
 
 void load_environment() {
-  Settings defaults = settings_from_environment([](const char*) { return nullptr; });
-  defaults[static_cast<int>(Setting::CacheDir)].text = default_cache_dir(env);
   const Settings values = settings_from_environment(env);
-  store().defaults = std::move(defaults);
+  store().defaults = default_settings(env);
   for (int k = 0; k < kSettingCount; ++k) {
     store_value(static_cast<Setting>(k), values[k]);
     if (values[k].source != Source::Default) pass_down(static_cast<Setting>(k), values[k]);

@@ -11,6 +11,13 @@
 
 namespace lt::options {
 
+// Every row of settings.def has an LT_ name, a help line and a default in its range.
+constexpr bool well_formed(const SettingInfo& i) {
+  return i.name.starts_with("LT_") && !i.help.empty() && i.min <= i.default_number &&
+         i.default_number <= i.max;
+}
+static_assert(std::ranges::all_of(kSettings, well_formed));
+
 std::optional<Setting> find_setting(std::string_view name) {
   for (int i = 0; i < kSettingCount; ++i)
     if (kSettings[i].name == name) return static_cast<Setting>(i);
@@ -105,27 +112,31 @@ SettingValue parse_setting(Setting s, std::string_view text, Source source,
   LT_UNREACHABLE();
 }
 
+int64_t every_core() { return std::thread::hardware_concurrency(); }
+
 std::string default_cache_dir(const Lookup& lookup) {
   if (const char* x = lookup("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/lazytrain";
   if (const char* h = lookup("HOME"); h && *h) return std::string(h) + "/.cache/lazytrain";
   return "";
 }
 
-Settings settings_from_environment(const Lookup& lookup) {
+Settings default_settings(const Lookup& lookup) {
   Settings out;
   for (int k = 0; k < kSettingCount; ++k) {
     const SettingInfo& i = kSettings[k];
-    out[k].number = i.default_number;
-    out[k].text = std::string(i.default_text);
+    out[k].number =
+        i.machine_number ? std::clamp(i.machine_number(), i.min, i.max) : i.default_number;
+    out[k].text = i.machine_text ? i.machine_text(lookup) : std::string(i.default_text);
   }
-  const SettingInfo& threads = info(Setting::NumThreads);
-  out[static_cast<int>(Setting::NumThreads)].number = std::clamp<int64_t>(
-      std::thread::hardware_concurrency(), threads.min, threads.max);
-  out[static_cast<int>(Setting::CacheDir)].text = default_cache_dir(lookup);
+  return out;
+}
+
+Settings settings_from_environment(const Lookup& lookup) {
+  Settings out = default_settings(lookup);
   for (int k = 0; k < kSettingCount; ++k) {
     const SettingInfo& i = kSettings[k];
     const char* e = lookup(std::string(i.name).c_str());
-    if (!e || (!*e && i.kind != Kind::Folder)) continue;
+    if (!e || (!*e && i.kind != Kind::Folder)) continue;  // a folder's empty value: none
     out[k] = parse_setting(static_cast<Setting>(k), e, Source::Env);
   }
   return out;
@@ -146,7 +157,7 @@ std::string settings_report(const Settings& settings) {
   std::string s = "lazytrain options\n";
   for (int k = 0; k < kSettingCount; ++k) {
     const Setting id = static_cast<Setting>(k);
-    s += fmt::format("  {:<21}{} ({})\n", info(id).name, value_text(id, settings[k]),
+    s += fmt::format("  {:<{}}{} ({})\n", info(id).name, kNameColumn, value_text(id, settings[k]),
                      source_name(settings[k].source));
   }
   return s;

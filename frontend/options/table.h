@@ -1,7 +1,9 @@
-// The library's settings: every LT_* environment variable it reads, with its kind, range and
-// default, and the pure functions that parse, validate and print them. The process's values live
-// in options/store.h; users see lt/options.h.
+// The library's settings: the rows of settings.def (every LT_* environment variable it reads,
+// with its kind, range, default and help) as the enum Setting and the table kSettings, and the
+// pure functions that parse, validate and print them. The process's values live in
+// options/store.h; users see lt/options.h.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -12,31 +14,6 @@
 
 namespace lt::options {
 
-enum class Setting : int {
-  NumThreads,
-  SpinUs,
-  OptLevel,
-  Epilogues,
-  ChannelsLast,
-  WideGemmResults,
-  Verify,
-  CacheDir,
-  CacheSize,
-  BufferCacheMb,
-  HugePages,
-  MaxPendingNodes,
-  DumpDir,
-  Debug,
-  Metrics,
-  Profile,
-  FashionMnistDir,
-  BucketFirstKb,
-  BucketKb,
-  ShmAllReduce,
-  ShmStores,
-};
-inline constexpr int kSettingCount = 21;
-
 enum class Kind {
   Integer,  ///< a decimal integer in [min, max]
   Switch,   ///< 0 or 1
@@ -45,41 +22,90 @@ enum class Kind {
   Choice,   ///< one of the words in `choices`; the number is its index
 };
 
+/// The environment `lookup` reads variables from (std::getenv in the library).
+using Lookup = std::function<const char*(const char*)>;
+
 struct SettingInfo {
-  std::string_view name;
-  Kind kind;
-  int64_t min = 0, max = 0;     ///< Integer (Choice: the words' indices)
-  int64_t default_number = 0;   ///< Integer, Switch, Choice (NumThreads: every core instead)
-  std::string_view default_text;  ///< Folder, Path (CacheDir: from XDG_CACHE_HOME or HOME)
-  std::string_view choices;       ///< Choice: the words, separated by '|'
+  std::string_view name = {};
+  Kind kind = Kind::Integer;
+  int64_t min = 0, max = 0;            ///< Integer (Switch: 0 and 1; Choice: the words' indices)
+  int64_t default_number = 0;          ///< Integer, Switch, Choice; also before lt::init()
+  std::string_view default_text = {};  ///< Folder, Path
+  std::string_view choices = {};       ///< Choice: the words, separated by '|'
+  std::string_view help = {};          ///< one line: what the setting does
+  /// Where the default depends on the machine, what it is there (read at lt::init()).
+  int64_t (*machine_number)() = nullptr;                 ///< Integer: clamped to [min, max]
+  std::string (*machine_text)(const Lookup&) = nullptr;  ///< Folder
 };
 
 inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 
+/// The machine defaults of settings.def: every core (std::thread::hardware_concurrency), and
+/// $XDG_CACHE_HOME/lazytrain, else $HOME/.cache/lazytrain, else none ("").
+int64_t every_core();
+std::string default_cache_dir(const Lookup& lookup);
+
+/// The values of settings.def's rows; each row adds its name and help.
+namespace rows {
+
+constexpr SettingInfo integer(int64_t min, int64_t max, int64_t def,
+                              int64_t (*machine)() = nullptr) {
+  return {.kind = Kind::Integer,
+          .min = min,
+          .max = max,
+          .default_number = def,
+          .machine_number = machine};
+}
+constexpr SettingInfo on_off(int64_t def) {
+  return {.kind = Kind::Switch, .min = 0, .max = 1, .default_number = def};
+}
+constexpr SettingInfo folder(std::string (*machine)(const Lookup&) = nullptr) {
+  return {.kind = Kind::Folder, .machine_text = machine};
+}
+constexpr SettingInfo path(std::string_view def) {
+  return {.kind = Kind::Path, .default_text = def};
+}
+constexpr SettingInfo choice(std::string_view words, std::string_view def) {
+  SettingInfo i{.kind = Kind::Choice, .choices = words};
+  i.max = std::count(words.begin(), words.end(), '|');
+  // The default's index; a default that is none of the words stops the build here.
+  for (size_t start = 0;; start = words.find('|', start) + 1, ++i.default_number) {
+    if (words.substr(start, words.find('|', start) - start) == def) break;
+    if (i.default_number == i.max) throw "choice(): the default is not one of the words";
+  }
+  return i;
+}
+constexpr SettingInfo named(std::string_view name, SettingInfo value, std::string_view help) {
+  value.name = name;
+  value.help = help;
+  return value;
+}
+
+}  // namespace rows
+
+enum class Setting : int {
+#define LT_SETTING(id, ...) id,
+#include "frontend/options/settings.def"
+#undef LT_SETTING
+};
+
 // In the order of Setting.
-inline constexpr std::array<SettingInfo, kSettingCount> kSettings{{
-    {"LT_NUM_THREADS", Kind::Integer, 1, 1024, 1, {}, {}},
-    {"LT_SPIN_US", Kind::Integer, 0, 1000000, 100, {}, {}},
-    {"LT_OPT_LEVEL", Kind::Integer, 0, 2, 2, {}, {}},
-    {"LT_EPILOGUES", Kind::Switch, 0, 1, 1, {}, {}},
-    {"LT_CHANNELS_LAST", Kind::Switch, 0, 1, 1, {}, {}},
-    {"LT_WIDE_GEMM_RESULTS", Kind::Switch, 0, 1, 1, {}, {}},
-    {"LT_VERIFY", Kind::Switch, 0, 1, 0, {}, {}},
-    {"LT_CACHE_DIR", Kind::Folder, 0, 0, 0, {}, {}},
-    {"LT_CACHE_SIZE", Kind::Integer, 1, kNoLimit, 256, {}, {}},
-    {"LT_BUFFER_CACHE_MB", Kind::Integer, 0, 1 << 24, 1024, {}, {}},
-    {"LT_HUGE_PAGES", Kind::Switch, 0, 1, 1, {}, {}},
-    {"LT_MAX_PENDING_NODES", Kind::Integer, 1, kNoLimit, 200000, {}, {}},
-    {"LT_DUMP_DIR", Kind::Folder, 0, 0, 0, {}, {}},
-    {"LT_DEBUG", Kind::Switch, 0, 1, 0, {}, {}},
-    {"LT_METRICS", Kind::Switch, 0, 1, 0, {}, {}},
-    {"LT_PROFILE", Kind::Switch, 0, 1, 0, {}, {}},
-    {"LT_FASHION_MNIST_DIR", Kind::Path, 0, 0, 0, "/usr/share/datasets/fashion-mnist", {}},
-    {"LT_BUCKET_FIRST_KB", Kind::Integer, 1, 1 << 22, 64, {}, {}},
-    {"LT_BUCKET_KB", Kind::Integer, 0, 1 << 22, 64, {}, {}},
-    {"LT_SHM_ALL_REDUCE", Kind::Switch, 0, 1, 1, {}, {}},
-    {"LT_SHM_STORES", Kind::Choice, 0, 2, 0, {}, "auto|cached|streaming"},
-}};
+inline constexpr auto kSettings = [] {
+  using namespace rows;
+  return std::to_array<SettingInfo>({
+#define LT_SETTING(id, name, value, help) named(name, value, help),
+#include "frontend/options/settings.def"
+#undef LT_SETTING
+  });
+}();
+inline constexpr int kSettingCount = static_cast<int>(kSettings.size());
+
+/// The longest name and a space: the report's first column.
+inline constexpr size_t kNameColumn = [] {
+  size_t longest = 0;
+  for (const SettingInfo& i : kSettings) longest = std::max(longest, i.name.size());
+  return longest + 1;
+}();
 
 inline constexpr const SettingInfo& info(Setting s) { return kSettings[static_cast<int>(s)]; }
 std::optional<Setting> find_setting(std::string_view name);
@@ -101,14 +127,12 @@ using Settings = std::array<SettingValue, kSettingCount>;
 SettingValue parse_setting(Setting s, std::string_view text, Source source,
                            std::string_view set_by = {});
 
-/// The environment `lookup` reads variables from (std::getenv in the library).
-using Lookup = std::function<const char*(const char*)>;
-/// The default of every setting, then each LT_* variable `lookup` finds, validated; an empty
-/// variable counts as unset (LT_CACHE_DIR: none). Throws on the first bad variable.
+/// Every setting's default on this machine (`lookup` gives the variables a machine default
+/// reads, such as HOME; no LT_* variable is read).
+Settings default_settings(const Lookup& lookup);
+/// default_settings(), then each LT_* variable `lookup` finds, validated; an empty variable counts
+/// as unset, except a folder's, which it sets to none. Throws on the first bad variable.
 Settings settings_from_environment(const Lookup& lookup);
-/// Where compiled objects go unless LT_CACHE_DIR says: $XDG_CACHE_HOME/lazytrain, else
-/// $HOME/.cache/lazytrain, else none ("").
-std::string default_cache_dir(const Lookup& lookup);
 
 /// The value as set_option accepts it ("off" for a Folder set to none).
 std::string value_text(Setting s, const SettingValue& v);

@@ -147,6 +147,16 @@ TEST(Options, DefaultCacheFolder) {
   EXPECT_EQ(default_cache_dir(FakeEnv{}.lookup()), "");
 }
 
+TEST(Options, DefaultsReadTheMachineButNoVariable) {
+  const Settings d = default_settings(FakeEnv{{{"HOME", "/h"}, {"LT_OPT_LEVEL", "1"}}}.lookup());
+  EXPECT_EQ(d[static_cast<int>(Setting::OptLevel)], (SettingValue{2, "", Source::Default}));
+  EXPECT_EQ(d[static_cast<int>(Setting::NumThreads)], (SettingValue{cores(), "", Source::Default}));
+  EXPECT_EQ(d[static_cast<int>(Setting::CacheDir)].text, "/h/.cache/lazytrain");
+  EXPECT_EQ(d[static_cast<int>(Setting::DumpDir)].text, "");
+  EXPECT_EQ(d[static_cast<int>(Setting::ShmStores)].number, 0);  // auto
+  for (int k = 0; k < kSettingCount; ++k) EXPECT_FALSE(kSettings[k].help.empty()) << k;
+}
+
 TEST(Options, ReportListsEverySettingWithItsValueAndSource) {
   Settings s = from({{"HOME", "/home/u"}, {"LT_OPT_LEVEL", "1"}, {"LT_DUMP_DIR", "/tmp/d"}});
   s[static_cast<int>(Setting::CacheSize)] = {17, "", Source::Code};
@@ -201,6 +211,11 @@ TEST(Options, OverridesFromCodeAreValidatedLikeTheVariable) {
             "LT_OPT_LEVEL=7 (set in code): expected an integer from 0 to 2");
   EXPECT_EQ(error_of([] { set_option("LT_FASHION_MNIST_DIR", ""); }),
             "LT_FASHION_MNIST_DIR= (set in code): expected a non-empty path");
+  // From code, an empty value is a value like any other: a number's error, a folder's none.
+  EXPECT_EQ(error_of([] { set_option("LT_OPT_LEVEL", ""); }),
+            "LT_OPT_LEVEL= (set in code): expected an integer from 0 to 2");
+  EXPECT_EQ(error_of([] { set_option("LT_SHM_STORES", ""); }),
+            "LT_SHM_STORES= (set in code): expected one of auto, cached or streaming");
   EXPECT_EQ(error_of([] { set_option("LT_OPTLEVEL", "1"); }),
             "no setting named LT_OPTLEVEL (the settings: LT_NUM_THREADS, LT_SPIN_US, "
             "LT_OPT_LEVEL, LT_EPILOGUES, LT_CHANNELS_LAST, LT_WIDE_GEMM_RESULTS, LT_VERIFY, "
@@ -232,6 +247,14 @@ TEST(Options, OverridesReachTheirConsumers) {
   const std::string report = options_report();
   EXPECT_NE(report.find("\n  LT_CACHE_SIZE        17 (code)\n"), std::string::npos) << report;
   EXPECT_NE(report.find("\n  LT_NUM_THREADS       2 (code)\n"), std::string::npos) << report;
+}
+
+TEST(Options, AnEmptyFolderFromCodeIsNone) {
+  Saved dump("LT_DUMP_DIR");
+  set_option("LT_DUMP_DIR", "/tmp/lt_options_dumps");
+  set_option("LT_DUMP_DIR", "");
+  EXPECT_EQ(option("LT_DUMP_DIR"), "off");
+  EXPECT_EQ(text(Setting::DumpDir), "");
 }
 
 TEST(Options, CompileOptionsAreTheirSettings) {
