@@ -85,8 +85,12 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
     return b.CreateSelect(b.CreateFCmpOLT(a, fconst(a, 0)), b.CreateFNeg(a), a);
   } else if constexpr (E == Exp) {
     return emit_exp(b, a);
+  } else if constexpr (E == Expm1) {
+    return libm(b, m, "expm1f", "expm1", a);
   } else if constexpr (E == Log) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
+  } else if constexpr (E == Log1p) {
+    return libm(b, m, "log1pf", "log1p", a);
   } else if constexpr (E == Sqrt) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
   } else if constexpr (E == Rsqrt) {

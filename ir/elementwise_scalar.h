@@ -87,9 +87,21 @@ struct Exp {
   template <class T>
   static T apply(T x) { return std::exp(x); }
 };
+/// e^x - 1, accurate also where e^x rounds to 1 (|x| tiny: exp(x) - 1 keeps no digit), as
+/// PyTorch's.
+struct Expm1 {
+  template <class T>
+  static T apply(T x) { return std::expm1(x); }
+};
 struct Log {
   template <class T>
   static T apply(T x) { return std::log(x); }
+};
+/// log(1 + x), accurate also where 1 + x rounds to 1 (|x| tiny: log(1 + x) keeps no digit), as
+/// PyTorch's.
+struct Log1p {
+  template <class T>
+  static T apply(T x) { return std::log1p(x); }
 };
 struct Sqrt {
   template <class T>

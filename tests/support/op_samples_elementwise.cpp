@@ -18,6 +18,7 @@ Tensor unary_input(ir::ElementwiseOp op, Rng& r, Shape s) {
   switch (op) {
     case Abs: case Relu: return away_from_zero(r, std::move(s), 0.1, 2);
     case Log: case Sqrt: case Rsqrt: return uniform(r, std::move(s), 0.3, 3);
+    case Log1p: return uniform(r, std::move(s), -0.7, 3);
     case Reciprocal: return away_from_zero(r, std::move(s), 0.5, 2);
     default: return uniform(r, std::move(s), -2, 2);
   }
