@@ -1,6 +1,7 @@
-// One case per elementwise.def row, each ir/elementwise_scalar.h's meaning of the row
-// (NaN-propagating maximum/minimum, relu(NaN) = 0, ordered comparisons, ne unordered), and the
-// steps of the loop reductions (reduce.def rows of lowering LoopReduce).
+// One branch per elementwise.def row and register class its operand column takes, each
+// ir/elementwise_scalar.h's meaning of the row (NaN-propagating maximum/minimum, relu(NaN) = 0,
+// ordered comparisons, ne unordered), and the steps of the loop reductions (reduce.def rows of
+// lowering LoopReduce).
 #include "codegen/scalar_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -66,116 +67,161 @@ llvm::Value* emit_exp(Builder& b, llvm::Value* x) {
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
 }
 
-llvm::Value* emit_float(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
-                        std::span<llvm::Value* const> x) {
+using Args = std::span<llvm::Value* const>;
+
+template <ir::ElementwiseOp E>
+constexpr bool kNoEmitter = false;
+
+// Row E on float registers (f32, f64): ir::scalar::<Row>'s meaning in LLVM IR, one branch per
+// row. Every row whose operand column takes floats has one (emit_elementwise asks for it).
+template <ir::ElementwiseOp E>
+llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
   llvm::Value* a = x[0];
-  switch (op) {
-    case Neg: return b.CreateFNeg(a);
+  if constexpr (E == Neg) {
+    return b.CreateFNeg(a);
+  } else if constexpr (E == Abs) {
     // x < 0 ? -x : x, as the eager kernel and fold compute it: abs(-0.0) stays -0.0 (fabs would
     // give +0.0, and 1/abs(x) then +inf where the reference gives -inf).
-    case Abs: return b.CreateSelect(b.CreateFCmpOLT(a, fconst(a, 0)), b.CreateFNeg(a), a);
-    case Exp: return emit_exp(b, a);
-    case Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
-    case Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
-    case Rsqrt: return b.CreateFDiv(fconst(a, 1), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
-    case Tanh: return libm(b, m, "tanhf", "tanh", a);
-    case Sigmoid: {
-      llvm::Value* e = emit_exp(b, b.CreateFNeg(a));
-      return b.CreateFDiv(fconst(a, 1), b.CreateFAdd(fconst(a, 1), e));
-    }
-    case Relu: return b.CreateSelect(b.CreateFCmpOGT(a, fconst(a, 0)), a, fconst(a, 0));
-    case Gelu: {
-      llvm::Value* a3 = b.CreateFMul(b.CreateFMul(a, a), a);
-      llvm::Value* inner =
-          b.CreateFMul(fconst(a, ir::scalar::kGeluScale),
-                       b.CreateFAdd(a, b.CreateFMul(fconst(a, ir::scalar::kGeluCubic), a3)));
-      llvm::Value* t = libm(b, m, "tanhf", "tanh", inner);
-      return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), t));
-    }
-    case Sin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
-    case Cos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
-    case Reciprocal: return b.CreateFDiv(fconst(a, 1), a);
-    case Erf: {
-      if (!a->getType()->isFloatTy()) return libm(b, m, "erff", "erf", a);
-      // ir::scalar::erf's rational form, term by term (libm's erff would be a call per element).
-      const auto& P = ir::scalar::kErfP;
-      const auto& Q = ir::scalar::kErfQ;
-      llvm::Value* lim = fconst(a, ir::scalar::kErfClamp);
-      llvm::Value* c = b.CreateSelect(b.CreateFCmpOLT(a, b.CreateFNeg(lim)), b.CreateFNeg(lim),
-                                      b.CreateSelect(b.CreateFCmpOGT(a, lim), lim, a));
-      llvm::Value* t = b.CreateFMul(c, c);
-      auto fma = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) {
-        return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
-      };
-      llvm::Value* p = fconst(a, P[6]);
-      for (int i = 5; i >= 0; --i) p = fma(p, t, fconst(a, P[i]));
-      llvm::Value* q = fconst(a, Q[4]);
-      for (int i = 3; i >= 0; --i) q = fma(q, t, fconst(a, Q[i]));
-      return b.CreateFDiv(b.CreateFMul(c, p), q);
-    }
-    case GeluErf: {  // ir::scalar::gelu_erf
-      llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
-      llvm::Value* e = emit_float(b, m, Erf, {&u, 1});
-      return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), e));
-    }
-    case GeluErfGrad: {  // ir::scalar::gelu_erf_grad; its erf is gelu_erf's, which LLVM merges
-      llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
-      llvm::Value* e = emit_float(b, m, Erf, {&u, 1});
-      llvm::Value* cdf = b.CreateFMul(fconst(a, 0.5), b.CreateFAdd(fconst(a, 1), e));
-      llvm::Value* g = emit_exp(b, b.CreateFMul(b.CreateFMul(fconst(a, -0.5), a), a));
-      llvm::Value* pdf = b.CreateFMul(g, fconst(a, ir::scalar::kInvSqrt2Pi));
-      return b.CreateFAdd(cdf, b.CreateFMul(a, pdf));
-    }
-    case IsFinite:
-      return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
-                             fconst(a, std::numeric_limits<double>::infinity()));
-    case Add: return b.CreateFAdd(a, x[1]);
-    case Sub: return b.CreateFSub(a, x[1]);
-    case Mul: return b.CreateFMul(a, x[1]);
-    case Div: return b.CreateFDiv(a, x[1]);
-    case Pow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, x[1]);
-    case Maximum:
-      return b.CreateSelect(b.CreateOr(b.CreateFCmpOGT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
-    case Minimum:
-      return b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
-    case Eq: return b.CreateFCmpOEQ(a, x[1]);
-    case Ne: return b.CreateFCmpUNE(a, x[1]);
-    case Lt: return b.CreateFCmpOLT(a, x[1]);
-    case Le: return b.CreateFCmpOLE(a, x[1]);
-    case Gt: return b.CreateFCmpOGT(a, x[1]);
-    case Ge: return b.CreateFCmpOGE(a, x[1]);
-    case Where: return b.CreateSelect(a, x[1], x[2]);
-    case Cast: break;
+    return b.CreateSelect(b.CreateFCmpOLT(a, fconst(a, 0)), b.CreateFNeg(a), a);
+  } else if constexpr (E == Exp) {
+    return emit_exp(b, a);
+  } else if constexpr (E == Expm1) {
+    return libm(b, m, "expm1f", "expm1", a);
+  } else if constexpr (E == Log) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
+  } else if constexpr (E == Log1p) {
+    return libm(b, m, "log1pf", "log1p", a);
+  } else if constexpr (E == Sqrt) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a);
+  } else if constexpr (E == Rsqrt) {
+    return b.CreateFDiv(fconst(a, 1), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
+  } else if constexpr (E == Tanh) {
+    return libm(b, m, "tanhf", "tanh", a);
+  } else if constexpr (E == Sigmoid) {
+    llvm::Value* e = emit_exp(b, b.CreateFNeg(a));
+    return b.CreateFDiv(fconst(a, 1), b.CreateFAdd(fconst(a, 1), e));
+  } else if constexpr (E == Relu) {
+    return b.CreateSelect(b.CreateFCmpOGT(a, fconst(a, 0)), a, fconst(a, 0));
+  } else if constexpr (E == Gelu) {  // ir::scalar::Gelu::formula, with libm's tanh
+    llvm::Value* a3 = b.CreateFMul(b.CreateFMul(a, a), a);
+    llvm::Value* inner =
+        b.CreateFMul(fconst(a, ir::scalar::kGeluScale),
+                     b.CreateFAdd(a, b.CreateFMul(fconst(a, ir::scalar::kGeluCubic), a3)));
+    llvm::Value* t = libm(b, m, "tanhf", "tanh", inner);
+    return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), t));
+  } else if constexpr (E == Sin) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
+  } else if constexpr (E == Cos) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
+  } else if constexpr (E == Reciprocal) {
+    return b.CreateFDiv(fconst(a, 1), a);
+  } else if constexpr (E == Erf) {
+    if (!a->getType()->isFloatTy()) return libm(b, m, "erff", "erf", a);
+    // ir::scalar::Erf's rational form, term by term (libm's erff would be a call per element).
+    const auto& P = ir::scalar::kErfP;
+    const auto& Q = ir::scalar::kErfQ;
+    llvm::Value* lim = fconst(a, ir::scalar::kErfClamp);
+    llvm::Value* c = b.CreateSelect(b.CreateFCmpOLT(a, b.CreateFNeg(lim)), b.CreateFNeg(lim),
+                                    b.CreateSelect(b.CreateFCmpOGT(a, lim), lim, a));
+    llvm::Value* t = b.CreateFMul(c, c);
+    auto fma = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+      return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+    };
+    llvm::Value* p = fconst(a, P[6]);
+    for (int i = 5; i >= 0; --i) p = fma(p, t, fconst(a, P[i]));
+    llvm::Value* q = fconst(a, Q[4]);
+    for (int i = 3; i >= 0; --i) q = fma(q, t, fconst(a, Q[i]));
+    return b.CreateFDiv(b.CreateFMul(c, p), q);
+  } else if constexpr (E == GeluErf) {  // ir::scalar::GeluErf
+    llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
+    llvm::Value* e = emit_float<Erf>(b, m, {&u, 1});
+    return b.CreateFMul(b.CreateFMul(fconst(a, 0.5), a), b.CreateFAdd(fconst(a, 1), e));
+  } else if constexpr (E == GeluErfGrad) {
+    // ir::scalar::GeluErfGrad; its erf is gelu_erf's, which LLVM merges.
+    llvm::Value* u = b.CreateFMul(a, fconst(a, ir::scalar::kSqrtHalf));
+    llvm::Value* e = emit_float<Erf>(b, m, {&u, 1});
+    llvm::Value* cdf = b.CreateFMul(fconst(a, 0.5), b.CreateFAdd(fconst(a, 1), e));
+    llvm::Value* g = emit_exp(b, b.CreateFMul(b.CreateFMul(fconst(a, -0.5), a), a));
+    llvm::Value* pdf = b.CreateFMul(g, fconst(a, ir::scalar::kInvSqrt2Pi));
+    return b.CreateFAdd(cdf, b.CreateFMul(a, pdf));
+  } else if constexpr (E == IsFinite) {
+    return b.CreateFCmpONE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a),
+                           fconst(a, std::numeric_limits<double>::infinity()));
+  } else if constexpr (E == Add) {
+    return b.CreateFAdd(a, x[1]);
+  } else if constexpr (E == Sub) {
+    return b.CreateFSub(a, x[1]);
+  } else if constexpr (E == Mul) {
+    return b.CreateFMul(a, x[1]);
+  } else if constexpr (E == Div) {
+    return b.CreateFDiv(a, x[1]);
+  } else if constexpr (E == Pow) {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, x[1]);
+  } else if constexpr (E == Maximum) {
+    return b.CreateSelect(b.CreateOr(b.CreateFCmpOGT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+  } else if constexpr (E == Minimum) {
+    return b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+  } else if constexpr (E == Eq) {
+    return b.CreateFCmpOEQ(a, x[1]);
+  } else if constexpr (E == Ne) {
+    return b.CreateFCmpUNE(a, x[1]);
+  } else if constexpr (E == Lt) {
+    return b.CreateFCmpOLT(a, x[1]);
+  } else if constexpr (E == Le) {
+    return b.CreateFCmpOLE(a, x[1]);
+  } else if constexpr (E == Gt) {
+    return b.CreateFCmpOGT(a, x[1]);
+  } else if constexpr (E == Ge) {
+    return b.CreateFCmpOGE(a, x[1]);
+  } else if constexpr (E == Where) {
+    return b.CreateSelect(a, x[1], x[2]);
+  } else {
+    static_assert(kNoEmitter<E>, "an elementwise row that takes floats needs a branch here");
   }
-  LT_UNREACHABLE();
 }
 
-llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* const> x) {
+// Row E on integer registers (i32, i64; i1 for bool): one branch per row whose operand column
+// takes integers or bool and whose integer form checks no data (integer division stays in its
+// eager kernel: ir::loop_computes).
+template <ir::ElementwiseOp E>
+llvm::Value* emit_int(Builder& b, Args x) {
   llvm::Value* a = x[0];
   llvm::Value* zero = llvm::ConstantInt::get(a->getType(), 0);
-  switch (op) {
-    case Neg: return b.CreateNeg(a);
-    case Abs: return b.CreateSelect(b.CreateICmpSLT(a, zero), b.CreateNeg(a), a);
-    case Relu: return b.CreateSelect(b.CreateICmpSGT(a, zero), a, zero);
-    case IsFinite: return b.getTrue();
-    case Add: return b.CreateAdd(a, x[1]);
-    case Sub: return b.CreateSub(a, x[1]);
-    case Mul: return b.CreateMul(a, x[1]);
-    case Maximum: return b.CreateSelect(b.CreateICmpSGT(a, x[1]), a, x[1]);
-    case Minimum: return b.CreateSelect(b.CreateICmpSLT(a, x[1]), a, x[1]);
-    case Eq: return b.CreateICmpEQ(a, x[1]);
-    case Ne: return b.CreateICmpNE(a, x[1]);
-    case Lt: return b.CreateICmpSLT(a, x[1]);
-    case Le: return b.CreateICmpSLE(a, x[1]);
-    case Gt: return b.CreateICmpSGT(a, x[1]);
-    case Ge: return b.CreateICmpSGE(a, x[1]);
-    case Where: return b.CreateSelect(a, x[1], x[2]);
-    // Float only, integer division (checks data: ir::loop_computes) and casts (emit_cast).
-    case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow: case Div:
-    case Cast: break;
+  if constexpr (E == Neg) {
+    return b.CreateNeg(a);
+  } else if constexpr (E == Abs) {
+    return b.CreateSelect(b.CreateICmpSLT(a, zero), b.CreateNeg(a), a);
+  } else if constexpr (E == Relu) {
+    return b.CreateSelect(b.CreateICmpSGT(a, zero), a, zero);
+  } else if constexpr (E == IsFinite) {
+    return b.getTrue();
+  } else if constexpr (E == Add) {
+    return b.CreateAdd(a, x[1]);
+  } else if constexpr (E == Sub) {
+    return b.CreateSub(a, x[1]);
+  } else if constexpr (E == Mul) {
+    return b.CreateMul(a, x[1]);
+  } else if constexpr (E == Maximum) {
+    return b.CreateSelect(b.CreateICmpSGT(a, x[1]), a, x[1]);
+  } else if constexpr (E == Minimum) {
+    return b.CreateSelect(b.CreateICmpSLT(a, x[1]), a, x[1]);
+  } else if constexpr (E == Eq) {
+    return b.CreateICmpEQ(a, x[1]);
+  } else if constexpr (E == Ne) {
+    return b.CreateICmpNE(a, x[1]);
+  } else if constexpr (E == Lt) {
+    return b.CreateICmpSLT(a, x[1]);
+  } else if constexpr (E == Le) {
+    return b.CreateICmpSLE(a, x[1]);
+  } else if constexpr (E == Gt) {
+    return b.CreateICmpSGT(a, x[1]);
+  } else if constexpr (E == Ge) {
+    return b.CreateICmpSGE(a, x[1]);
+  } else if constexpr (E == Where) {
+    return b.CreateSelect(a, x[1], x[2]);
+  } else {
+    static_assert(kNoEmitter<E>, "an elementwise row that takes integers needs a branch here");
   }
-  LT_UNREACHABLE();
 }
 
 // bf16 lives in registers as its bits (i16), and converts through f32 with integer operations
@@ -301,14 +347,24 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
   LT_UNREACHABLE();
 }
 
+// By the row's columns: cast (result Attr) through emit_cast; float operands through
+// emit_float, integer and bool ones through emit_int, for the rows whose operand column takes
+// them (the type rule and ir::loop_computes keep the rest out).
 llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
                               std::span<llvm::Value* const> x, DType in, DType out) {
-  if (op == Cast) return emit_cast(b, x[0], in, out);
-  if (op == Where) return b.CreateSelect(x[0], x[1], x[2]);
-  if (in == DType::Bool) {  // only eq/ne take bool operands
-    return op == Eq ? b.CreateICmpEQ(x[0], x[1]) : b.CreateICmpNE(x[0], x[1]);
-  }
-  return is_float(in) ? emit_float(b, m, op, x) : emit_int(b, op, x);
+  return ir::visit_row(op, [&]<ir::ElementwiseOp E>(ir::Row<E>) -> llvm::Value* {
+    constexpr ir::OpInfo row = ir::info(E);
+    if constexpr (row.result == ir::ResultKind::Attr) {
+      return emit_cast(b, x[0], in, out);
+    } else {
+      if constexpr (ir::takes_floats(row.operands))
+        if (is_float(in)) return emit_float<E>(b, m, x);
+      constexpr bool ints = ir::takes_integers(row.operands) || ir::takes_bool(row.operands);
+      if constexpr (ints && row.checks == ir::DataCheck::No)
+        if (!is_float(in)) return emit_int<E>(b, x);
+      LT_UNREACHABLE();
+    }
+  });
 }
 
 }  // namespace lt::codegen

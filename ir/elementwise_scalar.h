@@ -1,8 +1,10 @@
 // The meaning of each elementwise.def row on one element of type T (bool, int32_t, int64_t,
-// float, double): the one definition that fold evaluates, that the eager kernels (and so the
-// reference interpreter) run, and that codegen's scalar emitter spells in LLVM IR. Eager kernels
-// may compute the transcendental rows with vectorized approximations (Eigen), within a few ulps,
-// but take their constants from here.
+// float, double): a struct named as the row's enumerator, whose static apply() is the one
+// definition that fold evaluates, that the eager kernels (and so the reference interpreter) run,
+// and that codegen's scalar emitter spells in LLVM IR. Code generic over the rows reaches a
+// row's struct as Fn<E> and its operand types through its columns (takes<T>), so a row without
+// a struct here does not compile. Eager kernels may compute the transcendental rows with
+// vectorized approximations (Eigen), within a few ulps, but take their constants from here.
 //
 // Integers wrap (two's complement): -INT_MIN == INT_MIN, INT_MIN / -1 == INT_MIN; division by
 // zero is an error the caller reports. Floats follow IEEE: maximum/minimum propagate NaN and
@@ -12,7 +14,11 @@
 #pragma once
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <span>
 #include <type_traits>
+
+#include "ir/op.h"
 
 namespace lt::ir::scalar {
 
@@ -25,85 +31,13 @@ inline constexpr double kInvSqrt2Pi = 0.3989422804014327;  // gelu_erf_grad: phi
 template <class T>
 constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
 
+/// Whether an operand column takes operands of C++ type T: generic code instantiates a row's
+/// struct only for these (float-only rows never see an integer).
 template <class T>
-T neg(T x) {
-  if constexpr (kIsSignedInt<T>) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));
-  else return -x;
-}
-template <class T>
-T abs(T x) { return x < T(0) ? neg(x) : x; }
-template <class T>
-T relu(T x) { return x > T(0) ? x : T(0); }
-template <class T>
-T exp(T x) { return std::exp(x); }
-template <class T>
-T log(T x) { return std::log(x); }
-template <class T>
-T sqrt(T x) { return std::sqrt(x); }
-template <class T>
-T rsqrt(T x) { return T(1) / std::sqrt(x); }
-template <class T>
-T tanh(T x) { return std::tanh(x); }
-template <class T>
-T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
-template <class T>
-T gelu(T x) {
-  return T(0.5) * x * (T(1) + std::tanh(T(kGeluScale) * (x + T(kGeluCubic) * x * x * x)));
-}
-template <class T>
-T sin(T x) { return std::sin(x); }
-template <class T>
-T cos(T x) { return std::cos(x); }
-template <class T>
-T reciprocal(T x) { return T(1) / x; }
-/// erf of a float: x P(x^2) / Q(x^2) with x clamped to [-4, 4] (erf(4) is 1 in float), a
-/// rational least-squares fit to erf/x of degrees 6 and 4 in x^2, evaluated by Horner's rule in
-/// fused multiply-adds: within 7.3 float ulps and
-/// 4.4e-7 relative of erf everywhere, exact at +-0, +-1 at +-inf, NaN kept. libm's erff is a call
-/// per element; this is a dozen multiply-adds that vectorize (exact GELU runs erf on every
-/// activation of a transformer's MLP). Coefficients are float values, lowest power first.
-inline constexpr double kErfP[] = {1.1283791065216064,     0.20240913331508636,
-                                   0.05088622868061066,    0.0037908630911260843,
-                                   0.00014265012578107417, -1.9292360775580164e-06,
-                                   1.9298983744420184e-08};
-inline constexpr double kErfQ[] = {1.0, 0.5127123594284058, 0.11600899696350098,
-                                   0.014549758285284042, 0.0009732876787893474};
-inline constexpr double kErfClamp = 4.0;
-
-/// erf: the rational form above for float (codegen emits the same expression), libm otherwise.
-template <class T>
-T erf(T x) {
-  if constexpr (std::is_same_v<T, float>) {
-    const float c = x < -float(kErfClamp) ? -float(kErfClamp)
-                    : x > float(kErfClamp) ? float(kErfClamp)
-                                           : x;
-    const float t = c * c;
-    // Explicit fused multiply-adds: exactly rounded, so every mode gets the same bits whatever
-    // the compiler would contract.
-    float p = float(kErfP[6]);
-    for (int i = 5; i >= 0; --i) p = std::fma(p, t, float(kErfP[i]));
-    float q = float(kErfQ[4]);
-    for (int i = 3; i >= 0; --i) q = std::fma(q, t, float(kErfQ[i]));
-    return c * p / q;
-  } else {
-    return std::erf(x);
-  }
-}
-/// Exact GELU, x Phi(x) = x/2 (1 + erf(x / sqrt(2))), through the erf above.
-template <class T>
-T gelu_erf(T x) {
-  return T(0.5) * x * (T(1) + erf(x * T(kSqrtHalf)));
-}
-/// The slope of gelu_erf, Phi(x) + x phi(x), with Phi(x) through the erf above (in the same
-/// expression as gelu_erf, so a kernel computing both computes it once).
-template <class T>
-T gelu_erf_grad(T x) {
-  return T(0.5) * (T(1) + erf(x * T(kSqrtHalf))) + x * (std::exp(T(-0.5) * x * x) * T(kInvSqrt2Pi));
-}
-template <class T>
-bool isfinite(T x) {
-  if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
-  else return true;
+constexpr bool takes(OperandKind k) {
+  if constexpr (std::is_same_v<T, bool>) return takes_bool(k);
+  else if constexpr (std::is_integral_v<T>) return takes_integers(k);
+  else return takes_floats(k);
 }
 
 /// The value x of type S as an element of type D holds it. Float to integer truncates toward
@@ -135,40 +69,253 @@ T wrapping(T a, T b, F f) {
     return f(a, b);
   }
 }
-template <class T>
-T add(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x + y; }); }
-template <class T>
-T sub(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x - y; }); }
-template <class T>
-T mul(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x * y; }); }
-/// Integers truncate toward zero; b must not be 0.
-template <class T>
-T div(T a, T b) {
-  if constexpr (kIsSignedInt<T>) {
-    if (b == T(-1)) return neg(a);  // min / -1 overflows (x86 traps): it wraps to min
+
+// --- unary ------------------------------------------------------------------------------------
+
+struct Neg {
+  template <class T>
+  static T apply(T x) {
+    if constexpr (kIsSignedInt<T>) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));
+    else return -x;
   }
-  return a / b;
+};
+struct Abs {
+  template <class T>
+  static T apply(T x) { return x < T(0) ? Neg::apply(x) : x; }
+};
+struct Exp {
+  template <class T>
+  static T apply(T x) { return std::exp(x); }
+};
+/// e^x - 1, accurate also where e^x rounds to 1 (|x| tiny: exp(x) - 1 keeps no digit), as
+/// PyTorch's.
+struct Expm1 {
+  template <class T>
+  static T apply(T x) { return std::expm1(x); }
+};
+struct Log {
+  template <class T>
+  static T apply(T x) { return std::log(x); }
+};
+/// log(1 + x), accurate also where 1 + x rounds to 1 (|x| tiny: log(1 + x) keeps no digit), as
+/// PyTorch's.
+struct Log1p {
+  template <class T>
+  static T apply(T x) { return std::log1p(x); }
+};
+struct Sqrt {
+  template <class T>
+  static T apply(T x) { return std::sqrt(x); }
+};
+struct Rsqrt {
+  template <class T>
+  static T apply(T x) { return T(1) / std::sqrt(x); }
+};
+struct Tanh {
+  template <class T>
+  static T apply(T x) { return std::tanh(x); }
+};
+struct Sigmoid {
+  template <class T>
+  static T apply(T x) { return T(1) / (T(1) + std::exp(-x)); }
+};
+struct Relu {
+  template <class T>
+  static T apply(T x) { return x > T(0) ? x : T(0); }
+};
+struct Gelu {
+  /// The formula in S arithmetic on x, a value or (the eager kernel) an Eigen array, with the
+  /// caller's tanh: one expression, so both evaluate it in the same order.
+  template <class S, class X, class TanhFn>
+  static auto formula(const X& x, TanhFn tanh) {
+    return S(0.5) * x * (S(1) + tanh(S(kGeluScale) * (x + S(kGeluCubic) * x * x * x)));
+  }
+  template <class T>
+  static T apply(T x) { return formula<T>(x, [](T v) { return std::tanh(v); }); }
+};
+struct Sin {
+  template <class T>
+  static T apply(T x) { return std::sin(x); }
+};
+struct Cos {
+  template <class T>
+  static T apply(T x) { return std::cos(x); }
+};
+struct Reciprocal {
+  template <class T>
+  static T apply(T x) { return T(1) / x; }
+};
+
+/// erf of a float: x P(x^2) / Q(x^2) with x clamped to [-4, 4] (erf(4) is 1 in float), a
+/// rational least-squares fit to erf/x of degrees 6 and 4 in x^2, evaluated by Horner's rule in
+/// fused multiply-adds: within 7.3 float ulps and
+/// 4.4e-7 relative of erf everywhere, exact at +-0, +-1 at +-inf, NaN kept. libm's erff is a call
+/// per element; this is a dozen multiply-adds that vectorize (exact GELU runs erf on every
+/// activation of a transformer's MLP). Coefficients are float values, lowest power first.
+inline constexpr double kErfP[] = {1.1283791065216064,     0.20240913331508636,
+                                   0.05088622868061066,    0.0037908630911260843,
+                                   0.00014265012578107417, -1.9292360775580164e-06,
+                                   1.9298983744420184e-08};
+inline constexpr double kErfQ[] = {1.0, 0.5127123594284058, 0.11600899696350098,
+                                   0.014549758285284042, 0.0009732876787893474};
+inline constexpr double kErfClamp = 4.0;
+
+/// erf: the rational form above for float (codegen emits the same expression), libm otherwise.
+struct Erf {
+  template <class T>
+  static T apply(T x) {
+    if constexpr (std::is_same_v<T, float>) {
+      const float c = x < -float(kErfClamp) ? -float(kErfClamp)
+                      : x > float(kErfClamp) ? float(kErfClamp)
+                                             : x;
+      const float t = c * c;
+      // Explicit fused multiply-adds: exactly rounded, so every mode gets the same bits whatever
+      // the compiler would contract.
+      float p = float(kErfP[6]);
+      for (int i = 5; i >= 0; --i) p = std::fma(p, t, float(kErfP[i]));
+      float q = float(kErfQ[4]);
+      for (int i = 3; i >= 0; --i) q = std::fma(q, t, float(kErfQ[i]));
+      return c * p / q;
+    } else {
+      return std::erf(x);
+    }
+  }
+};
+/// Exact GELU, x Phi(x) = x/2 (1 + erf(x / sqrt(2))), through the erf above.
+struct GeluErf {
+  template <class T>
+  static T apply(T x) { return T(0.5) * x * (T(1) + Erf::apply(x * T(kSqrtHalf))); }
+};
+/// The slope of gelu_erf, Phi(x) + x phi(x), with Phi(x) through the erf above (in the same
+/// expression as gelu_erf, so a kernel computing both computes it once).
+struct GeluErfGrad {
+  /// The argument of phi's exp, -x^2/2 (the eager kernel computes that exp vectorized).
+  template <class T>
+  static T exp_arg(T x) { return T(-0.5) * x * x; }
+  /// The slope from x and e = exp(exp_arg(x)).
+  template <class T>
+  static T with_exp(T x, T e) {
+    return T(0.5) * (T(1) + Erf::apply(x * T(kSqrtHalf))) + x * (e * T(kInvSqrt2Pi));
+  }
+  template <class T>
+  static T apply(T x) { return with_exp(x, std::exp(exp_arg(x))); }
+};
+struct IsFinite {
+  template <class T>
+  static bool apply(T x) {
+    if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
+    else return true;
+  }
+};
+/// To the attribute's dtype D (scalar::cast); in the operands' own type, the identity.
+struct Cast {
+  template <class D, class S>
+  static D apply(S x) { return cast<D>(x); }
+};
+
+// --- binary, where ----------------------------------------------------------------------------
+
+struct Add {
+  template <class T>
+  static T apply(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x + y; }); }
+};
+struct Sub {
+  template <class T>
+  static T apply(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x - y; }); }
+};
+struct Mul {
+  template <class T>
+  static T apply(T a, T b) { return wrapping(a, b, [](auto x, auto y) { return x * y; }); }
+};
+/// Integers truncate toward zero; b must not be 0 (the row's checks column: the eager kernel
+/// throws, fold leaves it).
+struct Div {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (kIsSignedInt<T>) {
+      if (b == T(-1)) return Neg::apply(a);  // min / -1 overflows (x86 traps): it wraps to min
+    }
+    return a / b;
+  }
+};
+struct Pow {
+  template <class T>
+  static T apply(T a, T b) { return std::pow(a, b); }
+};
+struct Maximum {
+  template <class T>
+  static T apply(T a, T b) { return (a > b || a != a) ? a : b; }
+};
+struct Minimum {
+  template <class T>
+  static T apply(T a, T b) { return (a < b || a != a) ? a : b; }
+};
+struct Eq {
+  template <class T>
+  static bool apply(T a, T b) { return a == b; }
+};
+struct Ne {
+  template <class T>
+  static bool apply(T a, T b) { return a != b; }
+};
+struct Lt {
+  template <class T>
+  static bool apply(T a, T b) { return a < b; }
+};
+struct Le {
+  template <class T>
+  static bool apply(T a, T b) { return a <= b; }
+};
+struct Gt {
+  template <class T>
+  static bool apply(T a, T b) { return a > b; }
+};
+struct Ge {
+  template <class T>
+  static bool apply(T a, T b) { return a >= b; }
+};
+struct Where {
+  template <class T>
+  static T apply(bool c, T a, T b) { return c ? a : b; }
+};
+
+// --- by row -----------------------------------------------------------------------------------
+
+template <ElementwiseOp E>
+struct RowFn;
+#define LT_OP(name, ...)              \
+  template <>                         \
+  struct RowFn<ElementwiseOp::name> { \
+    using type = name;                \
+  };
+#include "ir/ops/elementwise.def"
+#undef LT_OP
+
+/// Row E's struct: scalar::<its enumerator name>.
+template <ElementwiseOp E>
+using Fn = typename RowFn<E>::type;
+
+/// Row E on x[0], ..., x[arity - 1] in T (where's condition: x[0] != 0; cast: in T, the identity,
+/// for the caller to convert). T must be one its operand column takes.
+template <ElementwiseOp E, class T>
+auto apply_row(std::span<const T> x) {
+  constexpr OpInfo row = info(E);
+  static_assert(takes<T>(row.operands));
+  if constexpr (row.result == ResultKind::Attr) return Fn<E>::template apply<T>(x[0]);
+  else if constexpr (row.operands == OperandKind::Select)
+    return Fn<E>::apply(x[0] != T(0), x[1], x[2]);
+  else if constexpr (row.arity == 1) return Fn<E>::apply(x[0]);
+  else return Fn<E>::apply(x[0], x[1]);
 }
-/// Float only (the type rule rejects integers).
+
+/// Row op on x in T (a bool result as 0 or 1), or nullopt where its operand column does not
+/// take T.
 template <class T>
-T pow(T a, T b) { return std::pow(a, b); }
-template <class T>
-T maximum(T a, T b) { return (a > b || a != a) ? a : b; }
-template <class T>
-T minimum(T a, T b) { return (a < b || a != a) ? a : b; }
-template <class T>
-bool eq(T a, T b) { return a == b; }
-template <class T>
-bool ne(T a, T b) { return a != b; }
-template <class T>
-bool lt(T a, T b) { return a < b; }
-template <class T>
-bool le(T a, T b) { return a <= b; }
-template <class T>
-bool gt(T a, T b) { return a > b; }
-template <class T>
-bool ge(T a, T b) { return a >= b; }
-template <class T>
-T where(bool c, T a, T b) { return c ? a : b; }
+std::optional<T> evaluate(ElementwiseOp op, std::span<const T> x) {
+  return visit_row(op, [&]<ElementwiseOp E>(Row<E>) -> std::optional<T> {
+    if constexpr (takes<T>(info(E).operands)) return static_cast<T>(apply_row<E>(x));
+    else return std::nullopt;
+  });
+}
 
 }  // namespace lt::ir::scalar

@@ -7,12 +7,17 @@
 
 namespace lt::ir {
 
+bool loop_computes(Op op, DType in, DType out) {
+  // Only the rows whose operand column takes storage types (cast) read or make bf16 and f16.
+  const bool stored = info(op).operands == OperandKind::Stored;
+  return (stored || (is_compute_type(in) && is_compute_type(out))) && !checks_data(op, out);
+}
+
 bool loop_computes(const Graph& g, int id) {
   const Node& n = g.node(id);
   const DType out = n.types[0].dtype;
   const DType in = n.inputs.empty() ? out : g.type(n.inputs[data_operand(n.op)]).dtype;
-  const bool cast = n.op == Op::Cast;
-  return (cast || (is_compute_type(in) && is_compute_type(out))) && !checks_data(n.op, out);
+  return loop_computes(n.op, in, out);
 }
 
 bool is_foldable_view(Op op) { return info(op).lowering == Lowering::IndexMap; }

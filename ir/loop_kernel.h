@@ -33,6 +33,8 @@ enum class LoopRole : uint8_t {
 /// checks the data (integer division: a loop kernel cannot throw). Any other node of lowering
 /// Loop runs as a library kernel of its own.
 bool loop_computes(const Graph& g, int id);
+/// The same rule for an op on operands of dtype `in` with result dtype `out`.
+bool loop_computes(Op op, DType in, DType out);
 /// Ops that may fold into index maps (lowering IndexMap: every view).
 bool is_foldable_view(Op op);
 /// Reductions a loop kernel may end in: lowering LoopReduce (sum/mean/max/min), of a compute

@@ -5,44 +5,6 @@
 namespace lt::ir {
 namespace {
 
-// The values of the fact columns, as the .def rows spell them.
-constexpr bool Diff = true;
-constexpr bool NoDiff = false;
-using enum OperandKind;
-using enum ResultKind;
-using enum DataCheck;
-using enum Lowering;
-
-constexpr OpFamily family_of(Op op) {
-  switch (op) {
-#define LT_OP(name, ...) case Op::name:
-#include "ir/ops/elementwise.def"
-    return OpFamily::Elementwise;
-#include "ir/ops/reduce.def"
-    return OpFamily::Reduce;
-#include "ir/ops/view.def"
-    return OpFamily::View;
-#include "ir/ops/library.def"
-    return OpFamily::Library;
-#include "ir/ops/nn.def"
-    return OpFamily::Nn;
-#include "ir/ops/creation.def"
-    return OpFamily::Creation;
-#include "ir/ops/collective.def"
-    return OpFamily::Collective;
-#undef LT_OP
-  }
-  return OpFamily::Elementwise;
-}
-
-constexpr OpInfo kInfo[] = {
-#define LT_OP(name, mn, arity, attrs, grad, operands, result, checks, lowering)              \
-  {#name, mn, arity, family_of(Op::name), grad, AttrsIndex<attrs>::value, operands, result, \
-   checks, lowering},
-#include "ir/ops/all.def"
-#undef LT_OP
-};
-
 constexpr std::array kAllOps = {
 #define LT_OP(name, ...) Op::name,
 #include "ir/ops/all.def"
@@ -73,7 +35,7 @@ constexpr uint8_t kInFamily[] = {
 #include "ir/ops/collective.def"
 #undef LT_OP
 };
-static_assert(std::size(kInFamily) == std::size(kAllOps));
+static_assert(std::size(kInFamily) == std::size(table::kInfo));
 
 template <class FamilyOp>
 std::optional<FamilyOp> as_family(Op op, OpFamily family) {
@@ -81,21 +43,7 @@ std::optional<FamilyOp> as_family(Op op, OpFamily family) {
   return static_cast<FamilyOp>(kInFamily[static_cast<size_t>(op)]);
 }
 
-// A family's rows are consecutive in the Op enum: its first row, by family.
-constexpr auto kFamilyStart = [] {
-  std::array<size_t, 7> first{};
-  for (size_t i = std::size(kInfo); i-- > 0;) first[static_cast<size_t>(kInfo[i].family)] = i;
-  return first;
-}();
-
-template <class FamilyOp>
-Op from_family(FamilyOp op, OpFamily family) {
-  return static_cast<Op>(kFamilyStart[static_cast<size_t>(family)] + static_cast<size_t>(op));
-}
-
 }  // namespace
-
-const OpInfo& info(Op op) { return kInfo[static_cast<size_t>(op)]; }
 
 std::optional<Op> op_from_mnemonic(std::string_view m) {
   for (Op op : kAllOps)
@@ -127,13 +75,5 @@ std::optional<CreationOp> as_creation(Op op) {
 std::optional<CollectiveOp> as_collective(Op op) {
   return as_family<CollectiveOp>(op, OpFamily::Collective);
 }
-
-Op to_op(ElementwiseOp op) { return from_family(op, OpFamily::Elementwise); }
-Op to_op(ReduceOp op) { return from_family(op, OpFamily::Reduce); }
-Op to_op(ViewOp op) { return from_family(op, OpFamily::View); }
-Op to_op(LibraryOp op) { return from_family(op, OpFamily::Library); }
-Op to_op(NnOp op) { return from_family(op, OpFamily::Nn); }
-Op to_op(CreationOp op) { return from_family(op, OpFamily::Creation); }
-Op to_op(CollectiveOp op) { return from_family(op, OpFamily::Collective); }
 
 }  // namespace lt::ir

@@ -55,6 +55,7 @@ TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, con
       break;
     case OperandKind::AnyType: case OperandKind::Select: case OperandKind::Stored: break;
     case OperandKind::Mixed: case OperandKind::Nothing: case OperandKind::FloatWidensFirst:
+    case OperandKind::Gemm:
       LT_UNREACHABLE();  // no such row
   }
   return one_type(row.result == ResultKind::Bool ? DType::Bool : dt, std::move(shape));

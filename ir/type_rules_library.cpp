@@ -14,8 +14,8 @@ void need_float(const TensorType& t) {
     type_fail(fmt::format("needs f32 or f64, got {}", type_str(t)));
 }
 
-/// Matmul and convolutions also take bf16 and f16 operands (autocast): they accumulate in f32 and
-/// round the result to the operands' dtype.
+/// GEMM-like rows (operand column Gemm: matmul, convolutions) also take bf16 and f16 operands
+/// (autocast): they accumulate in f32 and round the result to the operands' dtype.
 void need_gemm_float(const TensorType& t) {
   if (t.dtype != DType::F32 && t.dtype != DType::F64 && t.dtype != DType::BF16 &&
       t.dtype != DType::F16)
@@ -131,8 +131,7 @@ void need_same(const TensorType& got, const Shape& want, const char* what) {
 }  // namespace
 
 TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& a) {
-  const bool gemm_like = op == LibraryOp::MatMul || op == LibraryOp::Conv2d ||
-                         op == LibraryOp::Conv2dInputGrad || op == LibraryOp::Conv2dWeightGrad;
+  const bool gemm_like = info(to_op(op)).operands == OperandKind::Gemm;
   if (op != LibraryOp::MatMul)  // matmul_rule checks its operands' ranks first
     for (const TensorType& t : in) gemm_like ? need_gemm_float(t) : need_float(t);
   for (const TensorType& t : in)

@@ -20,86 +20,32 @@ using Result = std::optional<Value>;
 // Integers a full can hold exactly: its value is a double.
 constexpr int64_t kMaxExactInt = int64_t{1} << 53;
 
-// Float operands, computed in double. Rounding to f32 afterwards gives the correctly rounded f32
-// result for + - * / and sqrt (double has more than 2*24+2 bits), as the kernels compute it.
-std::optional<double> eval_float(ElementwiseOp op, std::span<const double> x) {
-  namespace S = ir::scalar;
-  const double a = x[0], b = x.size() > 1 ? x[1] : 0.0;
-  switch (op) {
-    case Neg: return S::neg(a);
-    case Abs: return S::abs(a);
-    case Exp: return S::exp(a);
-    case Log: return S::log(a);
-    case Sqrt: return S::sqrt(a);
-    case Rsqrt: return S::rsqrt(a);
-    case Tanh: return S::tanh(a);
-    case Sigmoid: return S::sigmoid(a);
-    case Relu: return S::relu(a);
-    case Gelu: return S::gelu(a);
-    case Sin: return S::sin(a);
-    case Cos: return S::cos(a);
-    case Reciprocal: return S::reciprocal(a);
-    case Erf: return S::erf(a);
-    case GeluErf: return S::gelu_erf(a);
-    case GeluErfGrad: return S::gelu_erf_grad(a);
-    case IsFinite: return S::isfinite(a);
-    case Cast: return a;  // the caller converts to the result dtype
-    case Add: return S::add(a, b);
-    case Sub: return S::sub(a, b);
-    case Mul: return S::mul(a, b);
-    case Div: return S::div(a, b);
-    case Pow: return S::pow(a, b);
-    case Maximum: return S::maximum(a, b);
-    case Minimum: return S::minimum(a, b);
-    case Eq: return S::eq(a, b);
-    case Ne: return S::ne(a, b);
-    case Lt: return S::lt(a, b);
-    case Le: return S::le(a, b);
-    case Gt: return S::gt(a, b);
-    case Ge: return S::ge(a, b);
-    case Where: return S::where(a != 0, b, x[2]);
-  }
-  return std::nullopt;
+// Whether the op leaves int64 (or divides by zero) on these operands: ir::scalar wraps there, as
+// the kernels do in the operands' width, which int64 does not tell.
+bool overflows(ElementwiseOp op, std::span<const int64_t> x) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const int64_t a = x[0], b = x.size() > 1 ? x[1] : 0;
+  int64_t r = 0;
+  if (op == Neg || op == Abs) return a == kMin;
+  if (op == Add) return __builtin_add_overflow(a, b, &r);
+  if (op == Sub) return __builtin_sub_overflow(a, b, &r);
+  if (op == Mul) return __builtin_mul_overflow(a, b, &r);
+  if (op == Div) return b == 0 || (a == kMin && b == -1);
+  return false;
 }
 
 // Integer and bool operands, exact in int64; overflow and division by zero stay unfolded (the
-// kernels wrap or throw there, in the operands' width).
+// kernels wrap or throw there, in the operands' width). Float-only rows (by their operand column)
+// do not fold here.
 std::optional<int64_t> eval_int(ElementwiseOp op, std::span<const int64_t> x) {
-  namespace S = ir::scalar;
-  const int64_t a = x[0], b = x.size() > 1 ? x[1] : 0;
-  int64_t r = 0;
-  switch (op) {
-    case Neg: return __builtin_sub_overflow(int64_t{0}, a, &r) ? std::nullopt : std::optional(r);
-    case Abs:
-      if (a >= 0) return a;
-      return __builtin_sub_overflow(int64_t{0}, a, &r) ? std::nullopt : std::optional(r);
-    case Relu: return S::relu(a);
-    case IsFinite: return S::isfinite(a);
-    case Cast: return a;
-    case Add: return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional(r);
-    case Sub: return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional(r);
-    case Mul: return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional(r);
-    case Div:
-      if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return std::nullopt;
-      return S::div(a, b);
-    case Maximum: return S::maximum(a, b);
-    case Minimum: return S::minimum(a, b);
-    case Eq: return S::eq(a, b);
-    case Ne: return S::ne(a, b);
-    case Lt: return S::lt(a, b);
-    case Le: return S::le(a, b);
-    case Gt: return S::gt(a, b);
-    case Ge: return S::ge(a, b);
-    case Where: return S::where(a != 0, b, x[2]);
-    case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow:
-      return std::nullopt;  // float only: the type rule rejects integer operands
-  }
-  return std::nullopt;
+  if (overflows(op, x)) return std::nullopt;
+  return ir::scalar::evaluate<int64_t>(op, x);
 }
 
+// Float operands are computed in double. Rounding to f32 afterwards gives the correctly rounded
+// f32 result for + - * / and sqrt (double has more than 2*24+2 bits), as the kernels compute it.
 std::optional<double> eval(ElementwiseOp op, DType operands, std::span<const double> x) {
-  if (is_float(operands)) return eval_float(op, x);
+  if (is_float(operands)) return ir::scalar::evaluate<double>(op, x);
   std::array<int64_t, 3> xi{};
   for (size_t i = 0; i < x.size(); ++i) xi[i] = static_cast<int64_t>(x[i]);  // exact integers
   const std::optional<int64_t> r = eval_int(op, std::span(xi.data(), x.size()));

@@ -8,10 +8,8 @@
 namespace lt::passes {
 namespace {
 
-bool gemm_like(ir::Op op) {
-  return op == ir::Op::MatMul || op == ir::Op::Conv2d || op == ir::Op::Conv2dInputGrad ||
-         op == ir::Op::Conv2dWeightGrad;
-}
+// The rows of operand column Gemm accumulate in f32 and round to their operands' dtype.
+bool gemm_like(ir::Op op) { return ir::info(op).operands == ir::OperandKind::Gemm; }
 
 ir::Attrs with_f32_out(ir::Attrs a) {
   std::visit(

@@ -21,7 +21,9 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Neg: return {-g};
     case Abs: return {where(x > 0.0, g, where(x < 0.0, -g, 0.0))};
     case Exp: return {g * y};
+    case Expm1: return {g * (y + 1.0)};
     case Log: return {g / x};
+    case Log1p: return {g / (x + 1.0)};
     case Sqrt: return {g * 0.5 / y};
     case Rsqrt: return {g * -0.5 * y * y * y};
     case Tanh: return {g * (1.0 - y * y)};

@@ -18,7 +18,10 @@ using Axes = Dims;
 Tensor neg(const Tensor& x, Loc loc = Loc::current());
 Tensor abs(const Tensor& x, Loc loc = Loc::current());
 Tensor exp(const Tensor& x, Loc loc = Loc::current());
+/// e^x - 1 and log(1 + x), accurate where |x| is tiny (PyTorch's expm1 and log1p).
+Tensor expm1(const Tensor& x, Loc loc = Loc::current());
 Tensor log(const Tensor& x, Loc loc = Loc::current());
+Tensor log1p(const Tensor& x, Loc loc = Loc::current());
 Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor tanh(const Tensor& x, Loc loc = Loc::current());

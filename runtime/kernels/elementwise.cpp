@@ -1,7 +1,8 @@
-// Elementwise kernels. Unary float math goes through Eigen's vectorized array functions. Binary
-// ops and where run one flat loop when every input is the output's layout or a single value
-// (same shapes, tensor with scalar), else walk broadcast runs (broadcast_loop.h); both split
-// across threads.
+// Elementwise kernels, generic over the rows of ir/ops/elementwise.def: each row runs its
+// ir::scalar struct element by element, on the operand types its column takes. Unary rows with a
+// vectorized path of their own (Eigen's array functions) opt in below; binary rows and where run
+// one flat loop when every input is the output's layout or a single value (same shapes, tensor
+// with scalar), else walk broadcast runs (broadcast_loop.h); all split across threads.
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
@@ -20,7 +21,10 @@
 namespace lt::rt {
 namespace {
 
+using ir::ElementwiseOp;
+using ir::Row;
 using enum ir::ElementwiseOp;
+namespace S = ir::scalar;
 constexpr int64_t kGrain = 16384;
 
 template <class T>
@@ -73,7 +77,7 @@ void log_with_subnormals(const T* x, T* y, int64_t n) {
   constexpr T kMinNormal = std::numeric_limits<T>::min();
   with_libm_edges(
       x, y, n, [](T v) { return (v > T(0)) & (v < kMinNormal); },
-      [](const auto& a) { return a.log(); }, [](T v) { return ir::scalar::log(v); });
+      [](const auto& a) { return a.log(); }, [](T v) { return S::Log::apply(v); });
 }
 
 template <class T>
@@ -81,75 +85,87 @@ void exp_with_underflow(const T* x, T* y, int64_t n) {
   static const T log_min = std::log(std::numeric_limits<T>::min());
   with_libm_edges(
       x, y, n, [](T v) { return v < log_min; }, [](const auto& a) { return a.exp(); },
-      [](T v) { return ir::scalar::exp(v); });
+      [](T v) { return S::Exp::apply(v); });
 }
 
+/// y = math(x) over [0, n), one Eigen expression.
+template <class T, class Math>
+void eigen(const T* x, T* y, int64_t n, Math math) {
+  ArrMap<T>(y, n) = math(ConstArrMap<T>(x, n));
+}
+
+// The unary rows with a vectorized path of their own, over [0, n) of float x into y (which may
+// be x): an opt-in, one overload per row. Each computes its ir::scalar struct's meaning within a
+// few ulps (UnaryKernel.EveryRowMatchesItsScalarDefinition); every other unary row runs the
+// struct itself (unary below).
 template <class T>
-void unary_float(ir::ElementwiseOp op, const T* x, T* y, int64_t n) {
-  parallel_for_packets(n, [&](int64_t b, int64_t e) {
-    ConstArrMap<T> a(x + b, e - b);
-    ArrMap<T> o(y + b, e - b);
-    switch (op) {
-      case Exp: exp_with_underflow(x + b, y + b, e - b); break;
-      case Log: log_with_subnormals(x + b, y + b, e - b); break;
-      case Sqrt: o = a.sqrt(); break;
-      case Rsqrt: o = a.rsqrt(); break;
-      case Tanh: o = a.tanh(); break;
-      case Sigmoid: o = a.logistic(); break;
-      case Sin: o = a.sin(); break;
-      case Cos: o = a.cos(); break;
-      case Reciprocal: o = a.inverse(); break;
-      // ir::scalar::erf, as fold and compiled kernels compute it (for floats a rational form
-      // that vectorizes; Eigen's is in its unsupported modules).
-      case Erf:
-        for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::erf(x[i]);
-        break;
-      case GeluErf:
-        for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::gelu_erf(x[i]);
-        break;
-      case GeluErfGrad: {  // ir::scalar::gelu_erf_grad, its exp vectorized as Exp's
-        // Through a buffer of its own: y may be x's buffer.
-        std::array<T, 256> pdf;
-        for (int64_t s = b; s < e; s += static_cast<int64_t>(pdf.size())) {
-          const int64_t m = std::min<int64_t>(e - s, pdf.size());
-          for (int64_t i = 0; i < m; ++i) pdf[i] = T(-0.5) * x[s + i] * x[s + i];
-          exp_with_underflow(pdf.data(), pdf.data(), m);
-          for (int64_t i = 0; i < m; ++i)
-            y[s + i] = T(0.5) * (T(1) + ir::scalar::erf(x[s + i] * T(ir::scalar::kSqrtHalf))) +
-                       x[s + i] * (pdf[i] * T(ir::scalar::kInvSqrt2Pi));
-        }
-        break;
-      }
-      case Gelu: {
-        const T c = T(ir::scalar::kGeluScale), k = T(ir::scalar::kGeluCubic);
-        o = T(0.5) * a * (T(1) + (c * (a + k * a * a * a)).tanh());
-        break;
-      }
-      case Neg: case Abs: case Relu: case IsFinite: case Cast: case Add: case Sub: case Mul:
-      case Div: case Pow: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le:
-      case Gt: case Ge: case Where: LT_UNREACHABLE();  // not unary float math
-    }
+void fast(Row<Exp>, const T* x, T* y, int64_t n) { exp_with_underflow(x, y, n); }
+template <class T>
+void fast(Row<Log>, const T* x, T* y, int64_t n) { log_with_subnormals(x, y, n); }
+template <class T>
+void fast(Row<Sqrt>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.sqrt(); });
+}
+template <class T>
+void fast(Row<Rsqrt>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.rsqrt(); });
+}
+template <class T>
+void fast(Row<Tanh>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.tanh(); });
+}
+template <class T>
+void fast(Row<Sigmoid>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.logistic(); });
+}
+template <class T>
+void fast(Row<Sin>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.sin(); });
+}
+template <class T>
+void fast(Row<Cos>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.cos(); });
+}
+template <class T>
+void fast(Row<Reciprocal>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) { return a.inverse(); });
+}
+// ir::scalar::Gelu's expression on Eigen arrays, with Eigen's tanh.
+template <class T>
+void fast(Row<Gelu>, const T* x, T* y, int64_t n) {
+  eigen(x, y, n, [](const auto& a) {
+    return S::Gelu::formula<T>(a, [](const auto& v) { return v.tanh(); });
   });
 }
-
+// ir::scalar::GeluErfGrad with its exp vectorized as Exp's, through a buffer of its own (y may
+// be x's buffer), 64-byte aligned as the tensors are: Eigen's scalar head of an unaligned buffer
+// would give other bits than its packets, depending on where the stack frame lies.
 template <class T>
-void unary_any(ir::ElementwiseOp op, const T* x, void* yv, int64_t n) {
-  parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
-    if (op == IsFinite) {
-      bool* y = static_cast<bool*>(yv);
-      for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::isfinite(x[i]);
-      return;
-    }
-    T* y = static_cast<T*>(yv);
-    switch (op) {
-      case Neg: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::neg(x[i]); break;
-      case Abs: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::abs(x[i]); break;
-      case Relu: for (int64_t i = b; i < e; ++i) y[i] = ir::scalar::relu(x[i]); break;
-      case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-      case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case IsFinite:
-      case Cast: case Add: case Sub: case Mul: case Div:
-      case Pow: case Maximum: case Minimum: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
-      case Where: LT_UNREACHABLE();  // unary_float, or not unary
+void fast(Row<GeluErfGrad>, const T* x, T* y, int64_t n) {
+  alignas(64) std::array<T, 256> pdf;
+  for (int64_t s = 0; s < n; s += static_cast<int64_t>(pdf.size())) {
+    const int64_t m = std::min<int64_t>(n - s, pdf.size());
+    for (int64_t i = 0; i < m; ++i) pdf[i] = S::GeluErfGrad::exp_arg(x[s + i]);
+    exp_with_underflow(pdf.data(), pdf.data(), m);
+    for (int64_t i = 0; i < m; ++i) y[s + i] = S::GeluErfGrad::with_exp(x[s + i], pdf[i]);
+  }
+}
+
+template <ElementwiseOp E, class T>
+concept HasFastPath = requires(const T* x, T* y) { fast(Row<E>{}, x, y, int64_t{0}); };
+
+/// A unary row over every element: its fast path, or its ir::scalar struct (IsFinite's result
+/// is bool). Chunks start at multiples of 64 elements (parallel_for_packets).
+template <ElementwiseOp E, class T>
+void unary(const TensorRef& in, const TensorRef& out) {
+  using R = decltype(S::Fn<E>::apply(T{}));
+  const T* x = in.as<T>();
+  R* y = out.as<R>();
+  parallel_for_packets(out.numel(), [&](int64_t b, int64_t e) {
+    if constexpr (HasFastPath<E, T>) {
+      fast(Row<E>{}, x + b, y + b, e - b);
+    } else {
+      for (int64_t i = b; i < e; ++i) y[i] = S::Fn<E>::apply(x[i]);
     }
   });
 }
@@ -158,12 +174,12 @@ void unary_any(ir::ElementwiseOp op, const T* x, void* yv, int64_t n) {
 void cast(const TensorRef& x, const TensorRef& y) {
   dispatch_storage(x.dtype(), [&](auto s) {
     dispatch_storage(y.dtype(), [&](auto d) {
-      using S = decltype(s);
-      using D = decltype(d);
-      const S* src = x.as<S>();
-      D* dst = y.as<D>();
+      using Src = decltype(s);
+      using Dst = decltype(d);
+      const Src* src = x.as<Src>();
+      Dst* dst = y.as<Dst>();
       parallel_for(x.numel(), kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) dst[i] = convert_value<D>(src[i]);
+        for (int64_t i = b; i < e; ++i) dst[i] = convert_value<Dst>(src[i]);
       });
     });
   });
@@ -215,9 +231,9 @@ using SameSizeUnsigned =
     std::conditional_t<sizeof(T) == 1, uint8_t,
                        std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
 
-/// c ? x : y, selected on the bits. GCC 12 vectorizes neither a `bool ? T : T` select with T wider
-/// than a byte ("stmt not supported": it branches per element) nor a bool-to-int conversion;
-/// a byte compared with 0 and a bit mask do vectorize.
+/// c ? x : y (ir::scalar::Where), selected on the bits. GCC 12 vectorizes neither a
+/// `bool ? T : T` select with T wider than a byte ("stmt not supported": it branches per element)
+/// nor a bool-to-int conversion; a byte compared with 0 and a bit mask do vectorize.
 template <class T>
 T select_bits(uint8_t c, T x, T y) {
   using U = SameSizeUnsigned<T>;
@@ -289,48 +305,25 @@ void binary_loop(const TensorRef& a, const TensorRef& b, const TensorRef& out, F
   });
 }
 
-// Each op is passed as a lambda (a distinct type), never as a function pointer: one shared
-// pointer-typed instantiation would keep the call out of line and the loop scalar.
-template <class T>
-void binary(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b, const TensorRef& o) {
-  namespace S = ir::scalar;
-  switch (op) {
-    case Add: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::add(x, y); });
-    case Sub: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::sub(x, y); });
-    case Mul: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::mul(x, y); });
-    case Div:
-      if constexpr (std::is_integral_v<T>) {
-        const T* pb = b.as<T>();
-        for (int64_t i = 0; i < b.numel(); ++i)
-          if (pb[i] == 0) throw Error("div: integer division by zero");
-      }
-      return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::div(x, y); });
-    case Pow:
-      if constexpr (std::is_floating_point_v<T>)  // float only (type rule)
-        return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::pow(x, y); });
-      break;
-    case Maximum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::maximum(x, y); });
-    case Minimum: return binary_loop<T, T>(a, b, o, [](T x, T y) { return S::minimum(x, y); });
-    case Eq: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::eq(x, y); });
-    case Ne: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::ne(x, y); });
-    case Lt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::lt(x, y); });
-    case Le: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::le(x, y); });
-    case Gt: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::gt(x, y); });
-    case Ge: return binary_loop<bool, T>(a, b, o, [](T x, T y) { return S::ge(x, y); });
-    case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
-    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case Erf: case GeluErf:
-    case GeluErfGrad: case IsFinite: case Cast: case Where: break;  // not binary
+/// Rows whose checks column holds for T check their operands before the loop (ir::checks_data).
+template <ElementwiseOp E, class T>
+void check_data(const TensorRef& b) {
+  constexpr ir::DataCheck c = ir::info(E).checks;
+  if constexpr (c == ir::DataCheck::Yes || (c == ir::DataCheck::IfInt && std::is_integral_v<T>)) {
+    static_assert(E == Div, "a row that checks its data needs its check here");
+    const T* pb = b.as<T>();
+    for (int64_t i = 0; i < b.numel(); ++i)
+      if (pb[i] == 0) throw Error("div: integer division by zero");
   }
-  LT_UNREACHABLE();
 }
 
-// Bool operands allow only eq and ne (the type rule rejects the rest).
-void binary_bool(ir::ElementwiseOp op, const TensorRef& a, const TensorRef& b,
-                 const TensorRef& o) {
-  namespace S = ir::scalar;
-  if (op == Eq) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return S::eq(x, y); });
-  if (op == Ne) return binary_loop<bool, bool>(a, b, o, [](bool x, bool y) { return S::ne(x, y); });
-  LT_UNREACHABLE();
+// The row's struct is passed in a lambda (a distinct type per row), never as a function pointer:
+// one shared pointer-typed instantiation would keep the call out of line and the loop scalar.
+template <ElementwiseOp E, class T>
+void binary(const TensorRef& a, const TensorRef& b, const TensorRef& o) {
+  using F = S::Fn<E>;
+  check_data<E, T>(b);
+  binary_loop<decltype(F::apply(T{}, T{})), T>(a, b, o, [](T x, T y) { return F::apply(x, y); });
 }
 
 template <class T>
@@ -357,34 +350,39 @@ void where(const TensorRef& c, const TensorRef& a, const TensorRef& b, const Ten
 
 }  // namespace
 
-void run_elementwise(ir::ElementwiseOp op, const ir::Attrs&, Ins in, Outs out) {
-  switch (op) {
-    case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
-    case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad:
-      return dispatch_float(in[0].dtype(), [&](auto t) {
-        using T = decltype(t);
-        unary_float<T>(op, in[0].as<T>(), out[0].as<T>(), out[0].numel());
-      });
-    case Neg: case Abs: case Relu: case IsFinite:
-      return dispatch_dtype(in[0].dtype(), [&](auto t) {
-        using T = decltype(t);
-        if constexpr (std::is_same_v<T, bool>) LT_UNREACHABLE();  // rejected by the type rule
-        else unary_any<T>(op, in[0].as<T>(), out[0].data, out[0].numel());
-      });
-    case Cast: return cast(in[0], out[0]);
-    case Add: case Sub: case Mul: case Div: case Pow: case Maximum: case Minimum: case Eq:
-    case Ne: case Lt: case Le: case Gt: case Ge:
-      return dispatch_dtype(in[0].dtype(), [&](auto t) {
-        using T = decltype(t);
-        if constexpr (std::is_same_v<T, bool>) binary_bool(op, in[0], in[1], out[0]);
-        else binary<T>(op, in[0], in[1], out[0]);
-      });
-    case Where:
-      return dispatch_dtype(in[1].dtype(), [&](auto t) {
-        where<decltype(t)>(in[0], in[1], in[2], out[0]);
-      });
+namespace {
+
+/// f(T{}) for dt's C++ type, among the types row E's operand column takes (the type rule
+/// rejected the others).
+template <ElementwiseOp E, class F>
+void dispatch_operands(DType dt, F&& f) {
+  dispatch_dtype(dt, [&](auto t) {
+    if constexpr (S::takes<decltype(t)>(ir::info(E).operands)) f(t);
+    else LT_UNREACHABLE();
+  });
+}
+
+template <ElementwiseOp E>
+void run_row(Ins in, Outs out) {
+  constexpr ir::OpInfo row = ir::info(E);
+  if constexpr (row.result == ir::ResultKind::Attr) {  // cast, to the attribute's dtype
+    cast(in[0], out[0]);
+  } else if constexpr (row.operands == ir::OperandKind::Select) {
+    dispatch_operands<E>(in[1].dtype(),
+                         [&](auto t) { where<decltype(t)>(in[0], in[1], in[2], out[0]); });
+  } else if constexpr (row.arity == 1) {
+    dispatch_operands<E>(in[0].dtype(), [&](auto t) { unary<E, decltype(t)>(in[0], out[0]); });
+  } else {
+    static_assert(row.arity == 2, "an elementwise row of another arity needs its loop here");
+    dispatch_operands<E>(in[0].dtype(),
+                         [&](auto t) { binary<E, decltype(t)>(in[0], in[1], out[0]); });
   }
-  LT_UNREACHABLE();
+}
+
+}  // namespace
+
+void run_elementwise(ir::ElementwiseOp op, const ir::Attrs&, Ins in, Outs out) {
+  ir::visit_row(op, [&]<ElementwiseOp E>(Row<E>) { run_row<E>(in, out); });
 }
 
 }  // namespace lt::rt

@@ -17,8 +17,11 @@ bool OpSample::any_differentiable() const {
 }
 
 std::vector<OpSample> samples_for(ir::Op op) {
-  // One seed per op, so adding a sample to one op leaves every other op's inputs unchanged.
-  samples::Rng r(0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(op) + 1));
+  // One seed per op, from its mnemonic: adding a sample to one op, or a row to the tables, leaves
+  // every other op's inputs unchanged.
+  uint64_t seed = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (char c : ir::mnemonic(op)) seed = (seed ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  samples::Rng r(seed);
   switch (ir::info(op).family) {
     case ir::OpFamily::Elementwise: return samples::elementwise_samples(op, r);
     case ir::OpFamily::Reduce: return samples::reduce_samples(op, r);

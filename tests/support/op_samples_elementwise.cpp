@@ -1,5 +1,7 @@
-// Samples of the elementwise family: each unary op on its smooth domain, binary ops under the
-// broadcasting patterns that matter for sum_to (trailing 1s, new leading dims, a scalar side).
+// Samples of the elementwise family, by each row's columns: each unary row on its smooth domain
+// (integers too where its operand column takes them), binary rows under the broadcasting patterns
+// that matter for sum_to (trailing 1s, new leading dims, a scalar side). A row whose domain is
+// not all of [-2, 2] says so in unary_input.
 #include <cmath>
 #include <limits>
 
@@ -10,11 +12,13 @@ namespace {
 
 using enum ir::ElementwiseOp;
 
-/// An input for a unary op, inside the op's domain and away from its kinks.
+/// An input for a unary op, inside the op's domain and away from its kinks: U[-2, 2) unless the
+/// op is here.
 Tensor unary_input(ir::ElementwiseOp op, Rng& r, Shape s) {
   switch (op) {
     case Abs: case Relu: return away_from_zero(r, std::move(s), 0.1, 2);
     case Log: case Sqrt: case Rsqrt: return uniform(r, std::move(s), 0.3, 3);
+    case Log1p: return uniform(r, std::move(s), -0.7, 3);
     case Reciprocal: return away_from_zero(r, std::move(s), 0.5, 2);
     default: return uniform(r, std::move(s), -2, 2);
   }
@@ -74,73 +78,85 @@ std::vector<OpSample> where_samples(Rng& r) {
   };
 }
 
+/// Integer inputs, where the row's operand column takes them.
+bool takes_integers(ir::Op op) { return ir::takes_integers(ir::info(op).operands); }
+
+std::vector<OpSample> unary_samples(ir::ElementwiseOp e, Rng& r) {
+  const ir::Op op = ir::to_op(e);
+  std::vector<OpSample> out = {
+      make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
+      make(op, "scalar", {unary_input(e, r, {})}),
+      make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})}),
+      make(op, "large [131,257] (threads, vector tails)", {unary_input(e, r, {131, 257})})};
+  if (takes_integers(op)) {
+    out.push_back(make(op, "i64 [2,3]", {i64({-7, 5, 0, 9, -3, 4}, {2, 3})}));
+    out.push_back(make(op, "i32 [5]", {cast(i64({-3, 0, 7, -1, 2}, {5}), DType::I32)}));
+  }
+  return out;
+}
+
+/// A unary test of a value (isfinite): finite values, infinities and NaN.
+std::vector<OpSample> predicate_samples(ir::Op op) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<OpSample> out = {
+      make(op, "finite, inf, -inf, nan", {f64({1, inf, -inf, std::nan(""), -0.5, 1e10}, {2, 3})})};
+  if (takes_integers(op))
+    out.push_back(make(op, "i64 [3] (always finite)", {i64({-1, 0, 5}, {3})}));
+  return out;
+}
+
+std::vector<OpSample> binary_samples(ir::ElementwiseOp e, Rng& r) {
+  const ir::Op op = ir::to_op(e);
+  std::vector<OpSample> out = {
+      make(op, "same shape [2,3]", binary_inputs(e, r, {2, 3}, {2, 3})),
+      make(op, "broadcast [2,3,4] with [3,1]", binary_inputs(e, r, {2, 3, 4}, {3, 1})),
+      make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
+      make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
+      make(op, "broadcast [2,3] with scalar", binary_inputs(e, r, {2, 3}, {})),
+      make(op, "both sides broadcast [4,1,5] with [1,3,1]",
+           binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
+      make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
+           binary_inputs(e, r, {37, 1, 65}, {33, 1})),
+  };
+  if (takes_integers(op)) {
+    out.push_back(make(op, "i64 broadcast [2,3] with [3]",
+                       {i64({-7, 5, 0, 9, -3, 4}, {2, 3}), i64({2, -3, 4}, {3})}));
+    out.push_back(make(op, "i32 broadcast [4,1] with [1,5]",
+                       {cast(i64({-9, 7, 0, 100}, {4, 1}), DType::I32),
+                        cast(i64({3, -2, 5, -7, 1}, {1, 5}), DType::I32)}));
+  }
+  if (e == Pow) {  // a negative base is defined for integer exponents (held fixed)
+    OpSample neg = make(op, "negative base, integer exponents [2,3] with [3]",
+                        {uniform(r, {2, 3}, -2, -0.5), f64({2, 3, -1}, {3})});
+    neg.differentiable = {true, false};
+    out.push_back(std::move(neg));
+  }
+  return out;
+}
+
+std::vector<OpSample> compare_samples(ir::Op op, Rng& r) {
+  std::vector<OpSample> out = {
+      make(op, "f64 with ties, [2,3] with [3]", {tie_values(r, {2, 3}), tie_values(r, {3})}),
+      make(op, "i64 [2,3] with scalar", {ids(r, {2, 3}, 4), i64({2}, {})}),
+  };
+  if (ir::takes_bool(ir::info(op).operands)) {
+    Tensor a = bools(r, {4}), b = bools(r, {4});
+    out.push_back(make(op, "bool [4]", {a, b}));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
   const ir::ElementwiseOp e = *ir::as_elementwise(op);
-  switch (e) {
-    case Neg: case Abs: case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid:
-    case Relu: case Gelu: case Sin: case Cos: case Reciprocal: case Erf: case GeluErf:
-    case GeluErfGrad: {
-      std::vector<OpSample> out = {
-          make(op, "[3,4]", {unary_input(e, r, {3, 4})}),
-          make(op, "scalar", {unary_input(e, r, {})}),
-          make(op, "[2,1,3]", {unary_input(e, r, {2, 1, 3})}),
-          make(op, "large [131,257] (threads, vector tails)", {unary_input(e, r, {131, 257})})};
-      if (e == Neg || e == Abs || e == Relu) {  // numeric: integers too
-        out.push_back(make(op, "i64 [2,3]", {i64({-7, 5, 0, 9, -3, 4}, {2, 3})}));
-        out.push_back(make(op, "i32 [5]", {cast(i64({-3, 0, 7, -1, 2}, {5}), DType::I32)}));
-      }
-      return out;
-    }
-    case IsFinite: {
-      const double inf = std::numeric_limits<double>::infinity();
-      return {make(op, "finite, inf, -inf, nan",
-                   {f64({1, inf, -inf, std::nan(""), -0.5, 1e10}, {2, 3})}),
-              make(op, "i64 [3] (always finite)", {i64({-1, 0, 5}, {3})})};
-    }
-    case Cast: return cast_samples(r);
-    case Add: case Sub: case Mul: case Div: case Pow: case Maximum: case Minimum: {
-      std::vector<OpSample> out = {
-          make(op, "same shape [2,3]", binary_inputs(e, r, {2, 3}, {2, 3})),
-          make(op, "broadcast [2,3,4] with [3,1]", binary_inputs(e, r, {2, 3, 4}, {3, 1})),
-          make(op, "broadcast [3] with [2,3]", binary_inputs(e, r, {3}, {2, 3})),
-          make(op, "broadcast scalar with [2,2]", binary_inputs(e, r, {}, {2, 2})),
-          make(op, "broadcast [2,3] with scalar", binary_inputs(e, r, {2, 3}, {})),
-          make(op, "both sides broadcast [4,1,5] with [1,3,1]",
-               binary_inputs(e, r, {4, 1, 5}, {1, 3, 1})),
-          make(op, "large [37,1,65] with [33,1] (threads, vector tails)",
-               binary_inputs(e, r, {37, 1, 65}, {33, 1})),
-      };
-      if (e != Pow) {  // pow is float only
-        out.push_back(make(op, "i64 broadcast [2,3] with [3]",
-                           {i64({-7, 5, 0, 9, -3, 4}, {2, 3}), i64({2, -3, 4}, {3})}));
-        out.push_back(make(op, "i32 broadcast [4,1] with [1,5]",
-                           {cast(i64({-9, 7, 0, 100}, {4, 1}), DType::I32),
-                            cast(i64({3, -2, 5, -7, 1}, {1, 5}), DType::I32)}));
-      }
-      if (e == Pow) {  // a negative base is defined for integer exponents (held fixed)
-        OpSample neg = make(op, "negative base, integer exponents [2,3] with [3]",
-                            {uniform(r, {2, 3}, -2, -0.5), f64({2, 3, -1}, {3})});
-        neg.differentiable = {true, false};
-        out.push_back(std::move(neg));
-      }
-      return out;
-    }
-    case Eq: case Ne: case Lt: case Le: case Gt: case Ge: {
-      std::vector<OpSample> out = {
-          make(op, "f64 with ties, [2,3] with [3]", {tie_values(r, {2, 3}), tie_values(r, {3})}),
-          make(op, "i64 [2,3] with scalar", {ids(r, {2, 3}, 4), i64({2}, {})}),
-      };
-      if (e == Eq || e == Ne) {
-        Tensor a = bools(r, {4}), b = bools(r, {4});
-        out.push_back(make(op, "bool [4]", {a, b}));
-      }
-      return out;
-    }
-    case Where: return where_samples(r);
-  }
-  return {};
+  const ir::OpInfo& row = ir::info(op);
+  if (row.result == ir::ResultKind::Attr) return cast_samples(r);
+  if (row.operands == ir::OperandKind::Select) return where_samples(r);
+  if (row.arity == 1 && row.result == ir::ResultKind::Bool) return predicate_samples(op);
+  if (row.arity == 1) return unary_samples(e, r);
+  if (row.result == ir::ResultKind::Bool) return compare_samples(op, r);
+  return binary_samples(e, r);
 }
 
 }  // namespace lt::testing::samples

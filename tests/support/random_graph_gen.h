@@ -108,9 +108,12 @@ class DagGen {
   double transcendental(DType dt, double bound) const;
 
   // Steps: each draws one op (plus the guards, casts and clamps it needs).
+  // Elementwise rows, drawn from the table (arity, operand column) and their facts derived from
+  // their ir::scalar definitions.
   void unary();
-  void domain_unary(ir::Op op, Val x);
+  void unary_float(ir::Op op, Val x);
   void binary();
+  void binary_generic(ir::Op op, Val x, Val y);
   void divide(const Val& x, const Val& y);
   void power(const Val& x, const Val& y);
   void compare();

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
+#include <vector>
 
+#include "ir/elementwise_scalar.h"
 #include "tests/support/random_graph_gen.h"
 
 namespace lt::testing {
@@ -35,125 +38,170 @@ Val DagGen::reshape_to(const Val& x, Shape s) {
               {x.bound, x.err, x.special, x.splat});
 }
 
-void DagGen::unary() {
-  constexpr std::array kOps{Op::Neg,   Op::Abs,  Op::Exp,        Op::Log,     Op::Sqrt,
-                            Op::Rsqrt, Op::Tanh, Op::Sigmoid,    Op::Relu,    Op::Gelu,
-                            Op::Sin,   Op::Cos,  Op::Reciprocal, Op::IsFinite, Op::GeluErf,
-                            Op::Erf,   Op::GeluErfGrad};
-  const Op op = draw(r_, kOps);
-  Val x = pick_any();
-  const bool any_dtype = op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::IsFinite;
-  if (!x.flt() && (!any_dtype || r_.coin(0.6))) x = to_float(x);
-  const DType dt = x.dt();
-  switch (op) {
-    case Op::Neg:
-    case Op::Abs:
-    case Op::Relu: emit(op, {x}, kNone, {x.bound, x.err, x.special}); return;
-    case Op::IsFinite: emit(op, {x}, kNone, {1, 0, false}); return;
-    case Op::Exp: {
-      x = fit(x, 12);
-      const double b = std::exp(x.bound);
-      emit(op, {x}, kNone, {b, b * std::expm1(x.err) + transcendental(dt, b), x.special});
-      return;
-    }
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Rsqrt:
-    case Op::Reciprocal: return domain_unary(op, x);
-    case Op::Tanh:
-      emit(op, {x}, kNone, {std::min(1.0, x.bound), x.err + transcendental(dt, 1), x.special});
-      return;
-    case Op::Erf:  // in [-1, 1], of slope at most 2/sqrt(pi) = 1.13
-      emit(op, {x}, kNone,
-           {std::min(1.0, x.bound), 1.2 * x.err + transcendental(dt, 1), x.special});
-      return;
-    case Op::Sigmoid:
-      emit(op, {x}, kNone, {1, x.err / 4 + transcendental(dt, 1), x.special});
-      return;
-    case Op::Gelu:
-    case Op::GeluErf: {  // both within [-0.17, x] and of slope at most 1.13
-      x = fit(x, 50);
-      const double b = std::max(x.bound, 0.2);
-      emit(op, {x}, kNone, {b, 1.2 * x.err + transcendental(dt, b), x.special});
-      return;
-    }
-    case Op::GeluErfGrad:  // in [-0.13, 1.13], of slope phi(x) (2 - x^2): at most 0.8
-      x = fit(x, 50);
-      emit(op, {x}, kNone, {1.13, 0.8 * x.err + transcendental(dt, 1.13), x.special});
-      return;
-    case Op::Sin:
-    case Op::Cos:
-      x = fit(x, 50);
-      emit(op, {x}, kNone, {1, x.err + transcendental(dt, 1), x.special});
-      return;
-    default: LT_UNREACHABLE();
+// --- elementwise rows, drawn from the table -------------------------------------------------
+
+namespace {
+
+/// The elementwise rows of the given arity whose result column is `result` (casts, result Attr,
+/// are cast()'s), in table order.
+std::vector<Op> rows(int arity, ir::ResultKind result) {
+  std::vector<Op> v;
+  for (Op op : ir::all_ops()) {
+    const ir::OpInfo& i = ir::info(op);
+    if (i.family == ir::OpFamily::Elementwise && i.arity == arity && i.result == result)
+      v.push_back(op);
   }
+  return v;
 }
 
-// log, sqrt, rsqrt, reciprocal: of |x| + c, or (special DAGs, exact x) of x itself.
-void DagGen::domain_unary(Op op, Val x) {
-  const DType dt = x.dt();
-  const bool raw = specials_ && x.exact() && r_.coin(0.4);
-  const double c = draw(r_, std::array{0.1, 0.5, 1.0});
-  switch (op) {
-    case Op::Log: {
-      if (raw) {  // log(0) = -inf, log(x < 0) = NaN; |log| of a finite float stays below these
-        const double b = dt == DType::F32 ? 104 : 745;
-        emit(op, {x}, kNone, {b, transcendental(dt, b), true});
-        return;
-      }
-      const Val p = positive(x, c);
-      const double b = std::max(std::abs(std::log(c)), std::log(p.bound));
-      emit(op, {p}, kNone, {b, p.err / c + transcendental(dt, b), p.special});
-      return;
-    }
-    case Op::Sqrt: {
-      if (raw) {
-        const double b = std::sqrt(x.bound);
-        emit(op, {x}, kNone, {b, transcendental(dt, b), true});
-        return;
-      }
-      const Val p = positive(x, c);
-      const double b = std::sqrt(p.bound);
-      emit(op, {p}, kNone, {b, p.err / (2 * std::sqrt(c)) + transcendental(dt, b), p.special});
-      return;
-    }
-    case Op::Rsqrt: {
-      if (raw) {
-        raw_clamped(op, {x}, false, 1e3);
-        return;
-      }
-      const Val p = positive(x, c);
-      const double b = 1 / std::sqrt(c);
-      emit(op, {p}, kNone, {b, 0.5 * p.err * std::pow(c, -1.5) + transcendental(dt, b), p.special});
-      return;
-    }
-    case Op::Reciprocal: {  // 1/x: exactly rounded
-      if (raw) {
-        raw_clamped(op, {x}, true, 1e3);
-        return;
-      }
-      const Val p = positive(x, c);
-      const double b = 1 / c;
-      emit(op, {p}, kNone, {b, p.err / (c * c) + rounding(dt, b, p.exact()), p.special});
-      return;
-    }
-    default: LT_UNREACHABLE();
+template <class T>
+T draw(Rng& r, const std::vector<T>& v) {
+  return v[static_cast<size_t>(r.range(0, static_cast<int64_t>(v.size()) - 1))];
+}
+
+bool takes_integers(Op op) { return ir::takes_integers(ir::info(op).operands); }
+
+// What the generator knows of a row beyond its columns and its scalar definition, keyed by op:
+// - exactly rounded rows keep an exact value exact (the rest add a few ulps);
+// - sin and cos take |x| <= 50: past it libm and Eigen reduce the argument differently.
+bool exactly_rounded(Op op) {
+  return op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::Reciprocal;
+}
+double widest_operand(Op op) { return op == Op::Sin || op == Op::Cos ? 50 : kInf; }
+
+/// The row's scalar definition (in double) over [lo, hi]: the largest |f| and slope |f'|, from
+/// differences between points spaced evenly near 0 and geometrically past 64 (and derivatives at
+/// the ends, where a convex or concave f is steepest), with a margin for what lies between
+/// points. finite is false where f is not finite somewhere there.
+struct Scan {
+  double bound = 0, slope = 0;
+  bool finite = true;
+};
+
+std::vector<double> scan_points(double lo, double hi) {
+  constexpr int kEven = 2048, kGeometric = 512;
+  constexpr double kNear = 64;
+  std::vector<double> v;
+  auto geometric = [&](double a, double b, double sign) {  // 0 < a < b, from sign a to sign b
+    for (int i = 0; i <= kGeometric; ++i)
+      v.push_back(sign * a * std::pow(b / a, static_cast<double>(i) / kGeometric));
+  };
+  if (lo > 0) {
+    geometric(lo, hi, 1);
+    return v;
   }
+  const double a = std::max(lo, -kNear), b = std::min(hi, kNear);
+  if (lo < a) {
+    geometric(-a, -lo, -1);
+    std::reverse(v.begin(), v.end());
+  }
+  for (int i = 0; i <= kEven; ++i) v.push_back(a + (b - a) * i / kEven);
+  if (b < hi) geometric(b, hi, 1);
+  return v;
+}
+
+Scan scan(Op op, double lo, double hi) {
+  const ir::ElementwiseOp e = *ir::as_elementwise(op);
+  auto f = [&](double x) { return *ir::scalar::evaluate<double>(e, std::span(&x, 1)); };
+  Scan s;
+  const std::vector<double> x = scan_points(lo, hi);
+  double widest = 0, last = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double y = f(x[i]);
+    if (!std::isfinite(y)) return {0, 0, false};
+    s.bound = std::max(s.bound, std::abs(y));
+    if (i > 0 && x[i] > x[i - 1]) {
+      s.slope = std::max(s.slope, std::abs(y - last) / (x[i] - x[i - 1]));
+      widest = std::max(widest, x[i] - x[i - 1]);
+    }
+    last = y;
+  }
+  for (double end : {lo, hi}) {
+    const double d = 1e-7 * (1 + std::abs(end));
+    const double slope = std::abs(f(end + d) - f(end - d)) / (2 * d);
+    if (std::isfinite(slope)) s.slope = std::max(s.slope, slope);
+  }
+  s.slope *= 1.1;
+  s.bound += s.slope * widest / 2;
+  return s;
+}
+
+}  // namespace
+
+void DagGen::unary() {
+  static const std::vector<Op> kRows = [] {
+    std::vector<Op> v = rows(1, ir::ResultKind::Same);
+    for (Op op : rows(1, ir::ResultKind::Bool)) v.push_back(op);
+    return v;
+  }();
+  const Op op = draw(r_, kRows);
+  Val x = pick_any();
+  if (!x.flt() && (!takes_integers(op) || r_.coin(0.6))) x = to_float(x);
+  if (ir::info(op).result == ir::ResultKind::Bool) {
+    // isfinite: exact, whatever x's error (values are finite in both runs or in neither)
+    emit(op, {x}, kNone, {1, 0, false});
+    return;
+  }
+  if (!x.flt()) {  // integers: exact; a result past int_limit is not drawn
+    const Scan s = scan(op, -x.bound, x.bound);
+    if (!s.finite || s.bound > int_limit(x.dt())) throw Reject{};
+    emit(op, {x}, kNone, {std::floor(s.bound), 0, false});
+    return;
+  }
+  unary_float(op, x);
+}
+
+// A unary row on floats, from its scalar definition: on x itself where the row is finite over
+// x's range (clamped to the widest range whose results stay below 16 float_limit), else on
+// |x| + c (log, sqrt, rsqrt, reciprocal: the row is defined for positive values), or (special
+// DAGs, exact x) on x unguarded, clamped afterwards.
+void DagGen::unary_float(Op op, Val x) {
+  const DType dt = x.dt();
+  const double most = 16 * float_limit(dt);
+  auto fits = [&](const Scan& s) { return s.finite && s.bound <= most; };
+  auto facts = [&](const Val& v, const Scan& s) {
+    const double own =
+        exactly_rounded(op) ? rounding(dt, s.bound, v.exact()) : transcendental(dt, s.bound);
+    return Facts{s.bound, s.slope * v.err + own, v.special};
+  };
+  const double widest = std::min(x.bound, widest_operand(op));
+  for (double c : {widest, 50.0, 12.0, 4.0, 1.0}) {
+    if (c > widest) continue;
+    const double b = std::min(x.bound, c);
+    const Scan s = scan(op, -(b + x.err), b + x.err);
+    if (!fits(s)) continue;
+    const Val v = fit(x, b);
+    emit(op, {v}, kNone, facts(v, s));
+    return;
+  }
+  if (specials_ && x.exact() && r_.coin(0.4)) {  // log(0) = -inf, log(x < 0) = NaN, 1/0 = inf
+    raw_clamped(op, {x}, exactly_rounded(op), 1e3);
+    return;
+  }
+  const double c = draw(r_, std::array{0.1, 0.5, 1.0});
+  for (double w : {widest, 50.0, 12.0, 4.0, 1.0}) {
+    if (w > widest) continue;
+    const Val p = positive(fit(x, w), c);
+    const Scan s = scan(op, c, p.bound + p.err);
+    if (!fits(s)) continue;
+    emit(op, {p}, kNone, facts(p, s));
+    return;
+  }
+  throw Reject{};
 }
 
 void DagGen::binary() {
+  static const std::vector<Op> kRows = rows(2, ir::ResultKind::Same);
   Val x = pick_any();
   const bool ints = r_.coin(0.25);
   const DType dt = ints ? (is_integer(x.dt()) ? x.dt()
                            : r_.coin(0.5)     ? DType::I32
                                               : DType::I64)
                         : (x.flt() ? x.dt() : fdt_);
+  std::vector<Op> ops = kRows;
+  if (ints) std::erase_if(ops, [](Op op) { return !takes_integers(op); });
+  const Op op = draw(r_, ops);
   x = convert(x, dt);
-  const Op op =
-      ints ? draw(r_, std::array{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum, Op::Minimum})
-           : draw(r_, std::array{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Maximum,
-                                 Op::Minimum});
   // inf * 0 is NaN, inf * 1e-30 is inf: next to a possible inf, the other factor must be exact.
   const bool product = op == Op::Mul || op == Op::Pow;
   Val y = product ? partner(x, dt, x.special, x.exact()) : partner(x, dt);
@@ -191,8 +239,45 @@ void DagGen::binary() {
       emit(op, {x, y}, kNone,
            {std::max(x.bound, y.bound), std::max(x.err, y.err), x.special || y.special});
       return;
-    default: LT_UNREACHABLE();
+    default: return binary_generic(op, x, y);
   }
+}
+
+// A binary row with no rule of its own above, from its scalar definition: both operands clamped
+// to the widest of |v| <= 50, 12, 4, 1 on which it is finite and below 16 float_limit, its
+// bound and its slopes along either operand from a grid; no NaN or inf operands.
+void DagGen::binary_generic(Op op, Val x, Val y) {
+  if (x.special || y.special) throw Reject{};
+  const DType dt = x.dt();
+  const ir::ElementwiseOp e = *ir::as_elementwise(op);
+  const double most = x.flt() ? 16 * float_limit(dt) : int_limit(dt);
+  for (double c : {50.0, 12.0, 4.0, 1.0}) {
+    const Val a = fit(x, c), b = fit(y, c);
+    const double ra = a.bound + a.err, rb = b.bound + b.err;
+    constexpr int kCells = 64;
+    double bound = 0, sa = 0, sb = 0;
+    bool ok = true;
+    auto f = [&](int i, int j) {
+      const double v[] = {-ra + 2 * ra * i / kCells, -rb + 2 * rb * j / kCells};
+      return *ir::scalar::evaluate<double>(e, std::span<const double>(v));
+    };
+    for (int i = 0; i <= kCells && ok; ++i)
+      for (int j = 0; j <= kCells && ok; ++j) {
+        const double z = f(i, j);
+        ok = std::isfinite(z);
+        bound = std::max(bound, std::abs(z));
+        if (i > 0 && ra > 0) sa = std::max(sa, std::abs(z - f(i - 1, j)) * kCells / (2 * ra));
+        if (j > 0 && rb > 0) sb = std::max(sb, std::abs(z - f(i, j - 1)) * kCells / (2 * rb));
+      }
+    if (!ok || bound > most) continue;
+    sa *= 1.1;
+    sb *= 1.1;
+    bound += sa * ra / kCells + sb * rb / kCells;
+    const double err = x.flt() ? sa * a.err + sb * b.err + transcendental(dt, bound) : 0;
+    emit(op, {a, b}, kNone, {x.flt() ? bound : std::floor(bound), err, false});
+    return;
+  }
+  throw Reject{};
 }
 
 // x / (|y| + c), or (special DAGs, both exact) x / y clamped; integers: x / (|y| + 1).
@@ -251,8 +336,10 @@ void DagGen::compare() {
                          : static_cast<double>(r_.range(-3, 3));
     if (kind == 2) t = r_.coin(0.5);
     const Val b = r_.coin(0.25) ? full(a.dt(), {}, t) : partner(a, a.dt(), /*need_exact=*/true);
-    const Op op = kind == 2 ? draw(r_, std::array{Op::Eq, Op::Ne})
-                            : draw(r_, std::array{Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge});
+    static const std::vector<Op> kTests = rows(2, ir::ResultKind::Bool);
+    std::vector<Op> ops = kTests;
+    if (kind == 2) std::erase_if(ops, [](Op op) { return !ir::takes_bool(ir::info(op).operands); });
+    const Op op = draw(r_, ops);
     c = emit(op, {a, b}, kNone, {1, 0, false});
   }
   if (r_.coin(0.25)) return;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "lt/lazy.h"
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
 #include "tests/support/error_of.h"
@@ -219,6 +220,68 @@ TEST(OpsReference, ClampAndMaskedFill) {
   EXPECT_TRUE(std::isnan(vals(n)[0]));
   const Tensor m = from_vector<bool>({true, false, false, true, false}, {5});
   EXPECT_EQ(vals(masked_fill(x, m, 7)), (V{7, -0.5, 0, 7, 2}));
+}
+
+// --- log1p, expm1 -------------------------------------------------------------------------------
+
+/// torch.log1p / torch.expm1 of x and the gradient of their sum (python3-torch 1.13.1), in f64 and
+/// in f32 (as f32 values).
+struct TorchValues {
+  Tensor (*fn)(const Tensor&, Loc);
+  V x, y64, g64, y32, g32;
+};
+
+/// Eager values and gradient, and the compiled (lazy) values, at dt: within 2 ulps of PyTorch's.
+void expect_pytorchs(const TorchValues& t, DType dt) {
+  SCOPED_TRACE(dtype_name(dt));
+  const double rtol = dt == DType::F64 ? 4.5e-16 : 2.4e-7;
+  const V& y = dt == DType::F64 ? t.y64 : t.y32;
+  const V& g = dt == DType::F64 ? t.g64 : t.g32;
+  const Shape s{static_cast<int64_t>(t.x.size())};
+  Tensor x = cast(f64(t.x, s), dt).requires_grad_();
+  const Tensor eager = t.fn(x, Loc::current());
+  sum(eager).backward();
+  EXPECT_TRUE(AllClose(cast(eager, DType::F64), f64(y, s), 0, rtol)) << "eager";
+  EXPECT_TRUE(AllClose(cast(x.grad(), DType::F64), f64(g, s), 0, rtol)) << "gradient";
+  Tensor lazy;
+  {
+    ModeGuard guard(Mode::Lazy);
+    lazy = t.fn(cast(f64(t.x, s), dt), Loc::current());
+    mark_step();
+  }
+  EXPECT_TRUE(AllClose(cast(lazy, DType::F64), f64(y, s), 0, rtol)) << "compiled";
+}
+
+// Where 1 + x rounds to 1 (x = +-1e-10: log(1 + x) and exp(x) - 1 would give 0), near 0, and
+// large: PyTorch's values.
+TEST(OpsReference, Log1pAndExpm1GivePyTorchsValues) {
+  const TorchValues log1p_values{
+      log1p,
+      {1e-10, -1e-10, 1e-5, 0.5, -0.5, 3.0, 20.0, 100.0, -0.9},
+      {9.999999999500001e-11, -1.00000000005e-10, 9.999950000333332e-06, 0.4054651081081644,
+       -0.6931471805599453, 1.3862943611198906, 3.044522437723423, 4.61512051684126,
+       -2.302585092994046},
+      {0.9999999999, 1.0000000001, 0.9999900000999989, 0.6666666666666666, 2.0, 0.25,
+       0.047619047619047616, 0.009900990099009901, 10.000000000000002},
+      {1.000000013351432e-10, -1.000000013351432e-10, 9.999949725170154e-06, 0.40546509623527527,
+       -0.6931471824645996, 1.3862943649291992, 3.044522523880005, 4.6151204109191895,
+       -2.3025848865509033},
+      {1.0, 1.0, 0.9999899864196777, 0.6666666865348816, 2.0, 0.25, 0.0476190485060215,
+       0.009900989942252636, 9.999998092651367}};
+  const TorchValues expm1_values{
+      expm1,
+      {1e-10, -1e-10, 1e-5, 0.5, -0.5, 3.0, 20.0, 80.0, -30.0},
+      {1.00000000005e-10, -9.999999999500001e-11, 1.0000050000166668e-05, 0.6487212707001282,
+       -0.3934693402873666, 19.085536923187668, 485165194.4097903, 5.54062238439351e+34,
+       -0.9999999999999064},
+      {1.0000000001, 0.9999999999, 1.00001000005, 1.6487212707001282, 0.6065306597126334,
+       20.085536923187668, 485165195.4097903, 5.54062238439351e+34, 9.35918009759007e-14},
+      {1.000000013351432e-10, -1.000000013351432e-10, 1.0000049769587349e-05, 0.6487212777137756,
+       -0.39346933364868164, 19.08553695678711, 485165184.0, 5.540622484676759e+34, -1.0},
+      {1.0, 1.0, 1.0000100135803223, 1.6487212181091309, 0.6065306663513184, 20.08553695678711,
+       485165184.0, 5.540622484676759e+34, 0.0}};
+  for (const TorchValues* t : {&log1p_values, &expm1_values})
+    for (DType dt : {DType::F64, DType::F32}) expect_pytorchs(*t, dt);
 }
 
 // --- bad arguments ------------------------------------------------------------------------------

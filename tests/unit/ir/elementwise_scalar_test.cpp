@@ -1,4 +1,4 @@
-// ir::scalar::erf's float form against libm's erf in double: its documented accuracy over every
+// ir::scalar::Erf's float form against libm's erf in double: its documented accuracy over every
 // range that matters, and its special values.
 #include "ir/elementwise_scalar.h"
 
@@ -24,7 +24,7 @@ TEST(ScalarErf, FloatFormWithinItsDocumentedErrorOfLibm) {
   double worst = 0, worst_rel = 0;
   auto check = [&](float x) {
     const double want = std::erf(static_cast<double>(x));
-    const float got = erf(x);
+    const float got = Erf::apply(x);
     worst = std::max(worst, ulps(got, want));
     if (want != 0) worst_rel = std::max(worst_rel, std::fabs(got - want) / std::fabs(want));
   };
@@ -36,15 +36,15 @@ TEST(ScalarErf, FloatFormWithinItsDocumentedErrorOfLibm) {
 
 TEST(ScalarErf, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(erf(0.0f), 0.0f);
-  EXPECT_TRUE(std::signbit(erf(-0.0f)));
-  EXPECT_EQ(erf(inf), 1.0f);
-  EXPECT_EQ(erf(-inf), -1.0f);
-  EXPECT_EQ(erf(4.0f), 1.0f);
-  EXPECT_TRUE(std::isnan(erf(std::numeric_limits<float>::quiet_NaN())));
-  EXPECT_EQ(erf(-2.5f), -erf(2.5f));  // odd
+  EXPECT_EQ(Erf::apply(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(Erf::apply(-0.0f)));
+  EXPECT_EQ(Erf::apply(inf), 1.0f);
+  EXPECT_EQ(Erf::apply(-inf), -1.0f);
+  EXPECT_EQ(Erf::apply(4.0f), 1.0f);
+  EXPECT_TRUE(std::isnan(Erf::apply(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(Erf::apply(-2.5f), -Erf::apply(2.5f));  // odd
   // Doubles keep libm's erf.
-  EXPECT_EQ(erf(0.3), std::erf(0.3));
+  EXPECT_EQ(Erf::apply(0.3), std::erf(0.3));
 }
 
 // Exact GELU against x/2 (1 + erf(x/sqrt(2))) in double: within 1e-6 of |x| (for large negative
@@ -55,14 +55,14 @@ TEST(ScalarGeluErf, FloatFormCloseToTheDoubleDefinition) {
     const float x = static_cast<float>(i) * 1e-5f;  // [-8, 8]
     const double xd = x;
     const double want = 0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)));
-    worst = std::max(worst, std::fabs(gelu_erf(x) - want) / std::max(1.0, std::fabs(xd)));
+    worst = std::max(worst, std::fabs(GeluErf::apply(x) - want) / std::max(1.0, std::fabs(xd)));
   }
   EXPECT_LE(worst, 1e-6);
-  EXPECT_EQ(gelu_erf(0.0f), 0.0f);
-  EXPECT_EQ(gelu_erf(10.0f), 10.0f);
-  EXPECT_EQ(gelu_erf(-10.0f), 0.0f);
-  EXPECT_TRUE(std::isnan(gelu_erf(std::numeric_limits<float>::quiet_NaN())));
-  EXPECT_DOUBLE_EQ(gelu_erf(0.3), 0.15 * (1 + std::erf(0.3 / std::sqrt(2.0))));
+  EXPECT_EQ(GeluErf::apply(0.0f), 0.0f);
+  EXPECT_EQ(GeluErf::apply(10.0f), 10.0f);
+  EXPECT_EQ(GeluErf::apply(-10.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(GeluErf::apply(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_DOUBLE_EQ(GeluErf::apply(0.3), 0.15 * (1 + std::erf(0.3 / std::sqrt(2.0))));
 }
 
 // gelu_erf's slope against the derivative of x/2 (1 + erf(x/sqrt(2))) in double, both its closed
@@ -76,16 +76,16 @@ TEST(ScalarGeluErfGrad, FloatFormIsTheSlopeOfTheDoubleDefinition) {
     const double xd = x;
     const double want = 0.5 * (1 + std::erf(xd / std::sqrt(2.0))) +
                         xd * std::exp(-0.5 * xd * xd) / std::sqrt(2 * std::acos(-1.0));
-    worst = std::max(worst, std::fabs(gelu_erf_grad(x) - want));
+    worst = std::max(worst, std::fabs(GeluErfGrad::apply(x) - want));
     const double slope = lt::testing::central_difference(gelu, xd, {.eps = 1e-4});
-    worst_difference = std::max(worst_difference, std::fabs(gelu_erf_grad(x) - slope));
+    worst_difference = std::max(worst_difference, std::fabs(GeluErfGrad::apply(x) - slope));
   }
   EXPECT_LE(worst, 1e-6);
   EXPECT_LE(worst_difference, 2e-6);
-  EXPECT_EQ(gelu_erf_grad(0.0f), 0.5f);
-  EXPECT_EQ(gelu_erf_grad(20.0f), 1.0f);  // exp(-200) is 0 in float
-  EXPECT_EQ(gelu_erf_grad(-20.0f), 0.0f);
-  EXPECT_TRUE(std::isnan(gelu_erf_grad(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(GeluErfGrad::apply(0.0f), 0.5f);
+  EXPECT_EQ(GeluErfGrad::apply(20.0f), 1.0f);  // exp(-200) is 0 in float
+  EXPECT_EQ(GeluErfGrad::apply(-20.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(GeluErfGrad::apply(std::numeric_limits<float>::quiet_NaN())));
 }
 
 }  // namespace

@@ -112,6 +112,18 @@ TEST(TypeRules, AttributeValuesMustFitTheDtype) {
   EXPECT_EQ(infer_types(Op::Full, {}, FullAttrs{{}, DType::F32, 1e300})[0].dtype, DType::F32);
 }
 
+// The GEMM-like rows are the ones of operand column Gemm; pooling, also a library row, is f32 or
+// f64 only.
+TEST(TypeRules, GemmColumnTakesNarrowOperands) {
+  for (Op op : all_ops())
+    EXPECT_EQ(info(op).operands == OperandKind::Gemm,
+              op == Op::MatMul || op == Op::Conv2d || op == Op::Conv2dInputGrad ||
+                  op == Op::Conv2dWeightGrad)
+        << mnemonic(op);
+  const TensorType pool_in[] = {{DType::BF16, {1, 2, 4, 4}}};
+  EXPECT_EQ(type_error(Op::MaxPool2d, pool_in, PoolAttrs{}), "needs f32 or f64, got bf16[1,2,4,4]");
+}
+
 // f32_out: bf16 and f16 operands give the f32 accumulator; other dtypes have none to give.
 TEST(TypeRules, GemmsWithF32OutOnNarrowOperandsGiveF32) {
   for (DType narrow : {DType::BF16, DType::F16}) {

@@ -1,6 +1,7 @@
 // The elementwise kernels' fast paths (same shapes, a scalar on either side, row and channel
-// broadcasts, where with scalar branches) against a naive broadcasting loop written here, bit for
-// bit, on f32/f64/i32/i64/bool with NaN, inf, -0 and denormals, at 1 and 2 threads.
+// broadcasts, where with scalar branches) against a naive broadcasting loop written here over
+// each row's ir::scalar definition, bit for bit, on f32/f64/i32/i64/bool with NaN, inf, -0 and
+// denormals, at 1 and 2 threads; and every unary row against its definition.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,11 +12,14 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "ir/elementwise_scalar.h"
 #include "ir/error.h"
 #include "ir/type_rules.h"
 #include "runtime/kernels/kernel.h"
@@ -138,50 +142,13 @@ void for_each_element(const Shape& out, const std::array<const Shape*, N>& in, F
   }
 }
 
+/// op on x and y by its ir::scalar definition, in T (a comparison's result as 0 or 1).
 template <class T>
-T ref_arith(Op op, T x, T y) {
-  switch (op) {
-    case Op::Add: return static_cast<T>(x + y);
-    case Op::Sub: return static_cast<T>(x - y);
-    case Op::Mul: return static_cast<T>(x * y);
-    case Op::Div:
-      if constexpr (std::is_integral_v<T>) {
-        if (y == T(-1)) return static_cast<T>(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(x));
-      }
-      return static_cast<T>(x / y);
-    case Op::Pow:
-      if constexpr (std::is_floating_point_v<T>) return std::pow(x, y);
-      break;
-    case Op::Maximum:
-      if (x != x) return x;
-      if (y != y) return y;
-      return x > y ? x : y;
-    case Op::Minimum:
-      if (x != x) return x;
-      if (y != y) return y;
-      return x < y ? x : y;
-    default: break;
-  }
-  ADD_FAILURE() << "not an arithmetic op";
-  return x;
-}
-
-template <class T>
-bool ref_compare(Op op, T x, T y) {
-  switch (op) {
-    case Op::Eq: return x == y;
-    case Op::Ne: return x != y;
-    case Op::Lt: return x < y;
-    case Op::Le: return x <= y;
-    case Op::Gt: return x > y;
-    case Op::Ge: return x >= y;
-    default: ADD_FAILURE() << "not a comparison"; return false;
-  }
-}
-
-bool is_compare(Op op) {
-  return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt ||
-         op == Op::Ge;
+T ref_value(Op op, T x, T y) {
+  const T xy[] = {x, y};
+  const std::optional<T> v = ir::scalar::evaluate<T>(*ir::as_elementwise(op), std::span(xy));
+  if (!v) ADD_FAILURE() << ir::mnemonic(op) << " does not take this operand type";
+  return v.value_or(T{});
 }
 
 template <class T>
@@ -189,10 +156,9 @@ Buf ref_binary(Op op, const Buf& a, const Buf& b, const TensorType& out_type) {
   Buf out(out_type.dtype, out_type.shape);
   for_each_element<2>(out_type.shape, {&a.type.shape, &b.type.shape},
                       [&](int64_t o, const std::array<int64_t, 2>& i) {
-                        const T x = a.get<T>(i[0]), y = b.get<T>(i[1]);
-                        if (is_compare(op)) out.put<bool>(o, ref_compare(op, x, y));
-                        else if constexpr (!std::is_same_v<T, bool>)
-                          out.put<T>(o, ref_arith(op, x, y));
+                        const T v = ref_value(op, a.get<T>(i[0]), b.get<T>(i[1]));
+                        if (out_type.dtype == DType::Bool) out.put<bool>(o, v != T(0));
+                        else out.put<T>(o, v);
                       });
   return out;
 }
@@ -275,18 +241,26 @@ std::vector<Layout> large_layouts() {
   return v;
 }
 
-const Op kArith[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum, Op::Minimum};
-const Op kCompare[] = {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge};
+/// The binary rows (the table's, arity 2) whose operand column takes T.
+template <class T>
+std::vector<Op> binary_rows() {
+  std::vector<Op> v;
+  for (Op op : ir::all_ops()) {
+    const ir::OpInfo& row = ir::info(op);
+    if (row.family == ir::OpFamily::Elementwise && row.arity == 2 &&
+        ir::scalar::takes<T>(row.operands))
+      v.push_back(op);
+  }
+  return v;
+}
 
 template <class T>
 void check_binary(Op op, const Layout& l, std::mt19937& rng) {
   const bool small = op == Op::Add || op == Op::Sub || op == Op::Mul;
   Buf a = random_buf<T>(l.a, rng, small), b = random_buf<T>(l.b, rng, small);
-  if constexpr (std::is_integral_v<T>) {
-    if (op == Op::Div)
-      for (int64_t i = 0; i < b.type.numel(); ++i)
-        if (b.get<T>(i) == T(0)) b.put<T>(i, T(3));
-  }
+  if (ir::checks_data(op, dtype_of<T>))  // integer division: no zero divisors
+    for (int64_t i = 0; i < b.type.numel(); ++i)
+      if (b.get<T>(i) == T(0)) b.put<T>(i, T(3));
   const Buf want = ref_binary<T>(op, a, b, out_type(op, {&a, &b}));
   for (int threads : {1, 2}) {
     Threads guard(threads);
@@ -306,11 +280,8 @@ TYPED_TEST(BinaryKernel, SmallLayoutsMatchReference) {
   std::mt19937 rng(1);
   auto layouts = flat_layouts({1, 15, 17});
   for (const Layout& l : broadcast_layouts()) layouts.push_back(l);
-  for (const Layout& l : layouts) {
-    for (Op op : kArith) check_binary<TypeParam>(op, l, rng);
-    for (Op op : kCompare) check_binary<TypeParam>(op, l, rng);
-    if constexpr (std::is_floating_point_v<TypeParam>) check_binary<TypeParam>(Op::Pow, l, rng);
-  }
+  for (const Layout& l : layouts)
+    for (Op op : binary_rows<TypeParam>()) check_binary<TypeParam>(op, l, rng);
 }
 
 TYPED_TEST(BinaryKernel, LargeLayoutsMatchReference) {
@@ -324,7 +295,7 @@ TEST(BinaryKernel, BoolEqualityMatchesReference) {
   auto layouts = flat_layouts({1, 15, 17, 1000003});
   for (const Layout& l : broadcast_layouts()) layouts.push_back(l);
   for (const Layout& l : layouts)
-    for (Op op : {Op::Eq, Op::Ne}) check_binary<bool>(op, l, rng);
+    for (Op op : binary_rows<bool>()) check_binary<bool>(op, l, rng);
 }
 
 TEST(BinaryKernel, IntegerDivisionByZeroThrows) {
@@ -404,18 +375,103 @@ TYPED_TEST(WhereKernel, MatchesReference) {
 
 // --- thread count invariance of the unary kernels ---------------------------------------------
 
+/// The unary rows (the table's, arity 1, but casts).
+std::vector<Op> unary_rows() {
+  std::vector<Op> v;
+  for (Op op : ir::all_ops()) {
+    const ir::OpInfo& row = ir::info(op);
+    if (row.family == ir::OpFamily::Elementwise && row.arity == 1 &&
+        row.result != ir::ResultKind::Attr)
+      v.push_back(op);
+  }
+  return v;
+}
+
 // Eigen computes an unaligned head and the tail of each chunk with scalar code whose exp/tanh may
 // differ from the packet code in the last bit: chunk boundaries must not depend on the threads.
 TEST(UnaryKernel, SameBitsAtOneAndTwoThreads) {
   std::mt19937 rng(5);
   for (int64_t n : {int64_t{17}, int64_t{1000003}}) {
     Buf x = random_buf<float>({n}, rng);
-    for (Op op : {Op::Exp, Op::Log, Op::Tanh, Op::Sigmoid, Op::Gelu, Op::Sin, Op::Rsqrt,
-                  Op::Neg, Op::Abs, Op::Relu, Op::IsFinite}) {
+    for (Op op : unary_rows()) {
       Buf one = [&] { Threads t(1); return run(op, {&x}); }();
       Buf two = [&] { Threads t(2); return run(op, {&x}); }();
       EXPECT_EQ(first_difference(one, two), -1) << ir::mnemonic(op) << " n=" << n;
     }
+  }
+}
+
+// --- every unary row against its scalar definition --------------------------------------------
+
+/// Floats: [-20, 20] in steps of 1e-3, the specials of sample() and values where rows change
+/// behavior (tiny, huge, past exp's range); integers: [-20000, 20000] and the extremes.
+template <class T>
+Buf sweep() {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {L::min(), L::max(), L::lowest()};
+  if constexpr (std::is_floating_point_v<T>) {
+    for (T x : {L::quiet_NaN(), L::infinity(), -L::infinity(), T(0), -T(0), L::denorm_min(),
+                -L::denorm_min(), T(1e-10), T(-1e-10), T(1e-30), T(50), T(-50), T(88), T(-88),
+                T(100), T(-100), T(1e10), T(-1e10)})
+      v.push_back(x);
+    for (int i = -20000; i <= 20000; ++i) v.push_back(static_cast<T>(i * 1e-3));
+  } else {
+    for (int i = -20000; i <= 20000; ++i) v.push_back(static_cast<T>(i));
+  }
+  Buf b(dtype_of<T>, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i) b.put<T>(static_cast<int64_t>(i), v[i]);
+  return b;
+}
+
+/// The kernel's value y against the definition's w at x: equal for integers and bools; for
+/// floats NaN with NaN, an inf with the same inf, else within 8 ulps of |w| + |x| + 1 (the
+/// vectorized paths approximate transcendentals; gelu loses the rest to cancellation where
+/// 1 + tanh is small).
+template <class R, class T>
+bool close(R y, R w, T x) {
+  if constexpr (!std::is_floating_point_v<R>) {
+    return y == w;
+  } else {
+    if (std::isnan(w) || std::isinf(w)) return std::isnan(w) ? std::isnan(y) : y == w;
+    const double ax = std::isfinite(double(x)) ? std::fabs(double(x)) : 0;
+    const double tol = 8 * std::numeric_limits<R>::epsilon() * (std::fabs(double(w)) + ax + 1);
+    return std::fabs(double(y) - double(w)) <= tol;
+  }
+}
+
+template <ir::ElementwiseOp E, class T>
+void check_row_against_scalar() {
+  using R = decltype(ir::scalar::Fn<E>::apply(T{}));
+  Buf x = sweep<T>();
+  const Buf y = run(ir::to_op(E), {&x});
+  int bad = 0;
+  for (int64_t i = 0; i < x.type.numel() && bad < 5; ++i) {
+    const T v = x.get<T>(i);
+    const R want = ir::scalar::Fn<E>::apply(v), got = y.get<R>(i);
+    if (!close(got, want, v)) {
+      ADD_FAILURE() << ir::mnemonic(ir::to_op(E)) << " " << dtype_name(dtype_of<T>) << "(" << v
+                    << ") = " << got << ", its definition gives " << want;
+      ++bad;
+    }
+  }
+}
+
+// Each unary row's eager kernel (a fast path or the row's ir::scalar struct) on every operand
+// type its column takes computes the struct's value: the Eigen paths within a few ulps.
+TEST(UnaryKernel, EveryRowMatchesItsScalarDefinition) {
+  for (Op op : unary_rows()) {
+    ir::visit_row(*ir::as_elementwise(op), [&]<ir::ElementwiseOp E>(ir::Row<E>) {
+      constexpr ir::OpInfo row = ir::info(E);
+      if constexpr (row.arity == 1 && row.result != ir::ResultKind::Attr) {
+        if constexpr (ir::scalar::takes<float>(row.operands)) check_row_against_scalar<E, float>();
+        if constexpr (ir::scalar::takes<double>(row.operands))
+          check_row_against_scalar<E, double>();
+        if constexpr (ir::scalar::takes<int32_t>(row.operands))
+          check_row_against_scalar<E, int32_t>();
+        if constexpr (ir::scalar::takes<int64_t>(row.operands))
+          check_row_against_scalar<E, int64_t>();
+      }
+    });
   }
 }
 
