@@ -170,7 +170,7 @@ llvm::Value* emit_int(Builder& b, ir::ElementwiseOp op, std::span<llvm::Value* c
     case Gt: return b.CreateICmpSGT(a, x[1]);
     case Ge: return b.CreateICmpSGE(a, x[1]);
     case Where: return b.CreateSelect(a, x[1], x[2]);
-    // Float only, integer division (checks data: ir::loop_computes) and casts (emit_cast).
+    // Float only, integer division (checks data: KernelRules::computes) and casts (emit_cast).
     case Exp: case Log: case Sqrt: case Rsqrt: case Tanh: case Sigmoid: case Gelu: case Sin:
     case Cos: case Reciprocal: case Erf: case GeluErf: case GeluErfGrad: case Pow: case Div:
     case Cast: break;
