@@ -8,7 +8,7 @@
 #
 # The installed libraries are the static ones the build makes, not a shared library: a shared
 # one would need the whole engine compiled as position-independent code (a second compile, or a
-# change to the code every trainer and benchmark runs). So a user links lazytrain's five layer
+# change to the code every trainer and benchmark runs). So a user links lazytrain's six layer
 # libraries and, through lazytrainConfig.cmake, the system libraries they use privately.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -25,7 +25,7 @@ if(LT_SANITIZE)
   target_link_options(lazytrain INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
 endif()
 
-install(TARGETS lazytrain lt_codegen lt_passes lt_runtime lt_ir EXPORT lazytrainTargets
+install(TARGETS lazytrain lt_backends lt_codegen lt_passes lt_runtime lt_ir EXPORT lazytrainTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS lt-opt lt-ir lt-launch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT lazytrainTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})

@@ -14,7 +14,7 @@
 #include "ir/clock.h"
 #include "ir/error.h"
 #include "ir/hash.h"
-#include "ir/loop_kernel.h"
+#include "ir/kernel_rules.h"
 #include "ir/plan_hash.h"
 
 namespace lt::codegen {
@@ -70,9 +70,9 @@ uint64_t op_table_hash() {
 }  // namespace
 
 std::string object_key(const ir::Graph& g, const ir::FusionPlan& plan,
-                       const ir::BufferPlan& buffers) {
+                       const ir::BufferPlan& buffers, const ir::KernelRules& rules) {
   ir::Hasher h(0x6f626a6563747331ULL);
-  h.add(op_table_hash());
+  h.add(op_table_hash()).add(rules.backend);
   h.add(ir::structural_hash(g)).add(ir::plan_hash(plan)).add(ir::plan_hash(buffers));
   h.add(static_cast<uint64_t>(kCodegenVersion)).add(Jit::host_cpu()).add(Jit::host_features());
   return fmt::format("{:016x}", h.value());
@@ -86,10 +86,12 @@ namespace {
 // awaits it. Every decision was made by the plans; this only translates them.
 class LaunchBuilder {
  public:
-  LaunchBuilder(const ir::Graph& g, const ir::FusionPlan& plan, const ir::BufferPlan& buffers)
+  LaunchBuilder(const ir::Graph& g, const ir::FusionPlan& plan, const ir::BufferPlan& buffers,
+                const ir::KernelRules& rules)
       : g_(g),
         plan_(plan),
         buffers_(buffers),
+        rules_(rules),
         module_(std::make_unique<llvm::Module>("lt_step", *ctx_)),
         awaited_at_(plan.groups.size() + 1) {}
 
@@ -145,7 +147,8 @@ class LaunchBuilder {
   }
 
   void add_loop(const ir::FusionGroup& grp, int gi) {
-    LT_CHECK(can_emit_loop(g_, grp), "loop kernel {} holds a node the emitter cannot compute", gi);
+    LT_CHECK(can_emit_loop(g_, grp, rules_),
+             "loop kernel {} holds a node the emitter cannot compute", gi);
     const std::string name = fmt::format("lt_kernel_{}", gi);
     rt::Launch l;
     l.kind = rt::Launch::Kind::Loop;
@@ -165,8 +168,8 @@ class LaunchBuilder {
   // even where the buffer plan gave it none.
   void add_epilogue(const ir::FusionGroup& grp, int gi) {
     const ir::FusionGroup loop = ir::epilogue_loop(g_, grp);
-    LT_CHECK(can_emit_loop(g_, loop), "epilogue kernel {} holds a node the emitter cannot compute",
-             gi);
+    LT_CHECK(can_emit_loop(g_, loop, rules_),
+             "epilogue kernel {} holds a node the emitter cannot compute", gi);
     const std::string name = fmt::format("lt_kernel_{}", gi);
     const ir::Node& lib = g_.node(grp.nodes.front());
     const ir::Value out = ir::Value::node(grp.nodes.front());
@@ -175,7 +178,7 @@ class LaunchBuilder {
     const LoopShape shape = emit_loop_kernel(*module_, g_, loop, name, over, by_image);
     const int64_t elems = numel(grp.shape);
     const bool blocks = by_image && shape.rows_per_outer > 0 && elems > 0;
-    const bool whole = ir::epilogue_materializes(g_, grp) || !blocks;
+    const bool whole = rules_.epilogue_materializes(g_, grp) || !blocks;
     rt::Launch l = library_call(grp.nodes.front());
     l.out_slots.clear();
     const int out_slot = whole ? output_slot(out) : -1;
@@ -257,6 +260,7 @@ class LaunchBuilder {
   const ir::Graph& g_;
   const ir::FusionPlan& plan_;
   const ir::BufferPlan& buffers_;
+  const ir::KernelRules& rules_;
   std::unique_ptr<llvm::LLVMContext> ctx_ = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module_;
   std::vector<rt::Launch> launches_;
@@ -269,8 +273,8 @@ class LaunchBuilder {
 // Compiles the builder's module (or takes it from the disk cache) and points each compiled
 // launch at its function. Returns the disk-cache entry file ("" when none).
 std::string link_kernels(LaunchBuilder& b, const ir::Graph& g, const ir::FusionPlan& plan,
-                         const ir::BufferPlan& buffers, const CompileOptions& options,
-                         std::shared_ptr<Jit>& jit) {
+                         const ir::BufferPlan& buffers, const ir::KernelRules& rules,
+                         const CompileOptions& options, std::shared_ptr<Jit>& jit) {
   if (b.compiled().empty()) return "";
   jit = Jit::create(options.cache_dir);
   auto ctx = b.take_context();
@@ -280,7 +284,7 @@ std::string link_kernels(LaunchBuilder& b, const ir::Graph& g, const ir::FusionP
   JitOptions jo;
   jo.dump_dir = options.dump_dir;
   jo.dump_prefix = options.dump_prefix;
-  if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers);
+  if (!options.cache_dir.empty()) jo.cache_key = object_key(g, plan, buffers, rules);
   std::string object_file = jit->add_module(std::move(ctx), std::move(module), jo);
   for (const auto& [li, name] : b.compiled()) {
     rt::Launch& l = b.launches()[li];
@@ -304,16 +308,16 @@ void dump_launches(const rt::Executable& exe, const CompileOptions& options) {
 }  // namespace
 
 std::shared_ptr<rt::Executable> compile(const ir::Graph& g, const ir::FusionPlan& plan,
-                                        const ir::BufferPlan& buffers,
+                                        const ir::BufferPlan& buffers, const ir::KernelRules& rules,
                                         const CompileOptions& options, CompileStats* stats) {
   const int64_t t0 = ir::now_ns();
   LT_CHECK(buffers.num_params == static_cast<int>(g.params().size()) &&
                buffers.node_slots.size() == g.nodes().size(),
            "the buffer plan is not for this graph");
-  LaunchBuilder builder(g, plan, buffers);
+  LaunchBuilder builder(g, plan, buffers, rules);
   builder.build();
   std::shared_ptr<Jit> jit;
-  const std::string object_file = link_kernels(builder, g, plan, buffers, options, jit);
+  const std::string object_file = link_kernels(builder, g, plan, buffers, rules, options, jit);
   std::vector<rt::Slot> slots;
   for (const ir::BufferSlot& b : buffers.slots) slots.push_back(slot_from_plan(b));
   for (rt::Slot& s : builder.extra_slots()) slots.push_back(std::move(s));

@@ -436,20 +436,23 @@ LoopShape Emitter::emit(const std::string& name) {
 
 }  // namespace
 
-bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp) {
+bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& grp, const ir::KernelRules& rules) {
   // Values of every dtype are loaded, moved through views and stored as they are (bf16 and f16
-  // too); which ops may compute on them is ir::loop_computes's question (casts only for those).
+  // too); which ops may compute on them is the rules' question (KernelRules::computes: casts
+  // only, for those).
   const std::vector<LoopRole> roles = ir::loop_roles(g, grp.nodes);
   for (size_t i = 0; i < grp.nodes.size(); ++i) {
     const ir::Node& n = g.node(grp.nodes[i]);
     switch (roles[i]) {
       case LoopRole::Invalid: return false;
       case LoopRole::FoldedView:
-      case LoopRole::Alias:
-      case LoopRole::Reduction: continue;
+      case LoopRole::Alias: continue;
+      case LoopRole::Reduction:
+        if (!rules.loop_reduction(g, grp.nodes[i])) return false;
+        continue;
       case LoopRole::Compute: break;
     }
-    if (n.op != ir::Op::Expand && !ir::loop_computes(g, grp.nodes[i])) return false;
+    if (n.op != ir::Op::Expand && !rules.computes(g, grp.nodes[i])) return false;
   }
   return true;
 }

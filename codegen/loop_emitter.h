@@ -7,6 +7,7 @@
 
 #include "codegen/loop_nest.h"
 #include "ir/fusion_plan.h"
+#include "ir/kernel_rules.h"
 
 namespace llvm {
 class Module;
@@ -15,9 +16,9 @@ class Module;
 namespace lt::codegen {
 
 /// Whether the emitter supports every node and dtype of the group: the loop kernel contract
-/// (ir::loop_roles) with every compute node one ir::loop_computes takes, as passes::fuse makes
-/// them. The group must pass ir::verify_fusion_plan.
-bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group);
+/// (ir::loop_roles) with every compute node and reduction one `rules` take on, as passes::fuse
+/// makes them. The group must pass ir::verify_fusion_plan.
+bool can_emit_loop(const ir::Graph& g, const ir::FusionGroup& group, const ir::KernelRules& rules);
 
 /// Adds `void name(ptr buffers, i64 row_begin, i64 row_end)` to `m`; `buffers` holds the data of
 /// group.inputs then group.outputs, in order (rt::LoopKernelFn). No two buffers may overlap but

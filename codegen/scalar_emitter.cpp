@@ -182,7 +182,7 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
 
 // Row E on integer registers (i32, i64; i1 for bool): one branch per row whose operand column
 // takes integers or bool and whose integer form checks no data (integer division stays in its
-// eager kernel: ir::loop_computes).
+// eager kernel: the backend's KernelRules::computes).
 template <ir::ElementwiseOp E>
 llvm::Value* emit_int(Builder& b, Args x) {
   llvm::Value* a = x[0];
@@ -349,7 +349,7 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
 
 // By the row's columns: cast (result Attr) through emit_cast; float operands through
 // emit_float, integer and bool ones through emit_int, for the rows whose operand column takes
-// them (the type rule and ir::loop_computes keep the rest out).
+// them (the type rule and the backend's KernelRules::computes keep the rest out).
 llvm::Value* emit_elementwise(Builder& b, llvm::Module& m, ir::ElementwiseOp op,
                               std::span<llvm::Value* const> x, DType in, DType out) {
   return ir::visit_row(op, [&]<ir::ElementwiseOp E>(ir::Row<E>) -> llvm::Value* {

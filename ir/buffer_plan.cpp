@@ -9,7 +9,7 @@
 #include <set>
 
 #include "ir/error.h"
-#include "ir/loop_kernel.h"
+#include "ir/kernel_rules.h"
 
 namespace lt::ir {
 namespace {
@@ -184,7 +184,8 @@ void check_results_and_donations(const Graph& g, const FusionPlan& fusion,
 
 }  // namespace
 
-std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan) {
+std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan,
+                                           const KernelRules& rules) {
   std::vector<PlannedLaunch> out;
   for (int gi = 0; gi < static_cast<int>(plan.groups.size()); ++gi) {
     const FusionGroup& grp = plan.groups[gi];
@@ -196,7 +197,7 @@ std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& pla
       // One launch. A library output the loop alone reads, written whole, needs a slot too.
       PlannedLaunch l{gi, -1, grp.inputs, grp.outputs};
       const Value lib = Value::node(grp.nodes.front());
-      if (epilogue_materializes(g, grp) &&
+      if (rules.epilogue_materializes(g, grp) &&
           std::find(l.writes.begin(), l.writes.end(), lib) == l.writes.end())
         l.writes.insert(l.writes.begin(), lib);
       out.push_back(std::move(l));
@@ -241,8 +242,9 @@ bool can_write_in_place(const Graph& g, const FusionGroup& grp, Value out, int p
   return reads_donor.count(out.def) > 0;
 }
 
-void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan) {
-  const std::vector<PlannedLaunch> launches = launch_sequence(g, fusion);
+void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan,
+                        const KernelRules& rules) {
+  const std::vector<PlannedLaunch> launches = launch_sequence(g, fusion, rules);
   if (plan.num_params != static_cast<int>(g.params().size()) ||
       plan.num_launches != static_cast<int>(launches.size()))
     throw InternalError(

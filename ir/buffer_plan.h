@@ -18,15 +18,16 @@ inline constexpr int64_t kBufferAlign = 64;
 /// One launch as the runtime runs a fusion plan: a Loop group is one launch (its inputs and
 /// outputs); a Library group is one launch per node, in node order (the node's inputs, all its
 /// outputs); an Epilogue group is one launch (its inputs; its outputs, and the library output
-/// where epilogue_materializes). Liveness is counted in these launches.
+/// where KernelRules::epilogue_materializes). Liveness is counted in these launches.
 struct PlannedLaunch {
   int group = 0;
   int node = -1;  // Library: the node; Loop: -1
   std::vector<Value> reads, writes;
 };
 
-/// The launches of `plan`, in execution order.
-std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan);
+/// The launches of `plan` (made under `rules`), in execution order.
+std::vector<PlannedLaunch> launch_sequence(const Graph& g, const FusionPlan& plan,
+                                           const KernelRules& rules);
 
 /// Whether Loop group `grp` (or the loop of an Epilogue group whose library node does not read
 /// `param`) may write its output `out` over parameter `param`'s buffer while it
@@ -98,8 +99,10 @@ struct BufferPlan {
 /// a donated parameter is not a result and is read by no launch after the one that writes over
 /// it, nor by that launch unless it is an in-place Loop launch; a value in a result's buffer is
 /// the operand of the collective writing that (undonated) result, read by no later launch and
-/// aliased by no slot. Throws lt::InternalError naming the first violation.
-void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan);
+/// aliased by no slot. `rules`: the backend's that made `fusion`. Throws lt::InternalError naming
+/// the first violation.
+void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan,
+                        const KernelRules& rules);
 
 /// The plan as text: a summary line, then one line per written value, for dumps and tests:
 ///   buffers: 9 launches, arena 1024 bytes (live peak 1024), results 64, donated 128, naive 2048

@@ -1,7 +1,7 @@
 // The fusion plan: a partition of a graph's nodes into kernels, in execution order. Plain data
 // produced by passes/fuse and consumed by codegen (which never includes passes/). What a loop
-// kernel may hold is ir/loop_kernel.h and how it reads views ir/read_map.h, so that the fuser, the
-// verifier and the emitter agree on what folds.
+// kernel may hold is ir/loop_kernel.h, what one backend's take on ir/kernel_rules.h, and how they
+// read views ir/read_map.h, so that the fuser, the verifier and the emitter agree on what folds.
 #pragma once
 #include <span>
 #include <string>
@@ -10,6 +10,8 @@
 #include "ir/graph.h"
 
 namespace lt::ir {
+
+struct KernelRules;
 
 enum class KernelKind : uint8_t {
   /// One loop nest over an iteration shape: elementwise nodes, views folded into the index maps
@@ -21,7 +23,7 @@ enum class KernelKind : uint8_t {
   /// nodes and folded views of other values, no reductions) consumes as the eager kernel
   /// finishes it: conv2d image by image, each image's output still in cache (and never written
   /// to memory unless another kernel reads it); matmul once the GEMM is done. See
-  /// epilogue_loop() and epilogue_materializes().
+  /// epilogue_loop() and KernelRules::epilogue_materializes.
   Epilogue,
 };
 
@@ -54,8 +56,9 @@ void fill_group_io(const Graph& g, std::span<const int> kernel, std::vector<Fusi
 
 /// Every node in exactly one group; groups in an order that respects data dependencies; inputs
 /// and outputs complete; Loop groups, and the loops of Epilogue groups, follow the loop kernel
-/// contract (docs/IR.md, "Fusion plans"). Throws lt::InternalError naming the first violation.
-void verify_fusion_plan(const Graph& g, const FusionPlan& plan);
+/// contract (docs/IR.md, "Fusion plans") and hold only what `rules` (the backend's that made the
+/// plan) take on. Throws lt::InternalError naming the first violation.
+void verify_fusion_plan(const Graph& g, const FusionPlan& plan, const KernelRules& rules);
 
 /// The values as text, "%0, %p1" ("-" for none), as the plan's text lists them.
 std::string value_list(const Graph& g, std::span<const Value> vs);

@@ -1,6 +1,7 @@
 // verify_fusion_plan recomputes every group's inputs, outputs and node roles on its own (it shares
 // no code with passes/fuse), so a fuser bug is caught here, naming the kernel, rather than as
-// wrong numbers from the emitter.
+// wrong numbers from the emitter. It checks the contract (ir/loop_kernel.h) and the backend's
+// rules (ir/kernel_rules.h) but for its cost rule (folds_view), which no plan depends on.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
+#include "ir/kernel_rules.h"
 #include "ir/loop_kernel.h"
 #include "ir/read_map.h"
 
@@ -64,15 +66,21 @@ void check_order(const Graph& g, const FusionPlan& plan, std::span<const int> ke
   }
 }
 
-// The loop kernel contract (docs/IR.md): see LoopRole. Compute nodes have the iteration shape;
-// reductions reduce it, all over the same axes, and only aliases read their results; views
-// either fold (every operand from outside or folded) or alias a computed value (reshape); what
-// a node reads from outside or through folded views must have an index map into the iteration
-// space; a folded view is written only at the iteration shape.
+// The loop kernel contract (docs/IR.md): see LoopRole. Compute nodes have the iteration shape
+// and are ones the backend computes; reductions reduce it, all over the same axes, are ones the
+// backend ends a loop in, and only aliases read their results; views either fold (every operand
+// from outside or folded) or alias a computed value (reshape); what a node reads from outside or
+// through folded views must have an index map into the iteration space; a folded view is written
+// only at the iteration shape.
 class LoopChecker {
  public:
-  LoopChecker(const Graph& g, const FusionGroup& grp, size_t k, std::span<const int> kernel)
-      : g_(g), grp_(grp), k_(static_cast<int>(k)), kernel_(kernel),
+  LoopChecker(const Graph& g, const FusionGroup& grp, size_t k, std::span<const int> kernel,
+              const KernelRules& rules)
+      : g_(g),
+        grp_(grp),
+        k_(static_cast<int>(k)),
+        kernel_(kernel),
+        rules_(rules),
         head_(fmt::format("loop kernel {} ({})", k, shape_str(grp.shape))) {}
 
   void run() {
@@ -92,6 +100,8 @@ class LoopChecker {
 
   void check_node(int id, LoopRole role) {
     const Node& n = g_.node(id);
+    // A reduction the backend's loops do not end in is no more a loop's than a library node.
+    if (role == LoopRole::Reduction && !rules_.loop_reduction(g_, id)) role = LoopRole::Invalid;
     switch (role) {
       case LoopRole::Invalid:
         fail(fmt::format("{} holds {}, which is neither elementwise, a view it can fold or alias, "
@@ -101,6 +111,10 @@ class LoopChecker {
         if (n.types.size() != 1 || n.types[0].shape != grp_.shape)
           fail(fmt::format("{} holds {}, whose shape is not the iteration shape", head_,
                            print_node(g_, id)));
+        // An expand of a computed value (the other Compute nodes) moves nothing to compute.
+        if (info(n.op).lowering == Lowering::Loop && !rules_.computes(g_, id))
+          fail(fmt::format("{} holds {}, which the {} backend's loop kernels do not compute", head_,
+                           print_node(g_, id), rules_.backend));
         for (Value v : n.inputs) check_read(id, v);
         return;
       case LoopRole::Reduction: {
@@ -149,6 +163,7 @@ class LoopChecker {
   const FusionGroup& grp_;
   int k_;
   std::span<const int> kernel_;
+  const KernelRules& rules_;
   std::string head_;
   std::map<int, LoopRole> role_;
   std::optional<Ints> axes_;
@@ -157,10 +172,11 @@ class LoopChecker {
 // The library node takes an epilogue and makes the group's shape; the loop after it follows the
 // loop kernel contract with the library output as an input from outside, which it reads without
 // reductions and only element by element (a block of it is all the loop may see at a time).
-void check_epilogue(const Graph& g, const FusionGroup& grp, size_t k, std::span<const int> kernel) {
+void check_epilogue(const Graph& g, const FusionGroup& grp, size_t k, std::span<const int> kernel,
+                    const KernelRules& rules) {
   const int lib = grp.nodes.front();
   const std::string head = fmt::format("epilogue kernel {} ({})", k, shape_str(grp.shape));
-  if (!takes_epilogue(g, lib))
+  if (!rules.takes_epilogue(g, lib))
     fail(fmt::format("{} starts with {}, which takes no epilogue", head, print_node(g, lib)));
   if (g.node(lib).types[0].shape != grp.shape)
     fail(fmt::format("{}: its library node's output is {}, not the kernel's shape", head,
@@ -170,7 +186,7 @@ void check_epilogue(const Graph& g, const FusionGroup& grp, size_t k, std::span<
     fail(fmt::format("{}: its loop does not read the library output", head));
   std::vector<int> loop_kernel(kernel.begin(), kernel.end());
   loop_kernel[lib] = -1;  // outside the loop
-  LoopChecker(g, loop, k, loop_kernel).run();
+  LoopChecker(g, loop, k, loop_kernel, rules).run();
   const std::vector<LoopRole> roles = loop_roles(g, loop.nodes);
   for (size_t i = 0; i < loop.nodes.size(); ++i) {
     const Node& n = g.node(loop.nodes[i]);
@@ -221,14 +237,16 @@ void check_awaits(const Graph& g, const FusionPlan& plan) {
 
 }  // namespace
 
-void verify_fusion_plan(const Graph& g, const FusionPlan& plan) {
+void verify_fusion_plan(const Graph& g, const FusionPlan& plan, const KernelRules& rules) {
   const std::vector<int> kernel = kernel_of_nodes(g, plan);
   check_order(g, plan, kernel);
   check_io(g, plan, kernel);
   check_awaits(g, plan);
   for (size_t k = 0; k < plan.groups.size(); ++k) {
-    if (plan.groups[k].kind == KernelKind::Loop) LoopChecker(g, plan.groups[k], k, kernel).run();
-    if (plan.groups[k].kind == KernelKind::Epilogue) check_epilogue(g, plan.groups[k], k, kernel);
+    if (plan.groups[k].kind == KernelKind::Loop)
+      LoopChecker(g, plan.groups[k], k, kernel, rules).run();
+    if (plan.groups[k].kind == KernelKind::Epilogue)
+      check_epilogue(g, plan.groups[k], k, kernel, rules);
   }
 }
 

@@ -211,8 +211,8 @@ void tally(BufferPlan& plan) {
 }  // namespace
 
 BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
-                        const BufferPlanOptions& options) {
-  const std::vector<PlannedLaunch> launches = ir::launch_sequence(g, fusion);
+                        const ir::KernelRules& rules, const BufferPlanOptions& options) {
+  const std::vector<PlannedLaunch> launches = ir::launch_sequence(g, fusion, rules);
   BufferPlan plan = collect_slots(g, launches);
   place_results(g, plan);
   if (options.donate) place_donations(g, fusion, launches, options, plan);

@@ -23,7 +23,8 @@ struct BufferPlanOptions {
   bool alias_collectives = true;
 };
 
-/// Plans where every value a launch writes lives (launches as ir::launch_sequence counts them):
+/// Plans where every value a launch writes lives (launches as ir::launch_sequence counts them
+/// under `rules`, the backend's that made `fusion`):
 /// - intermediates (values no result names) get 64-byte-aligned ranges of one arena. A value is
 ///   live from the launch that writes it to the last launch that reads it, and values live at a
 ///   common launch never share a byte, so no launch writes over its own inputs. Offsets are
@@ -38,6 +39,6 @@ struct BufferPlanOptions {
 ///   parameter, or appears twice, shares that slot.
 /// The plan passes ir::verify_buffer_plan. O(n^2) in the number of intermediates at worst.
 ir::BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
-                            const BufferPlanOptions& options = {});
+                            const ir::KernelRules& rules, const BufferPlanOptions& options = {});
 
 }  // namespace lt::passes

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ir/kernel_rules.h"
 #include "ir/loop_kernel.h"
 
 namespace lt::passes {
@@ -27,7 +28,7 @@ bool fits_epilogue(const ir::Graph& g, const ir::FusionGroup& grp, int lib) {
 
 }  // namespace
 
-int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
+int attach_epilogues(const ir::Graph& g, const ir::KernelRules& rules, ir::FusionPlan& plan) {
   const int num_groups = static_cast<int>(plan.groups.size());
   std::vector<int> merged_into(num_groups, -1);  // library group -> the loop group it joins
   std::vector<int> lib_of(num_groups, -1);       // ... and back
@@ -42,7 +43,7 @@ int attach_epilogues(const ir::Graph& g, ir::FusionPlan& plan) {
   int formed = 0;
   for (int k = 0; k < num_groups; ++k) {
     const ir::FusionGroup& lib = plan.groups[k];
-    if (lib.kind != ir::KernelKind::Library || !ir::takes_epilogue(g, lib.nodes[0])) continue;
+    if (lib.kind != ir::KernelKind::Library || !rules.takes_epilogue(g, lib.nodes[0])) continue;
     const int reader = reader_of[lib.nodes[0]];
     // A loop reading two library outputs (matmul + matmul) follows the first.
     if (readers[lib.nodes[0]] != 1 || lib_of[reader] >= 0 ||

@@ -1,13 +1,13 @@
 #include "passes/fuse.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/kernel_rules.h"
 #include "ir/loop_kernel.h"
 #include "ir/read_map.h"
 #include "passes/kernel_order.h"
@@ -19,23 +19,6 @@ using ir::Value;
 
 bool contains(std::span<const int> xs, int x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
-}
-
-/// Folding a view that walks the innermost iteration dim with a stride past a cache line (a
-/// transpose) reads each line once per element: on a large tensor that is several times slower
-/// than the eager transpose (blocked) plus a contiguous loop, so such views stay library views
-/// there. Small tensors stay in cache and fold.
-bool strides_across_lines(const ir::ReadMap& m, size_t elem_bytes) {
-  constexpr int64_t kSmall = 32768;  // elements: 128 KB of f32, within L2
-  constexpr int64_t kLine = 64;      // bytes
-  if (numel(m.shape) <= kSmall) return false;
-  size_t d = m.shape.size();
-  while (d > 0 && m.shape[d - 1] == 1) --d;
-  if (d == 0) return false;
-  for (const ir::ReadPiece& p : m.pieces)
-    if (!p.constant && std::abs(p.stride[d - 1]) * static_cast<int64_t>(elem_bytes) > kLine)
-      return true;
-  return false;
 }
 
 /// What a group under construction is.
@@ -52,11 +35,13 @@ enum class NodeClass : uint8_t { Library, Compute, Reduction, View };
 // The kernel DAG stays acyclic because every merge is checked first (acyclic()); the check is a
 // forward search pruned by levels: each group's level exceeds the levels of the groups it reads,
 // so a search never needs to go above the highest level of the groups it looks for. Every merge
-// into a loop kernel is also checked against the loop kernel contract (holds()).
+// into a loop kernel is also checked against the loop kernel contract and the backend's rules
+// (holds()).
 class Fuser {
  public:
-  Fuser(const ir::Graph& g, const FuseOptions& o)
+  Fuser(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o)
       : g_(g),
+        rules_(rules),
         o_(o),
         n_(static_cast<int>(g.nodes().size())),
         parent_(n_),
@@ -118,6 +103,7 @@ class Fuser {
   ir::FusionPlan emit();
 
   const ir::Graph& g_;
+  const ir::KernelRules& rules_;
   FuseOptions o_;
   int n_;
   std::vector<int> parent_, size_, level_, visited_;
@@ -136,9 +122,9 @@ class Fuser {
 NodeClass Fuser::classify(int id) const {
   switch (ir::info(g_.node(id).op).lowering) {
     case ir::Lowering::Loop:
-      return ir::loop_computes(g_, id) ? NodeClass::Compute : NodeClass::Library;
+      return rules_.computes(g_, id) ? NodeClass::Compute : NodeClass::Library;
     case ir::Lowering::LoopReduce:
-      return ir::is_loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
+      return rules_.loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
     case ir::Lowering::IndexMap: return NodeClass::View;
     case ir::Lowering::Call:
     case ir::Lowering::Epilogue:
@@ -172,7 +158,9 @@ Shape Fuser::iteration_shape(int id, NodeClass c, std::span<const int> set) cons
 }
 
 // Would the groups in `set` plus node `id` form a valid loop kernel over `iter`? The contract is
-// ir::verify_fusion_plan's (ir::loop_roles), plus what keeps it true whatever comes later: a
+// ir::verify_fusion_plan's (ir::loop_roles; the nodes' classes have the rules' say on which
+// compute nodes and reductions may join), plus the rules' cost rule on reads through views
+// (KernelRules::folds_view), plus what keeps it true whatever comes later: a
 // folded view that the kernel may have to write (read more than once, or by a node outside it)
 // has the iteration shape; no view folds a donated parameter (its buffer may be written in
 // place, element by element); and no reduction result (or alias of one) takes over the buffer
@@ -200,7 +188,7 @@ bool Fuser::holds(std::span<const int> set, int id, const Shape& iter) {
     if (!role || role == ir::LoopRole::Compute) return true;
     if (role == ir::LoopRole::Alias || role == ir::LoopRole::Reduction) return false;
     const auto map = ir::read_map(g_, v, iter, outside);
-    return map && !strides_across_lines(*map, dtype_size(g_.type(v).dtype));
+    return map && rules_.folds_view(*map, dtype_size(g_.type(v).dtype));
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const ir::Node& n = g_.node(nodes[i]);
@@ -454,8 +442,8 @@ ir::FusionPlan Fuser::emit() {
 
 }  // namespace
 
-ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o) {
-  return o.enabled ? Fuser(g, o).run() : ir::unfused_plan(g);
+ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o) {
+  return o.enabled ? Fuser(g, rules, o).run() : ir::unfused_plan(g);
 }
 
 }  // namespace lt::passes

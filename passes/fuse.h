@@ -2,6 +2,7 @@
 #pragma once
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
+#include "ir/kernel_rules.h"
 
 namespace lt::passes {
 
@@ -14,16 +15,17 @@ struct FuseOptions {
 
 /// Groups elementwise nodes of one iteration shape into Loop kernels, with the views they read
 /// from outside folded into index maps (ir::read_map), reshapes of their values as aliases, and
-/// sum/mean/max/min reductions of the iteration shape at the end (ir::LoopRole). Every other
-/// node (matmul, conv, nn ops, creation ops including `full`, argmax/logsumexp, views no loop
-/// kernel folds) is a Library kernel of its own. Producer-consumer fusion in node order, never
-/// duplicating a node (so an expensive value read more than once is computed once and written)
-/// and never creating a cycle between kernels; then sibling loop kernels that read the same
-/// full-size value merge (horizontal fusion) where that stays acyclic. Groups come in a
-/// topological order close to trace order; the plan passes ir::verify_fusion_plan.
+/// sum/mean/max/min reductions of the iteration shape at the end (ir::LoopRole), as far as the
+/// backend's `rules` take them on. Every other node (matmul, conv, nn ops, creation ops including
+/// `full`, argmax/logsumexp, views no loop kernel folds) is a Library kernel of its own.
+/// Producer-consumer fusion in node order, never duplicating a node (so an expensive value read
+/// more than once is computed once and written) and never creating a cycle between kernels; then
+/// sibling loop kernels that read the same full-size value merge (horizontal fusion) where that
+/// stays acyclic. Groups come in a topological order close to trace order; the plan passes
+/// ir::verify_fusion_plan under the same rules.
 /// Near-linear in the graph size. o.enabled = false gives ir::unfused_plan. The stages after it
-/// (attach_epilogues, order_kernels, schedule_collectives) refine the plan: passes::fusion_plan
-/// runs them all, as the pipeline does.
-ir::FusionPlan fuse(const ir::Graph& g, const FuseOptions& o = {});
+/// (attach_epilogues, order_kernels, schedule_collectives) refine the plan: a backend's
+/// fusion_plan runs them all, as its recipe does (backends/backend.h).
+ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o = {});
 
 }  // namespace lt::passes

@@ -22,7 +22,7 @@ bool PassLog::run(LoweredGraph& l, const PassEntry& stage, const LowerOptions& o
   const int64_t t0 = ir::now_ns();
   const bool changed = stage.run(l, o);
   return record(stage.name, stage.kind, t0, changed, l.graph, l.fusion ? &*l.fusion : nullptr,
-                l.buffers ? &*l.buffers : nullptr);
+                l.buffers ? &*l.buffers : nullptr, o.rules);
 }
 
 bool PassLog::run(ir::Graph& g, PassFn pass) {
@@ -35,12 +35,12 @@ bool PassLog::run(std::string_view name, ir::Graph& g,
                   const std::function<bool(ir::Graph&)>& pass) {
   const int64_t t0 = ir::now_ns();
   const bool changed = pass(g);
-  return record(name, StageKind::Graph, t0, changed, g, nullptr, nullptr);
+  return record(name, StageKind::Graph, t0, changed, g, nullptr, nullptr, nullptr);
 }
 
 bool PassLog::record(std::string_view name, StageKind kind, int64_t t0, bool changed,
                      const ir::Graph& g, const ir::FusionPlan* fusion,
-                     const ir::BufferPlan* buffers) {
+                     const ir::BufferPlan* buffers, const ir::KernelRules* rules) {
   records_.push_back({std::string(name), ir::now_ns() - t0, changed,
                       static_cast<int64_t>(g.nodes().size())});
   if (opt_.verify) {
@@ -50,9 +50,13 @@ bool PassLog::record(std::string_view name, StageKind kind, int64_t t0, bool cha
       // The input was verified before the first stage, so a malformed graph is the stage's bug.
       throw InternalError(fmt::format("pass '{}' left a malformed graph: {}", name, e.what()));
     }
-    // The plan verifiers throw InternalError themselves: a broken plan is a compiler bug.
-    if (fusion) ir::verify_fusion_plan(g, *fusion);
-    if (fusion && buffers) ir::verify_buffer_plan(g, *fusion, *buffers);
+    // The plan verifiers throw InternalError themselves: a broken plan is a compiler bug. Plans
+    // come only from stages, which the lowering options' rules (a backend's) made them under.
+    if (fusion || buffers) {
+      LT_CHECK(rules != nullptr, "pass '{}' made a plan under no backend's kernel rules", name);
+      if (fusion) ir::verify_fusion_plan(g, *fusion, *rules);
+      if (fusion && buffers) ir::verify_buffer_plan(g, *fusion, *buffers, *rules);
+    }
   }
   dump(name, kind, changed, g, fusion, buffers);
   return changed;

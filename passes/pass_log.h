@@ -35,7 +35,7 @@ class PassLog {
   /// Verifies g (always; throws lt::Error naming the first malformed node), records it as the
   /// pass "verify" and dumps g in full: the lowering's input.
   void verify(const ir::Graph& g);
-  /// Runs a registered stage (not Pipeline: see passes::lower). Returns whether it changed the
+  /// Runs a registered stage (not Pipeline: a backend's recipe). Returns whether it changed the
   /// graph or made a plan. A stage that leaves a malformed graph or plan is an InternalError
   /// when verifying; lt::Error from the stage itself (bad input) passes through.
   bool run(LoweredGraph& l, const PassEntry& stage, const LowerOptions& o);
@@ -51,8 +51,10 @@ class PassLog {
   bool changed() const;
 
  private:
-  bool record(std::string_view name, StageKind kind, int64_t t0, bool changed,
-              const ir::Graph& g, const ir::FusionPlan* fusion, const ir::BufferPlan* buffers);
+  /// `rules`: what the plans were made under (the lowering options'), for their verifiers.
+  bool record(std::string_view name, StageKind kind, int64_t t0, bool changed, const ir::Graph& g,
+              const ir::FusionPlan* fusion, const ir::BufferPlan* buffers,
+              const ir::KernelRules* rules);
   /// <dump_dir>/<prefix>-NN-<name>.ir with the graph (or "(unchanged)"), or .txt with the plan
   /// a planning stage made.
   void dump(std::string_view name, StageKind kind, bool changed, const ir::Graph& g,

@@ -48,14 +48,14 @@ void need_fusion(const LoweredGraph& l, std::string_view stage) {
 }
 
 bool fuse_stage(LoweredGraph& l, const LowerOptions& o) {
-  l.fusion = fuse(l.graph, o.fusion);
+  l.fusion = fuse(l.graph, kernel_rules(o), o.fusion);
   l.buffers.reset();
   return true;
 }
 
-bool epilogue_stage(LoweredGraph& l, const LowerOptions&) {
+bool epilogue_stage(LoweredGraph& l, const LowerOptions& o) {
   need_fusion(l, "attach_epilogues");
-  if (attach_epilogues(l.graph, *l.fusion) == 0) return false;
+  if (attach_epilogues(l.graph, kernel_rules(o), *l.fusion) == 0) return false;
   l.buffers.reset();
   return true;
 }
@@ -76,7 +76,7 @@ bool collectives_stage(LoweredGraph& l, const LowerOptions&) {
 
 bool buffer_plan_stage(LoweredGraph& l, const LowerOptions& o) {
   need_fusion(l, "buffer_plan");
-  l.buffers = plan_buffers(l.graph, *l.fusion, o.buffers);
+  l.buffers = plan_buffers(l.graph, *l.fusion, kernel_rules(o), o.buffers);
   return true;
 }
 

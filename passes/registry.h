@@ -20,7 +20,7 @@ enum class StageKind : uint8_t {
   Fusion,      ///< makes the fusion plan
   FusionEdit,  ///< edits the fusion plan (needs one; drops the buffer plan if it changed it)
   Buffers,     ///< makes the buffer plan (needs the fusion plan)
-  Pipeline,    ///< the whole lowering, in order (passes::lower)
+  Pipeline,    ///< the whole lowering, in order: a backend's recipe (backends/)
 };
 
 enum class Stage : uint8_t {

@@ -15,23 +15,25 @@ check() {  # check <folder> <regex of forbidden includes> <why>
     fail=1
   fi
 }
-check ir 'frontend/|passes/|codegen/|runtime/|lt/' "ir depends on nothing of ours"
-check passes 'frontend/|codegen/|runtime/|lt/' "passes depend on ir only"
-check runtime 'frontend/|passes/|codegen/|lt/' "runtime depends on ir only"
-check codegen 'frontend/|passes/|lt/' "codegen depends on ir and runtime's ABI"
-for d in ir passes runtime frontend tools examples; do check "$d" 'llvm/|llvm-c/' "LLVM only in codegen/"; done
-for d in ir passes codegen frontend tools examples; do check "$d" 'Eigen/|unsupported/Eigen' "Eigen only in runtime/kernels/"; done
+check ir 'frontend/|backends/|passes/|codegen/|runtime/|lt/' "ir depends on nothing of ours"
+check passes 'frontend/|backends/|codegen/|runtime/|lt/' "passes depend on ir only"
+check runtime 'frontend/|backends/|passes/|codegen/|lt/' "runtime depends on ir only"
+check codegen 'frontend/|backends/|passes/|lt/' "codegen depends on ir and runtime's ABI"
+# A backend composes the layers below it; only frontend, tools, tests, bench and examples use one.
+check backends 'frontend/|lt/' "backends depend on passes, codegen, runtime and ir"
+for d in ir passes runtime backends frontend tools examples; do check "$d" 'llvm/|llvm-c/' "LLVM only in codegen/"; done
+for d in ir passes codegen backends frontend tools examples; do check "$d" 'Eigen/|unsupported/Eigen' "Eigen only in runtime/kernels/"; done
 eigen_outside=$(grep -rlE '#include *[<"](Eigen/|unsupported/Eigen)' runtime 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$eigen_outside" ] && { echo "layering: Eigen outside runtime/kernels/: $eigen_outside"; fail=1; }
-blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/kernels/')
+blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen backends runtime frontend tools examples 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$blas_outside" ] && { echo "layering: cblas.h outside runtime/kernels/: $blas_outside"; fail=1; }
-dnnl_outside=$(grep -rlE '#include *[<"](dnnl|oneapi/dnnl)' ir passes codegen runtime frontend tools examples bench tests 2>/dev/null | grep -v '^runtime/kernels/')
+dnnl_outside=$(grep -rlE '#include *[<"](dnnl|oneapi/dnnl)' ir passes codegen backends runtime frontend tools examples bench tests 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$dnnl_outside" ] && { echo "layering: oneDNN outside runtime/kernels/: $dnnl_outside"; fail=1; }
-mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
+mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen backends runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
 [ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
 # Settings: the library reads the environment in one place, frontend/options/ (lt/options.h),
 # and passes values down; no other library file calls getenv.
-env_readers=$(grep -rlE '\bgetenv\b' ir passes codegen runtime frontend 2>/dev/null | grep -v '^frontend/options/')
+env_readers=$(grep -rlE '\bgetenv\b' ir passes codegen backends runtime frontend 2>/dev/null | grep -v '^frontend/options/')
 [ -n "$env_readers" ] && { echo "layering: getenv outside frontend/options/: $env_readers"; fail=1; }
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail

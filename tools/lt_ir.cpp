@@ -1,6 +1,6 @@
 // lt-ir: turns an IR dump into Graphviz (.dot), and into SVG when Graphviz's `dot` is installed.
-// With --fusion it runs the lowering's kernel stages on the graph first (passes::fusion_plan) and
-// draws each kernel as a cluster.
+// With --fusion it runs the CPU backend's kernel stages on the graph first (Backend::fusion_plan)
+// and draws each kernel as a cluster.
 // Exit status 2 for a bad flag or an unreadable or malformed file; 1 when `dot` fails.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -8,10 +8,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/dot.h"
 #include "ir/error.h"
 #include "ir/parser.h"
-#include "passes/pipeline.h"
 #include "tools/cli.h"
 
 int main(int argc, char** argv) {
@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
       const lt::ir::Graph g = lt::ir::parse(text.str());
       if (fusion) {
         lt::ir::verify(g);  // the fuser relies on the stored types
-        const lt::ir::FusionPlan plan = lt::passes::fusion_plan(g);
-        lt::ir::verify_fusion_plan(g, plan);
+        const lt::backends::Backend& backend = lt::backends::cpu();
+        const lt::ir::FusionPlan plan = backend.fusion_plan(g);
+        lt::ir::verify_fusion_plan(g, plan, backend.rules());
         dot = lt::ir::to_dot(g, plan);
       } else {
         dot = lt::ir::to_dot(g);

@@ -1,6 +1,7 @@
-// lt-opt: reads IR text, runs the named lowering stages in order (the same registry and the same
-// passes::lower a compiled step uses), prints the graph and, when asked, its fusion and buffer
-// plans. Used by the golden tests under tests/ir/ and by users who want to see what a pass does.
+// lt-opt: reads IR text, runs the named lowering stages in order under the CPU backend (the same
+// registry, rules and recipe a compiled step uses), prints the graph and, when asked, its fusion
+// and buffer plans. Used by the golden tests under tests/ir/ and by users who want to see what a
+// pass does.
 // Exit status 2 for a bad flag, an unreadable file, IR that does not parse or verify, or an
 // unknown stage; 1 for any other failure.
 #include <CLI/CLI.hpp>
@@ -9,11 +10,11 @@
 #include <sstream>
 #include <vector>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
-#include "passes/pipeline.h"
 #include "passes/registry.h"
 #include "tools/cli.h"
 
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
   log_options.verify = true;  // stages see a verified graph and have their output verified
   app.add_option("input", input, "IR file ('-' for stdin)");
   app.add_option("--passes", pass_list,
-                 "comma-separated stages, run in order ('pipeline' is the whole lowering)");
+                 "comma-separated stages, run in order ('pipeline' is the CPU backend's whole "
+                 "lowering)");
   app.add_flag("--list-passes", list, "print the stage names and exit");
   app.add_flag("--print-fusion", fusion,
                "after the passes, print the fusion plan (running the kernel stages, 'fuse' to "
@@ -109,13 +111,14 @@ int main(int argc, char** argv) {
       for (std::string name; std::getline(list_text, name, ',');)
         if (!name.empty()) names.push_back(name);
       lt::passes::PassLog log(log_options);
+      const lt::backends::Backend& backend = lt::backends::cpu();
       // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
       if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
         log.verify(l.graph);
-      lt::passes::run_passes(l, names, options, log);
-      if ((fusion || buffers) && !l.fusion) lt::passes::plan_kernels(l, options, log);
+      backend.run_passes(l, names, options, log);
+      if ((fusion || buffers) && !l.fusion) backend.plan_kernels(l, options, log);
       const std::vector<std::string> buffer_stage = {"buffer_plan"};
-      if (buffers && !l.buffers) lt::passes::run_passes(l, buffer_stage, options, log);
+      if (buffers && !l.buffers) backend.run_passes(l, buffer_stage, options, log);
       std::cout << lt::ir::print(l.graph);
       if (fusion) print_fusion(l);
       if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);

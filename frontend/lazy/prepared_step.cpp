@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
-#include "codegen/compile.h"
+#include "backends/cpu/cpu_backend.h"
 #include "codegen/object_cache.h"
 #include "frontend/lazy/dumps.h"
 #include "frontend/options/store.h"
 #include "lt/metrics.h"
-#include "passes/pipeline.h"
 
 namespace lt::lazy {
+namespace {
+
+// What compiled steps lower and compile through: the CPU, the one backend there is.
+const backends::Backend& backend() { return backends::cpu(); }
+
+}  // namespace
 
 std::vector<rt::BufferPtr> PreparedStep::run(std::span<const rt::BufferPtr> params,
                                              std::span<const long> owned_refs) const {
@@ -32,13 +37,12 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   const std::string dir = dump_dir();
   const std::string prefix = fmt::format("{:016x}", key);
   passes::PassLog log({o.verify, dir, prefix});
-  const passes::LoweredGraph l = passes::lower(traced, lower_options(o), log);
+  const passes::LoweredGraph l = backend().lower(traced, lower_options(o), log);
   for (const passes::PassRecord& r : log.records()) metrics::time_ns("pass " + r.name, r.ns);
   codegen::CompileStats stats;
   const codegen::ObjectCacheStats before = codegen::object_cache_stats();
   const std::string cache_dir = o.disk_cache ? options::text(options::Setting::CacheDir) : "";
-  step->executable_ =
-      codegen::compile(l.graph, *l.fusion, *l.buffers, {dir, prefix, cache_dir}, &stats);
+  step->executable_ = backend().compile(l, {dir, prefix, cache_dir}, &stats);
   step->profile_ = std::make_shared<LaunchProfile>(prefix, l.graph, *l.fusion, *step->executable_);
   const codegen::ObjectCacheStats after = codegen::object_cache_stats();
   metrics::count("loop_kernels", stats.loop_kernels);
@@ -59,7 +63,7 @@ passes::LowerOptions lower_options(const CompileOptions& o) {
   l.channels_last = o.channels_last;
   l.wide_gemm_results = o.wide_gemm_results;
   l.buckets = {o.bucket_first_kb << 10, o.bucket_kb << 10};
-  return passes::at_opt_level(l, o.opt_level);
+  return backend().options(passes::at_opt_level(l, o.opt_level));
 }
 
 uint64_t environment_key(const CompileOptions& o) {

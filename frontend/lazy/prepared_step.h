@@ -45,9 +45,11 @@ class PreparedStep {
   std::string object_file_;
 };
 
-/// The lowering options of a compiled step (opt level 1 or 2) under `o`.
+/// The lowering options of a compiled step (opt level 1 or 2) under `o`, its backend's rules
+/// included.
 passes::LowerOptions lower_options(const CompileOptions& o);
-/// The compile environment mixed into cache keys: the lowering options `o` makes.
+/// The compile environment mixed into cache keys: the lowering options `o` makes (the backend's
+/// name among them).
 uint64_t environment_key(const CompileOptions& o);
 
 }  // namespace lt::lazy

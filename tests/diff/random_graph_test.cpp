@@ -26,14 +26,13 @@
 #include <string>
 #include <thread>
 
-#include "codegen/compile.h"
+#include "backends/cpu/cpu_backend.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
 #include "ir/loop_kernel.h"
 #include "ir/parser.h"
 #include "passes/buffer_plan.h"
 #include "passes/fuse.h"
-#include "passes/pipeline.h"
 #include "runtime/interpreter.h"
 
 namespace lt {
@@ -90,14 +89,15 @@ void count_fused(const ir::Graph& g, const ir::FusionPlan& plan, Compiled& out) 
   }
 }
 
-/// g -> passes::lower (verifying after every stage, as LT_VERIFY=1 does) -> compile.
+/// g -> the CPU backend's lowering (verifying after every stage, as LT_VERIFY=1 does) -> its
+/// compile.
 Compiled compile_graph(const ir::Graph& g, int level) {
   Compiled out;
   try {
     passes::PassLog log({/*verify=*/true, "", "x"});
     passes::LowerOptions lo;
     lo.fusion.enabled = level >= 2;
-    const passes::LoweredGraph l = passes::lower(g, lo, log);
+    const passes::LoweredGraph l = backends::cpu().lower(g, lo, log);
     const ir::Graph& c = l.graph;
     LT_CHECK(c.results().size() == g.results().size(), "the pipeline changed the result count");
     for (size_t i = 0; i < g.results().size(); ++i)
@@ -105,9 +105,8 @@ Compiled compile_graph(const ir::Graph& g, int level) {
                "the pipeline changed result {}'s type", i);
     const ir::FusionPlan& plan = *l.fusion;
     count_fused(c, plan, out);
-    const ir::BufferPlan& buffers = *l.buffers;
     codegen::CompileStats cs;
-    out.exe = codegen::compile(c, plan, buffers, {}, &cs);  // no cache key: nothing on disk
+    out.exe = backends::cpu().compile(l, {}, &cs);  // no cache key: nothing on disk
     out.loop_kernels = cs.loop_kernels;
     out.llvm_ms = cs.llvm_ms;
   } catch (const std::exception& e) {
@@ -410,7 +409,7 @@ TEST(RandomGraph, OneSeed) {
     std::printf("result %d %s: error bound %.3g\n", r.index_in_dag,
                 ir::value_name(rg.graph(), r.value).c_str(), r.max_error);
   passes::PassLog log({/*verify=*/true, "", "x"});
-  const passes::LoweredGraph l = passes::lower(rg.graph(), {}, log);
+  const passes::LoweredGraph l = backends::cpu().lower(rg.graph(), {}, log);
   std::printf("after the passes:\n%s\nfusion plan:\n%s\n", ir::print(l.graph).c_str(),
               ir::print_fusion_plan(l.graph, *l.fusion).c_str());
   for (int level : {2, 1}) {

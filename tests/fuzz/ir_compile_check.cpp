@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compile.h"
+#include "backends/cpu/cpu_backend.h"
 #include "ir/error.h"
 #include "runtime/executable.h"
 #include "runtime/interpreter.h"
@@ -80,8 +80,7 @@ CompileOutcome check_ir_compile(std::string_view text) {
 
   const std::string context = ir::print(g);
   std::shared_ptr<rt::Executable> exe;
-  run_stage("codegen::compile", context, false,
-            [&] { exe = codegen::compile(l->graph, *l->fusion, *l->buffers, {}); });
+  run_stage("codegen::compile", context, false, [&] { exe = backends::cpu().compile(*l, {}); });
 
   std::vector<BufferPtr> params, before;
   const bool specials = rng.coin(0.3);

@@ -5,10 +5,10 @@
 #include <exception>
 #include <string>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/error.h"
 #include "ir/parser.h"
 #include "passes/pass_log.h"
-#include "passes/pipeline.h"
 #include "passes/registry.h"
 #include "tests/fuzz/check_failure.h"
 
@@ -32,19 +32,20 @@ bool accepts(const char* stage, const std::string& context, F&& f) {
   }
 }
 
-/// The registry stages first, then the lowering; both plans verified (again: PassLog verifies
-/// after every stage) and present.
+/// The registry stages first, then the CPU backend's lowering; both plans verified (again:
+/// PassLog verifies after every stage) and present.
 passes::LoweredGraph lower(const ir::Graph& g, const LoweringRun& run) {
+  const backends::Backend& backend = backends::cpu();
   passes::PassLog log({/*verify=*/true, "", "fuzz"});
   passes::LoweredGraph l{g, {}, {}};
   if (!run.stages_first.empty()) {
     log.verify(l.graph);
-    passes::run_passes(l, run.stages_first, run.options, log);
+    backend.run_passes(l, run.stages_first, run.options, log);
   }
-  l = passes::lower(std::move(l.graph), run.options, log);
-  if (!l.fusion || !l.buffers) throw CheckFailure("passes::lower returned without both plans");
-  ir::verify_fusion_plan(l.graph, *l.fusion);
-  ir::verify_buffer_plan(l.graph, *l.fusion, *l.buffers);
+  l = backend.lower(std::move(l.graph), run.options, log);
+  if (!l.fusion || !l.buffers) throw CheckFailure("the lowering returned without both plans");
+  ir::verify_fusion_plan(l.graph, *l.fusion, backend.rules());
+  ir::verify_buffer_plan(l.graph, *l.fusion, *l.buffers, backend.rules());
   return l;
 }
 

@@ -14,8 +14,8 @@
 
 namespace lt::fuzz {
 
-/// How one input is lowered: registry stages run first (as lt-opt --passes=... would), then
-/// passes::lower with `options`.
+/// How one input is lowered: registry stages run first (as lt-opt --passes=... would), then the
+/// CPU backend's lowering with `options`.
 struct LoweringRun {
   std::vector<std::string> stages_first;
   passes::LowerOptions options;

@@ -12,11 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "codegen/compile.h"
+#include "backends/cpu/cpu_backend.h"
 #include "ir/fusion_plan.h"
 #include "ir/parser.h"
 #include "passes/pass_log.h"
-#include "passes/pipeline.h"
 #include "runtime/executable.h"
 #include "runtime/interpreter.h"
 
@@ -71,8 +70,8 @@ void expect_compiled_equals_interpreted(const std::string& text, const std::vect
   const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
 
   passes::PassLog log(passes::PassLogOptions{});
-  const passes::LoweredGraph l = passes::lower(g, {}, log);
-  const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
+  const passes::LoweredGraph l = backends::cpu().lower(g, {}, log);
+  const auto exe = backends::cpu().compile(l, {});
   const std::string launches = rt::print_launches(*exe);
   EXPECT_EQ(launches.find("library"), std::string::npos) << "every cast in a loop:\n"
                                                           << launches;
@@ -154,7 +153,7 @@ void expect_epilogues_match(std::string text, const char* low,
   passes::PassLog log(passes::PassLogOptions{});
   passes::LowerOptions options;
   options.wide_gemm_results = wide >= 0;
-  const passes::LoweredGraph l = passes::lower(g, options, log);
+  const passes::LoweredGraph l = backends::cpu().lower(g, options, log);
   const std::string lowered = ir::print(l.graph);
   int f32_out = 0;
   for (size_t at = 0; (at = lowered.find("f32_out=true", at)) != std::string::npos; ++at) ++f32_out;
@@ -167,7 +166,7 @@ void expect_epilogues_match(std::string text, const char* low,
   }
   const std::string plan = ir::print_fusion_plan(l.graph, *l.fusion);
   for (const char* k : kernels) EXPECT_NE(plan.find(k), std::string::npos) << plan;
-  const auto exe = compile(l.graph, *l.fusion, *l.buffers, {});
+  const auto exe = backends::cpu().compile(l, {});
   const std::vector<rt::BufferPtr> got = exe->run(params);
   ASSERT_EQ(got.size(), want.size());
   for (size_t r = 0; r < got.size(); ++r) {

@@ -6,10 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "codegen/compile.h"
+#include "backends/cpu/cpu_backend.h"
 #include "ir/parser.h"
 #include "passes/pass_log.h"
-#include "passes/pipeline.h"
 #include "runtime/executable.h"
 #include "runtime/interpreter.h"
 
@@ -41,8 +40,8 @@ std::shared_ptr<rt::Executable> compile_step(int64_t bucket_bytes) {
   passes::LowerOptions o;
   o.buckets = {bucket_bytes, bucket_bytes};
   passes::PassLog log(passes::PassLogOptions{});
-  const passes::LoweredGraph l = passes::lower(ir::parse(kStep), o, log);
-  return compile(l.graph, *l.fusion, *l.buffers, {});
+  const passes::LoweredGraph l = backends::cpu().lower(ir::parse(kStep), o, log);
+  return backends::cpu().compile(l, {});
 }
 
 // Parameters of `g` holding values in [-0.6, 0.65], different for each parameter.
@@ -91,7 +90,7 @@ graph @f(%x: f32[16,16], %dy: f32[16,16], %w: f32[16,16], %lr: f32[]) {
   return %3, %1
 })");
   passes::PassLog log(passes::PassLogOptions{});
-  const passes::LoweredGraph l = passes::lower(g, {}, log);
+  const passes::LoweredGraph l = backends::cpu().lower(g, {}, log);
   const ir::BufferPlan& plan = *l.buffers;
   const ir::BufferSlot& grad = plan.slots[plan.slot_of(l.graph.results()[1])];
   const ir::Node& all_reduce = l.graph.node(l.graph.results()[1].def);
@@ -99,7 +98,7 @@ graph @f(%x: f32[16,16], %dy: f32[16,16], %w: f32[16,16], %lr: f32[]) {
   EXPECT_EQ(plan.slots[plan.slot_of(all_reduce.inputs[0])].storage, ir::Storage::InResult)
       << ir::print_buffer_plan(l.graph, plan);
   EXPECT_EQ(grad.storage, ir::Storage::Result);
-  const auto exe = compile(l.graph, *l.fusion, plan, {});
+  const auto exe = backends::cpu().compile(l, {});
   const std::vector<rt::BufferPtr> params = step_params(g);
   const std::vector<rt::BufferPtr> want = rt::InterpretedGraph(g).run(params);
   const std::vector<rt::BufferPtr> first = exe->run(params), second = exe->run(params);

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/graph.h"
-#include "ir/loop_kernel.h"
 #include "ir/op.h"
 #include "ir/type_rules.h"
 #include "lt/lazy.h"
@@ -114,9 +114,9 @@ ir::Graph sample_graph(const OpSample& s) {
 }
 
 /// Whether a compiled step runs the sample in a loop kernel, by the row's columns: lowering Loop
-/// (the scalar emitter), or LoopReduce where ir::is_loop_reduction holds, on compute dtypes only,
-/// and never an op that checks its data (its eager kernel throws on bad data). A cast to the
-/// operand's own dtype is no op at all (canonicalize drops it).
+/// (the scalar emitter), or LoopReduce where the CPU's KernelRules::loop_reduction holds, on
+/// compute dtypes only, and never an op that checks its data (its eager kernel throws on bad
+/// data). A cast to the operand's own dtype is no op at all (canonicalize drops it).
 bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
   const ir::OpInfo& row = ir::info(s.op);
   const ir::Node& n = g.node(0);
@@ -130,7 +130,7 @@ bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
   switch (row.lowering) {
     case ir::Lowering::Loop:
       return !(row.result == ir::ResultKind::Attr && n.types[0] == g.type(n.inputs[0]));
-    case ir::Lowering::LoopReduce: return ir::is_loop_reduction(g, 0);
+    case ir::Lowering::LoopReduce: return backends::cpu().rules().loop_reduction(g, 0);
     case ir::Lowering::IndexMap:
     case ir::Lowering::Call:
     case ir::Lowering::Epilogue:

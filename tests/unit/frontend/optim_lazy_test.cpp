@@ -3,12 +3,12 @@
 // fixed set of graphs, and each parameter's update is one fused loop kernel.
 #include <gtest/gtest.h>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/parser.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
 #include "lt/optim.h"
-#include "passes/pipeline.h"
 #include "tests/support/train_steps.h"
 
 namespace lt::optim {
@@ -127,7 +127,7 @@ TEST(OptimLazy, EachParametersUpdateIsOneLoopKernel) {
   for (const auto& [name, t] : opt.state_dict().tensors) written.push_back(t);
   const ir::Graph traced = ir::parse(debug::graph_text(written));
   passes::PassLog log;
-  const passes::LoweredGraph lowered = passes::lower(traced, {}, log);
+  const passes::LoweredGraph lowered = backends::cpu().lower(traced, {}, log);
   const std::string plan = ir::print_fusion_plan(lowered.graph, *lowered.fusion);
   // One loop kernel per parameter, writing the parameter and its three moments; the bias
   // corrections of all four (0-d math on the step counts) share one more.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_plans.h"
 #include "ir/buffer_plan.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
@@ -15,7 +16,6 @@
 #include "ir/op.h"
 #include "ir/parser.h"
 #include "passes/fuse.h"
-#include "passes/pipeline.h"
 
 namespace lt::passes {
 namespace {
@@ -23,6 +23,8 @@ namespace {
 using ir::BufferPlan;
 using ir::Storage;
 using ir::Value;
+using testing::cpu_rules;
+using testing::fusion_plan;
 using ::testing::HasSubstr;
 
 ir::Graph parse_ok(std::string_view text) {
@@ -33,10 +35,12 @@ ir::Graph parse_ok(std::string_view text) {
 
 // Plans and checks the plan against its contract, twice (the planner is deterministic).
 BufferPlan plan_ok(const ir::Graph& g, const ir::FusionPlan& fusion, BufferPlanOptions o = {}) {
-  ir::verify_fusion_plan(g, fusion);
-  const BufferPlan plan = plan_buffers(g, fusion, o);
-  EXPECT_NO_THROW(ir::verify_buffer_plan(g, fusion, plan)) << ir::print_buffer_plan(g, plan);
-  EXPECT_EQ(ir::print_buffer_plan(g, plan_buffers(g, fusion, o)), ir::print_buffer_plan(g, plan));
+  ir::verify_fusion_plan(g, fusion, cpu_rules());
+  const BufferPlan plan = plan_buffers(g, fusion, cpu_rules(), o);
+  EXPECT_NO_THROW(ir::verify_buffer_plan(g, fusion, plan, cpu_rules()))
+      << ir::print_buffer_plan(g, plan);
+  EXPECT_EQ(ir::print_buffer_plan(g, plan_buffers(g, fusion, cpu_rules(), o)),
+            ir::print_buffer_plan(g, plan));
   return plan;
 }
 
@@ -56,7 +60,7 @@ int alias_root(const BufferPlan& plan, int s) {
 // arena value still live, but for a reshape's output and the value it aliases; no result is in
 // the arena.
 void expect_no_aliasing(const ir::Graph& g, const ir::FusionPlan& fusion, const BufferPlan& plan) {
-  const auto launches = ir::launch_sequence(g, fusion);
+  const auto launches = ir::launch_sequence(g, fusion, cpu_rules());
   for (int li = 0; li < static_cast<int>(launches.size()); ++li)
     for (Value w : launches[li].writes) {
       const ir::BufferSlot& out = slot(plan, w);
@@ -161,14 +165,14 @@ TEST(BufferPlan, VerifierRejectsSharedBytesOfLiveValues) {
   BufferPlan plan = plan_ok(g, fusion);
   plan.slots[plan.slot_of(Value::node(1))].offset = slot(plan, Value::node(0)).offset;
   try {
-    ir::verify_buffer_plan(g, fusion, plan);
+    ir::verify_buffer_plan(g, fusion, plan, cpu_rules());
     FAIL() << "accepted";
   } catch (const InternalError& e) {
     EXPECT_THAT(e.what(), HasSubstr("shares arena bytes"));
   }
   BufferPlan in_arena = plan_ok(g, fusion);
   in_arena.slots[in_arena.slot_of(Value::node(4))].storage = Storage::Arena;
-  EXPECT_THROW(ir::verify_buffer_plan(g, fusion, in_arena), InternalError);
+  EXPECT_THROW(ir::verify_buffer_plan(g, fusion, in_arena, cpu_rules()), InternalError);
 }
 
 // A library reshape of an intermediate takes its bytes, and the intermediate's bytes stay taken
@@ -222,7 +226,7 @@ TEST(BufferPlan, VerifierRejectsAnAliasThatIsNoReshape) {
   b.alias = plan.slot_of(Value::node(1));
   b.offset = slot(plan, Value::node(1)).offset;
   try {
-    ir::verify_buffer_plan(g, fusion, plan);
+    ir::verify_buffer_plan(g, fusion, plan, cpu_rules());
     FAIL() << "accepted";
   } catch (const InternalError& e) {
     EXPECT_THAT(e.what(), HasSubstr("an alias that is not a library reshape"));
@@ -337,7 +341,7 @@ TEST(BufferPlan, VerifierRejectsAnOperandInAResultItIsReadAfter) {
   b.storage = Storage::InResult;
   b.in_result = plan.slot_of(Value::node(1));
   try {
-    ir::verify_buffer_plan(g, fusion, plan);
+    ir::verify_buffer_plan(g, fusion, plan, cpu_rules());
     FAIL() << "accepted";
   } catch (const InternalError& e) {
     EXPECT_STREQ(e.what(), "invalid buffer plan: %0: in the buffer of %1, but launch 2 reads it later");
@@ -358,7 +362,7 @@ TEST(BufferPlan, VerifierRejectsACollectiveOverAValueReadLater) {
   b.alias = plan.slot_of(Value::node(0));
   b.offset = slot(plan, Value::node(0)).offset;
   try {
-    ir::verify_buffer_plan(g, fusion, plan);
+    ir::verify_buffer_plan(g, fusion, plan, cpu_rules());
     FAIL() << "accepted";
   } catch (const InternalError& e) {
     EXPECT_STREQ(e.what(),
@@ -396,7 +400,7 @@ TEST(BufferPlan, DonationTakenWhenTheDonorIsDead) {
   EXPECT_FALSE(r.in_place);
   EXPECT_EQ(plan.donated_bytes, 64);
   EXPECT_EQ(plan.result_bytes, 0);
-  EXPECT_EQ(plan_buffers(g, ir::unfused_plan(g), {.donate = false}).donated_bytes, 0);
+  EXPECT_EQ(plan_buffers(g, ir::unfused_plan(g), cpu_rules(), {.donate = false}).donated_bytes, 0);
 }
 
 TEST(BufferPlan, DonationRefusedWhenTheDonorIsReadLater) {

@@ -1,5 +1,4 @@
 #include "passes/fuse.h"
-#include "passes/pipeline.h"
 #include "passes/epilogue.h"
 
 #include <gmock/gmock.h>
@@ -12,10 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "cpu_plans.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
-#include "ir/loop_kernel.h"
 #include "ir/graph.h"
+#include "ir/loop_kernel.h"
 #include "ir/parser.h"
 
 namespace lt::passes {
@@ -23,6 +23,8 @@ namespace {
 
 using ir::KernelKind;
 using ir::Value;
+using testing::cpu_rules;
+using testing::fusion_plan;
 using ::testing::HasSubstr;
 
 // Parses, verifies, fuses, checks the plan against the contract and returns it as text.
@@ -30,14 +32,14 @@ std::string plan_of(std::string_view text, FuseOptions o = {}) {
   const ir::Graph g = ir::parse(text);
   ir::verify(g);
   const ir::FusionPlan plan = fusion_plan(g, o);
-  ir::verify_fusion_plan(g, plan);
+  ir::verify_fusion_plan(g, plan, cpu_rules());
   return ir::print_fusion_plan(g, plan);
 }
 
 // The message verify_fusion_plan throws, or "" when it accepts the plan.
 std::string rejection(const ir::Graph& g, const ir::FusionPlan& plan) {
   try {
-    ir::verify_fusion_plan(g, plan);
+    ir::verify_fusion_plan(g, plan, cpu_rules());
   } catch (const InternalError& e) {
     return e.what();
   }
@@ -245,7 +247,7 @@ TEST(Fuse, DisabledGivesTheUnfusedPlan) {
       return %1
     })");
   const ir::FusionPlan plan = fusion_plan(g, {.enabled = false});
-  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()));
   EXPECT_EQ(ir::print_fusion_plan(g, plan),
             "kernel 0 library exp: %0 (in: %x; out: %0)\n"
             "kernel 1 library neg: %1 (in: %0; out: %1)\n");
@@ -633,7 +635,7 @@ TEST(Fuse, EpiloguesAreIdempotent) {
   // Attaching again to a plan that has its epilogues changes nothing.
   ir::FusionPlan plan = fusion_plan(g);
   const std::string before = ir::print_fusion_plan(g, plan);
-  EXPECT_EQ(attach_epilogues(g, plan), 0);
+  EXPECT_EQ(attach_epilogues(g, cpu_rules(), plan), 0);
   EXPECT_EQ(ir::print_fusion_plan(g, plan), before);
 }
 

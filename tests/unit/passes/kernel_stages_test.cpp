@@ -2,17 +2,21 @@
 // that keeps a node a loop kernel cannot compute out of loop kernels.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "cpu_plans.h"
 #include "ir/error.h"
 #include "ir/fusion_plan.h"
+#include "pass_test_util.h"
 #include "passes/collective_schedule.h"
 #include "passes/fuse.h"
 #include "passes/kernel_order.h"
-#include "passes/pipeline.h"
-#include "pass_test_util.h"
 
 namespace lt::passes {
 namespace {
 
+using testing::cpu_rules;
+using testing::fusion_plan;
 using testing::parse_ok;
 
 // Two gradient all-reduces: %1 is read by the last kernel, %3 by none (a result).
@@ -36,10 +40,10 @@ int group_of(const ir::FusionPlan& plan, int node) {
 
 TEST(ScheduleCollectives, AwaitsEachBeforeItsFirstReaderOrAtTheEnd) {
   const ir::Graph g = parse_ok(kTwoCollectives);
-  ir::FusionPlan plan = fuse(g);
+  ir::FusionPlan plan = fuse(g, cpu_rules());
   order_groups(g, plan);
   EXPECT_TRUE(schedule_collectives(g, plan));
-  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()));
   const int first = group_of(plan, 1), second = group_of(plan, 3), update = group_of(plan, 4);
   EXPECT_EQ(plan.groups[first].awaited_before, update);
   EXPECT_EQ(plan.groups[second].awaited_before, static_cast<int>(plan.groups.size()));
@@ -57,7 +61,7 @@ TEST(ScheduleCollectives, NothingToDoWithoutCollectives) {
       %0 = exp(%x) : f32[4]
       return %0
     })");
-  ir::FusionPlan plan = fuse(g);
+  ir::FusionPlan plan = fuse(g, cpu_rules());
   EXPECT_FALSE(schedule_collectives(g, plan));
 }
 
@@ -67,19 +71,19 @@ TEST(ScheduleCollectives, TheVerifierRejectsAReadBeforeTheAwait) {
   const int first = group_of(plan, 1);
   plan.groups[first].awaited_before = static_cast<int>(plan.groups.size());
   try {
-    ir::verify_fusion_plan(g, plan);
+    ir::verify_fusion_plan(g, plan, cpu_rules());
     FAIL() << "no error";
   } catch (const InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("before it is awaited"), std::string::npos) << e.what();
   }
   plan.groups[first].awaited_before = -1;
   plan.groups[0].awaited_before = 1;  // the matmul's kernel: not a collective
-  EXPECT_THROW(ir::verify_fusion_plan(g, plan), InternalError);
+  EXPECT_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()), InternalError);
 }
 
 TEST(OrderKernels, SecondRunKeepsTheOrder) {
   const ir::Graph g = parse_ok(kTwoCollectives);
-  ir::FusionPlan plan = fuse(g);
+  ir::FusionPlan plan = fuse(g, cpu_rules());
   order_groups(g, plan);
   const std::string once = ir::print_fusion_plan(g, plan);
   EXPECT_FALSE(order_groups(g, plan));
@@ -96,12 +100,45 @@ TEST(Fuse, IntegerDivisionIsALibraryKernelBetweenLoops) {
       %2 = mul(%1, %a) : i64[16]
       return %2
     })");
-  const ir::FusionPlan plan = fuse(g);
-  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan));
+  const ir::FusionPlan plan = fuse(g, cpu_rules());
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()));
   EXPECT_EQ(ir::print_fusion_plan(g, plan),
             "kernel 0 loop i64[16]: %0 (in: %a, %b; out: %0)\n"
             "kernel 1 library div: %1 (in: %0, %b; out: %1)\n"
             "kernel 2 loop i64[16]: %2 (in: %1, %a; out: %2)\n");
+}
+
+// The verifier holds a plan to the rules of the backend that made it: a loop kernel may hold no
+// node the rules do not compute, nor end in a reduction they do not take on.
+TEST(VerifyKernelRules, RejectsWhatTheRulesDoNotTakeOn) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%a: i64[16], %b: i64[16], %x: f32[4,1]) {
+      %0 = div(%a, %b) : i64[16]
+      %1 = sum(%x) {axes=[1], keepdim=false} : f32[4]
+      return %0, %1
+    })");
+  ir::FusionPlan one_loop = ir::unfused_plan(g);
+  one_loop.groups[0].kind = ir::KernelKind::Loop;
+  one_loop.groups[0].shape = {16};
+  try {
+    ir::verify_fusion_plan(g, one_loop, cpu_rules());
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_STREQ(e.what(),
+                 "invalid fusion plan: loop kernel 0 ([16]) holds %0 = div(%a, %b) : i64[16], "
+                 "which the cpu backend's loop kernels do not compute");
+  }
+  ir::FusionPlan reduces_one = ir::unfused_plan(g);
+  reduces_one.groups[1].kind = ir::KernelKind::Loop;
+  reduces_one.groups[1].shape = {4, 1};
+  try {
+    ir::verify_fusion_plan(g, reduces_one, cpu_rules());
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("nor a reduction it can end in"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, fuse(g, cpu_rules()), cpu_rules()));
 }
 
 }  // namespace

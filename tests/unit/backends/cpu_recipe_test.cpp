@@ -1,14 +1,16 @@
-#include "passes/pipeline.h"
-
+// The CPU backend's recipe: the stages it runs, in its order, and the plans it makes.
 #include <gtest/gtest.h>
 
+#include "backends/cpu/cpu_backend.h"
 #include "ir/error.h"
 #include "ir/parser.h"
-#include "pass_test_util.h"
+#include "passes/buffer_plan.h"
+#include "tests/unit/passes/pass_test_util.h"
 
 namespace lt::passes {
 namespace {
 
+using backends::cpu;
 using testing::count_ops;
 using testing::parse_ok;
 
@@ -41,14 +43,13 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
   PassLogOptions opt;
   opt.verify = true;
   PassLog log(opt);
-  const LoweredGraph l = lower(parse_ok(kStep), {}, log);
-  EXPECT_EQ(names(log), (std::vector<std::string>{"verify", "canonicalize", "fold", "canonicalize",
-                                                  "cse", "channels_last", "absorb_widening_casts",
-                                                  "narrow_norm_gradients", "wide_gemm_results",
-                                                  "sink_reshapes", "fold_relu_into_pool_grad",
-                                                  "dce", "bucket_all_reduce", "fuse",
-                                                  "attach_epilogues", "order_kernels",
-                                                  "schedule_collectives", "buffer_plan"}));
+  const LoweredGraph l = cpu().lower(parse_ok(kStep), {}, log);
+  EXPECT_EQ(names(log),
+            (std::vector<std::string>{
+                "verify", "canonicalize", "fold", "canonicalize", "cse", "channels_last",
+                "absorb_widening_casts", "narrow_norm_gradients", "wide_gemm_results",
+                "sink_reshapes", "fold_relu_into_pool_grad", "dce", "bucket_all_reduce", "fuse",
+                "attach_epilogues", "order_kernels", "schedule_collectives", "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
   EXPECT_EQ(ir::print(l.graph),
@@ -62,16 +63,17 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
             "  return %5\n}\n");
   ASSERT_TRUE(l.fusion && l.buffers);
   EXPECT_EQ(ir::print_fusion_plan(l.graph, *l.fusion),
-            ir::print_fusion_plan(l.graph, fusion_plan(l.graph)));
+            ir::print_fusion_plan(l.graph, cpu().fusion_plan(l.graph)));
   EXPECT_EQ(ir::print_buffer_plan(l.graph, *l.buffers),
-            ir::print_buffer_plan(l.graph, plan_buffers(l.graph, fusion_plan(l.graph))));
+            ir::print_buffer_plan(
+                l.graph, plan_buffers(l.graph, cpu().fusion_plan(l.graph), cpu().rules())));
 }
 
 TEST(Pipeline, SecondRunChangesNothing) {
   PassLog first;
-  const LoweredGraph once = lower(parse_ok(kStep), {}, first);
+  const LoweredGraph once = cpu().lower(parse_ok(kStep), {}, first);
   PassLog second;
-  const LoweredGraph twice = lower(once.graph, {}, second);
+  const LoweredGraph twice = cpu().lower(once.graph, {}, second);
   EXPECT_EQ(ir::print(twice.graph), ir::print(once.graph));
   for (const PassRecord& r : second.records()) {
     if (r.name == "fuse" || r.name == "buffer_plan") continue;  // they always make a plan
@@ -85,7 +87,7 @@ TEST(Pipeline, WithoutSimplifySkipsCanonicalizeFoldAndCse) {
   PassLog log;
   LowerOptions opt;
   opt.simplify = false;
-  const LoweredGraph l = lower(parse_ok(kStep), opt, log);
+  const LoweredGraph l = cpu().lower(parse_ok(kStep), opt, log);
   EXPECT_EQ(names(log),
             (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts",
                                       "narrow_norm_gradients", "wide_gemm_results", "dce",
@@ -99,7 +101,7 @@ TEST(Pipeline, OptLevelOneIsTheUnfusedPlan) {
   PassLog log;
   LowerOptions opt;
   opt.fusion.enabled = false;
-  const LoweredGraph l = lower(parse_ok(kStep), opt, log);
+  const LoweredGraph l = cpu().lower(parse_ok(kStep), opt, log);
   EXPECT_EQ(ir::print_fusion_plan(l.graph, *l.fusion),
             ir::print_fusion_plan(l.graph, ir::unfused_plan(l.graph)));
 }
@@ -111,7 +113,7 @@ TEST(Pipeline, RejectsAMalformedGraph) {
       return %0
     })");
   PassLog log;
-  EXPECT_THROW(lower(g, {}, log), Error);
+  EXPECT_THROW(cpu().lower(g, {}, log), Error);
 }
 
 TEST(Pipeline, RunsStagesByName) {
@@ -120,14 +122,14 @@ TEST(Pipeline, RunsStagesByName) {
   PassLog log(opt);
   LoweredGraph l{parse_ok(kStep), {}, {}};
   const std::vector<std::string> plan_only = {"fuse", "buffer_plan"};
-  run_passes(l, plan_only, {}, log);
+  cpu().run_passes(l, plan_only, {}, log);
   ASSERT_TRUE(l.fusion && l.buffers);
   // A rewrite that changes the graph drops the plans made for the old one.
   const std::vector<std::string> rewrite = {"cse"};
-  run_passes(l, rewrite, {}, log);
+  cpu().run_passes(l, rewrite, {}, log);
   EXPECT_FALSE(l.fusion || l.buffers);
   const std::vector<std::string> pipeline = {"pipeline"};
-  run_passes(l, pipeline, {}, log);
+  cpu().run_passes(l, pipeline, {}, log);
   EXPECT_TRUE(l.fusion && l.buffers);
 }
 
@@ -136,14 +138,14 @@ TEST(Pipeline, UnknownOrOutOfOrderStagesAreErrors) {
   LoweredGraph l{parse_ok(kStep), {}, {}};
   const std::vector<std::string> unknown = {"cse", "fusion"};
   try {
-    run_passes(l, unknown, {}, log);
+    cpu().run_passes(l, unknown, {}, log);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "unknown pass 'fusion' (see lt-opt --list-passes)");
   }
   const std::vector<std::string> early = {"buffer_plan"};
   try {
-    run_passes(l, early, {}, log);
+    cpu().run_passes(l, early, {}, log);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "pass 'buffer_plan' needs a fusion plan: run 'fuse' before it");
