@@ -49,6 +49,7 @@ class Fuser {
         level_(n_, 0),
         visited_(n_, 0),
         kind_(n_, Kind::Library),
+        copy_only_(n_, 0),
         iter_(n_),
         members_(n_),
         consumers_(n_),
@@ -74,8 +75,16 @@ class Fuser {
     }
   }
 
-  ir::FusionPlan run() {
+  /// Producer-consumer fusion, then the view chains that become loop kernels.
+  ir::FusionPlan partition() {
     for (int id = 0; id < n_; ++id) place(id);
+    promote_view_chains();
+    return emit();
+  }
+
+  /// Horizontal fusion of `plan`, a partition fuse() made.
+  ir::FusionPlan merge_siblings_of(const ir::FusionPlan& plan) {
+    load(plan);
     merge_siblings();
     return emit();
   }
@@ -100,6 +109,8 @@ class Fuser {
   int unite(int a, int b);
   void raise_levels(int root);
   void merge_siblings();
+  void promote_view_chains();
+  void load(const ir::FusionPlan& plan);
   ir::FusionPlan emit();
 
   const ir::Graph& g_;
@@ -108,6 +119,7 @@ class Fuser {
   int n_;
   std::vector<int> parent_, size_, level_, visited_;
   std::vector<Kind> kind_;                   // by root
+  std::vector<char> copy_only_;              // by root: a view chain's copy kernel
   std::vector<Shape> iter_;                  // by root: a Loop group's iteration shape
   std::vector<std::vector<int>> members_;    // by root: node ids, ascending
   std::vector<std::vector<int>> consumers_;  // by root: groups reading it (may be stale: find())
@@ -370,7 +382,7 @@ void Fuser::merge_siblings() {
     int acc = -1;
     for (int reader : readers[index(v)]) {
       const int r = find(reader);
-      if (kind_[r] != Kind::Loop || iter_[r] != s) continue;
+      if (kind_[r] != Kind::Loop || iter_[r] != s || copy_only_[r]) continue;
       if (acc < 0 || find(acc) == r) {
         acc = r;
         continue;
@@ -389,13 +401,13 @@ void Fuser::merge_siblings() {
     for (int i = 0; i < g_.num_outputs(id); ++i) visit(Value::node(id, i));
 }
 
-ir::FusionPlan Fuser::emit() {
-  // A view chain no compute node joined runs as library views, one node each (no compile for a
-  // copy); splitting a group never closes a cycle. One that ends in a concat of views (a
-  // gradient bucket's pack: reshapes to 1-D), or that would copy more than once (a reshape of
-  // an intermediate copies nothing: the buffer plan aliases it), is one loop kernel instead,
-  // reading through the views' composed map: one copy (attention's head split, slice then
-  // permute).
+// A view chain no compute node joined runs as library views, one node each (no compile for a
+// copy; emit splits it); splitting a group never closes a cycle. One that ends in a concat of
+// views (a gradient bucket's pack: reshapes to 1-D), or that would copy more than once (a reshape
+// of an intermediate copies nothing: the buffer plan aliases it), is one loop kernel instead,
+// reading through the views' composed map: one copy (attention's head split, slice then
+// permute). Such a copy kernel is never merged with its siblings.
+void Fuser::promote_view_chains() {
   for (int id = 0; id < n_; ++id) {
     const int r = find(id);
     const std::vector<int>& chain = members_[r];
@@ -409,6 +421,37 @@ ir::FusionPlan Fuser::emit() {
     kind_[r] = Kind::Loop;
     iter_[r] = shape;
   }
+}
+
+// The groups of `plan` (Loop and Library only: epilogues come later) as the union-find state,
+// with levels that rise along every edge of its kernel DAG (the plan is in a topological order).
+void Fuser::load(const ir::FusionPlan& plan) {
+  for (const ir::FusionGroup& grp : plan.groups) {
+    if (grp.kind == ir::KernelKind::Epilogue)
+      throw Error("pass 'fuse_siblings' needs the plan before 'attach_epilogues'");
+    int root = grp.nodes.front();
+    for (int id : grp.nodes) root = unite(root, id);
+    kind_[root] = grp.kind == ir::KernelKind::Loop ? Kind::Loop : Kind::Library;
+    iter_[root] = grp.shape;
+    const auto views = [&](int id) {
+      return ir::info(g_.node(id).op).lowering == ir::Lowering::IndexMap;
+    };
+    copy_only_[root] = grp.kind == ir::KernelKind::Loop &&
+                       std::all_of(grp.nodes.begin(), grp.nodes.end(), views);
+  }
+  for (const ir::FusionGroup& grp : plan.groups) {
+    const int r = find(grp.nodes.front());
+    level_[r] = 0;
+    for (int id : grp.nodes)
+      for (Value v : g_.node(id).inputs) {
+        if (v.is_param() || find(v.def) == r) continue;
+        level_[r] = std::max(level_[r], level_[find(v.def)] + 1);
+        consumers_[find(v.def)].push_back(r);
+      }
+  }
+}
+
+ir::FusionPlan Fuser::emit() {
   std::vector<int> kernel(n_), number_of_root(n_, -1);
   std::vector<std::vector<int>> members;  // by kernel number: nodes in id order
   std::vector<char> loop;                 // by kernel number
@@ -443,7 +486,15 @@ ir::FusionPlan Fuser::emit() {
 }  // namespace
 
 ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o) {
-  return o.enabled ? Fuser(g, rules, o).run() : ir::unfused_plan(g);
+  return o.enabled ? Fuser(g, rules, o).partition() : ir::unfused_plan(g);
+}
+
+bool fuse_siblings(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
+                   ir::FusionPlan& plan) {
+  ir::FusionPlan merged = Fuser(g, rules, o).merge_siblings_of(plan);
+  if (merged.groups.size() == plan.groups.size()) return false;
+  plan = std::move(merged);
+  return true;
 }
 
 }  // namespace lt::passes

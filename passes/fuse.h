@@ -19,13 +19,21 @@ struct FuseOptions {
 /// backend's `rules` take them on. Every other node (matmul, conv, nn ops, creation ops including
 /// `full`, argmax/logsumexp, views no loop kernel folds) is a Library kernel of its own.
 /// Producer-consumer fusion in node order, never duplicating a node (so an expensive value read
-/// more than once is computed once and written) and never creating a cycle between kernels; then
-/// sibling loop kernels that read the same full-size value merge (horizontal fusion) where that
-/// stays acyclic. Groups come in a topological order close to trace order; the plan passes
-/// ir::verify_fusion_plan under the same rules.
-/// Near-linear in the graph size. o.enabled = false gives ir::unfused_plan. The stages after it
-/// (attach_epilogues, order_kernels, schedule_collectives) refine the plan: a backend's
+/// more than once is computed once and written) and never creating a cycle between kernels; a
+/// chain of views no compute node joined is a loop kernel of its own where that saves a copy,
+/// else its views are library kernels. Groups come in a topological order close to trace order;
+/// the plan passes ir::verify_fusion_plan under the same rules. Near-linear in the graph size.
+/// o.enabled = false gives ir::unfused_plan. The stages after it (fuse_siblings,
+/// attach_epilogues, order_kernels, schedule_collectives) refine the plan: a backend's
 /// fusion_plan runs them all, as its recipe does (backends/backend.h).
 ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o = {});
+
+/// Horizontal fusion of a plan fuse() made: loop kernels that read the same full-size value
+/// merge where the merged kernel holds (the contract, the rules, o's limits) and no path joins
+/// them through another kernel, so the value is read once and a launch goes away; a view
+/// chain's copy kernel stays apart. Returns whether any merged. A plan with epilogues is an
+/// lt::Error (this stage comes before attach_epilogues).
+bool fuse_siblings(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
+                   ir::FusionPlan& plan);
 
 }  // namespace lt::passes

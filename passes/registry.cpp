@@ -53,6 +53,13 @@ bool fuse_stage(LoweredGraph& l, const LowerOptions& o) {
   return true;
 }
 
+bool siblings_stage(LoweredGraph& l, const LowerOptions& o) {
+  need_fusion(l, "fuse_siblings");
+  if (!fuse_siblings(l.graph, kernel_rules(o), o.fusion, *l.fusion)) return false;
+  l.buffers.reset();
+  return true;
+}
+
 bool epilogue_stage(LoweredGraph& l, const LowerOptions& o) {
   need_fusion(l, "attach_epilogues");
   if (attach_epilogues(l.graph, kernel_rules(o), *l.fusion) == 0) return false;

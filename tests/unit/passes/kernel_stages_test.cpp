@@ -9,6 +9,7 @@
 #include "ir/fusion_plan.h"
 #include "pass_test_util.h"
 #include "passes/collective_schedule.h"
+#include "passes/epilogue.h"
 #include "passes/fuse.h"
 #include "passes/kernel_order.h"
 
@@ -88,6 +89,41 @@ TEST(OrderKernels, SecondRunKeepsTheOrder) {
   const std::string once = ir::print_fusion_plan(g, plan);
   EXPECT_FALSE(order_groups(g, plan));
   EXPECT_EQ(ir::print_fusion_plan(g, plan), once);
+}
+
+TEST(FuseSiblings, MergesLoopsReadingOneValueOnceThenChangesNothing) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%x: f32[4,8], %y: f32[4,8]) {
+      %0 = exp(%x) : f32[4,8]
+      %1 = neg(%x) : f32[4,8]
+      %2 = neg(%y) : f32[4,8]
+      return %0, %1, %2
+    })");
+  ir::FusionPlan plan = fuse(g, cpu_rules());
+  EXPECT_EQ(plan.groups.size(), 3u);
+  EXPECT_TRUE(fuse_siblings(g, cpu_rules(), {}, plan));
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan),
+            "kernel 0 loop f32[4,8]: %0 %1 (in: %x; out: %0, %1)\n"
+            "kernel 1 loop f32[4,8]: %2 (in: %y; out: %2)\n");
+  EXPECT_FALSE(fuse_siblings(g, cpu_rules(), {}, plan));  // idempotent
+}
+
+TEST(FuseSiblings, ComesBeforeEpilogues) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%a: f32[4,4], %b: f32[4,4]) {
+      %0 = matmul(%a, %b) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = relu(%0) : f32[4,4]
+      return %1
+    })");
+  ir::FusionPlan plan = fuse(g, cpu_rules());
+  ASSERT_EQ(attach_epilogues(g, cpu_rules(), plan), 1);
+  try {
+    fuse_siblings(g, cpu_rules(), {}, plan);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "pass 'fuse_siblings' needs the plan before 'attach_epilogues'");
+  }
 }
 
 // Integer division checks its divisor in its eager kernel (a loop kernel cannot throw), so it is
