@@ -433,9 +433,7 @@ void Fuser::load(const ir::FusionPlan& plan) {
     for (int id : grp.nodes) root = unite(root, id);
     kind_[root] = grp.kind == ir::KernelKind::Loop ? Kind::Loop : Kind::Library;
     iter_[root] = grp.shape;
-    const auto views = [&](int id) {
-      return ir::info(g_.node(id).op).lowering == ir::Lowering::IndexMap;
-    };
+    const auto views = [&](int id) { return ir::is_foldable_view(g_.node(id).op); };
     copy_only_[root] = grp.kind == ir::KernelKind::Loop &&
                        std::all_of(grp.nodes.begin(), grp.nodes.end(), views);
   }
