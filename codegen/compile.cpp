@@ -60,7 +60,7 @@ uint64_t op_table_hash() {
     for (ir::Op op : ir::all_ops()) {
       const ir::OpInfo& i = ir::info(op);
       h.add(i.mnemonic).add(static_cast<uint64_t>(i.arity + 1)).add(i.attrs_index);
-      h.add(static_cast<uint64_t>(i.lowering));
+      h.add(static_cast<uint64_t>(i.loop));
     }
     return h.value();
   }();
@@ -173,7 +173,7 @@ class LaunchBuilder {
     const std::string name = fmt::format("lt_kernel_{}", gi);
     const ir::Node& lib = g_.node(grp.nodes.front());
     const ir::Value out = ir::Value::node(grp.nodes.front());
-    const bool by_image = ir::info(lib.op).lowering == ir::Lowering::ImgEpilogue;
+    const bool by_image = rules_.epilogue_by_image(g_, grp.nodes.front());
     const std::vector<int> over = written_over(loop);
     const LoopShape shape = emit_loop_kernel(*module_, g_, loop, name, over, by_image);
     const int64_t elems = numel(grp.shape);
@@ -201,10 +201,7 @@ class LaunchBuilder {
   void add_library(const ir::FusionGroup& grp, int gi) {
     LT_CHECK(grp.nodes.size() == 1, "library kernel {} holds {} nodes", gi, grp.nodes.size());
     const int id = grp.nodes.front();
-    // A reshape whose output aliases its operand's bytes (ir::BufferSlot::alias) copies nothing.
-    if (const int s = buffers_.slot_of(ir::Value::node(id));
-        g_.node(id).op == ir::Op::Reshape && s >= 0 && buffers_.slots[s].alias >= 0)
-      return;
+    if (buffers_.is_elided(id)) return;
     rt::Launch l = library_call(id);
     if (grp.awaited_before >= 0) {
       l.kind = rt::Launch::Kind::Start;

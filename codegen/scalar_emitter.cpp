@@ -1,7 +1,7 @@
 // One branch per elementwise.def row and register class its operand column takes, each
 // ir/elementwise_scalar.h's meaning of the row (NaN-propagating maximum/minimum, relu(NaN) = 0,
 // ordered comparisons, ne unordered), and the steps of the loop reductions (reduce.def rows of
-// lowering LoopReduce).
+// loop form Reduction).
 #include "codegen/scalar_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>

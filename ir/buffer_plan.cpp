@@ -4,6 +4,7 @@
 #include "ir/buffer_plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -100,6 +101,17 @@ void check_alias(const Graph& g, const FusionPlan& fusion, const BufferPlan& pla
       fail(g, b.value,
            fmt::format("a collective writes over {}, which launch {} reads later",
                        value_name(g, plan.slots[t].value), plan.slots[t].last));
+}
+
+// The elided nodes are, in ascending order, exactly the reshapes whose output is an alias.
+void check_elided(const Graph& g, const BufferPlan& plan) {
+  std::vector<int> want;
+  for (const BufferSlot& b : plan.slots)
+    if (b.alias >= 0 && g.node(b.value.def).op == Op::Reshape) want.push_back(b.value.def);
+  std::sort(want.begin(), want.end());
+  if (plan.elided != want)
+    throw InternalError(fmt::format("invalid buffer plan: elided nodes [{}], aliased reshapes [{}]",
+                                    fmt::join(plan.elided, ", "), fmt::join(want, ", ")));
 }
 
 // Arena slots whose live ranges meet must not share a byte, unless one aliases the other.
@@ -257,6 +269,7 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
   const std::vector<int> last = check_slots(g, launches, plan);
   for (int s = 0; s < static_cast<int>(plan.slots.size()); ++s)
     if (plan.slots[s].alias >= 0) check_alias(g, fusion, plan, s);
+  check_elided(g, plan);
   check_arena(g, plan);
   check_results_and_donations(g, fusion, launches, plan, last);
 }
@@ -271,6 +284,7 @@ std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
     s += fmt::format("{} {} {}", value_name(g, b.value), type_str(b.type), storage_name(b.storage));
     if (b.storage == Storage::Arena) s += fmt::format(" @{} +{}", b.offset, aligned(b.bytes()));
     if (b.alias >= 0) s += fmt::format(" alias {}", value_name(g, plan.slots[b.alias].value));
+    if (plan.is_elided(b.value.def)) s += " (no launch)";
     if (b.storage == Storage::InResult)
       s += fmt::format(" {}", value_name(g, plan.slots[b.in_result].value));
     if (b.storage == Storage::Donated)

@@ -57,7 +57,7 @@ struct BufferSlot {
   int first = -1;         // the launch that writes it; -1 for a parameter
   int last = -1;          // the last launch that reads it; -1 when none does
   /// Arena: the slot of the value this one is a reshape of (a library reshape's output), or -1.
-  /// It has that slot's bytes, and the reshape's launch copies nothing (codegen drops it). Or
+  /// It has that slot's bytes, and the reshape runs nothing (BufferPlan::elided). Or
   /// the slot of a collective's operand, which no later launch reads: the collective reduces in
   /// the operand's bytes instead of first copying them.
   int alias = -1;
@@ -76,6 +76,12 @@ struct BufferPlan {
   /// Per node, per output: its slot, or -1 for a value that stays inside a loop kernel.
   std::vector<std::vector<int>> node_slots;
   std::vector<int> results;  // the slot of each graph result
+  /// The library nodes that run nothing, by node id, ascending: reshapes whose output has their
+  /// operand's bytes (BufferSlot::alias), so there is nothing to move. Codegen makes no launch for
+  /// them (their planned launch stays in the count, doing nothing).
+  std::vector<int> elided;
+
+  bool is_elided(int node) const { return std::binary_search(elided.begin(), elided.end(), node); }
 
   int64_t arena_bytes = 0;      // one arena per run holds every intermediate
   int64_t live_peak_bytes = 0;  // most intermediate bytes live at one launch (arena lower bound)
@@ -99,7 +105,8 @@ struct BufferPlan {
 /// a donated parameter is not a result and is read by no launch after the one that writes over
 /// it, nor by that launch unless it is an in-place Loop launch; a value in a result's buffer is
 /// the operand of the collective writing that (undonated) result, read by no later launch and
-/// aliased by no slot. `rules`: the backend's that made `fusion`. Throws lt::InternalError naming
+/// aliased by no slot; the elided nodes are exactly the library reshapes whose output aliases
+/// their operand. `rules`: the backend's that made `fusion`. Throws lt::InternalError naming
 /// the first violation.
 void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPlan& plan,
                         const KernelRules& rules);
@@ -107,7 +114,7 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
 /// The plan as text: a summary line, then one line per written value, for dumps and tests:
 ///   buffers: 9 launches, arena 1024 bytes (live peak 1024), results 64, donated 128, naive 2048
 ///   %3 f32[4,8] arena @0 launches 2..4
-///   %4 f32[32] arena @0 alias %3 launches 4..6
+///   %4 f32[32] arena @0 alias %3 (no launch) launches 4..6
 ///   %5 f32[32] in result %6 launches 6..7
 std::string print_buffer_plan(const Graph& g, const BufferPlan& plan);
 

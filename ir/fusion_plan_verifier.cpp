@@ -112,7 +112,7 @@ class LoopChecker {
           fail(fmt::format("{} holds {}, whose shape is not the iteration shape", head_,
                            print_node(g_, id)));
         // An expand of a computed value (the other Compute nodes) moves nothing to compute.
-        if (info(n.op).lowering == Lowering::Loop && !rules_.computes(g_, id))
+        if (info(n.op).loop == LoopForm::Elementwise && !rules_.computes(g_, id))
           fail(fmt::format("{} holds {}, which the {} backend's loop kernels do not compute", head_,
                            print_node(g_, id), rules_.backend));
         for (Value v : n.inputs) check_read(id, v);

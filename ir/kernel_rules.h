@@ -18,19 +18,22 @@ namespace lt::ir {
 struct KernelRules {
   /// The backend the rules are of ("cpu"): messages and the cache keys of what they plan name it.
   std::string_view backend;
-  /// Whether a loop kernel computes elementwise node `id` (lowering Loop) itself; the fuser makes
+  /// Whether a loop kernel computes node `id` of loop form Elementwise itself; the fuser makes
   /// any other such node a library kernel of its own.
   bool (*computes)(const Graph& g, int id) = nullptr;
-  /// Whether a loop kernel may end in reduction `id` (lowering LoopReduce); the fuser makes any
+  /// Whether a loop kernel may end in reduction `id` (loop form Reduction); the fuser makes any
   /// other reduction a library kernel of its own.
   bool (*loop_reduction)(const Graph& g, int id) = nullptr;
   /// Whether the fuser lets a loop kernel read a value of `elem_bytes`-byte elements through the
   /// index map `m` of the views it reads (which ir::read_map found to fold) rather than leaving
   /// those views to library kernels: a cost rule, which the plan verifier does not check.
   bool (*folds_view)(const ReadMap& m, size_t elem_bytes) = nullptr;
-  /// Whether library node `id` (lowering Epilogue or ImgEpilogue) may be followed by a loop
-  /// kernel as its epilogue.
+  /// Whether library node `id` (loop form None) may be followed by a loop kernel as its
+  /// epilogue, run in the same launch.
   bool (*takes_epilogue)(const Graph& g, int id) = nullptr;
+  /// Whether the epilogue of library node `id` runs image by image, as the call finishes each
+  /// image of its [N, ...] output, rather than once on the whole output.
+  bool (*epilogue_by_image)(const Graph& g, int id) = nullptr;
   /// Whether an Epilogue group's library output is written whole before its loop runs, rather
   /// than block by block into scratch: the buffer plan then gives it a slot.
   bool (*epilogue_materializes)(const Graph& g, const FusionGroup& grp) = nullptr;

@@ -6,7 +6,7 @@
 
 namespace lt::ir {
 
-bool is_foldable_view(Op op) { return info(op).lowering == Lowering::IndexMap; }
+bool is_foldable_view(Op op) { return info(op).loop == LoopForm::IndexMap; }
 
 Ints reduced_axes(const Graph& g, int id) {
   const auto& a = std::get<ReduceAttrs>(g.node(id).attrs);
@@ -27,9 +27,9 @@ std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes) {
       return it == role.end() ? std::nullopt : std::optional(it->second);
     };
     LoopRole r = LoopRole::Invalid;
-    if (info(n.op).lowering == Lowering::Loop) {
+    if (info(n.op).loop == LoopForm::Elementwise) {
       r = LoopRole::Compute;
-    } else if (info(n.op).lowering == Lowering::LoopReduce) {
+    } else if (info(n.op).loop == LoopForm::Reduction) {
       r = LoopRole::Reduction;
     } else if (is_foldable_view(n.op)) {
       const bool folds = std::all_of(n.inputs.begin(), n.inputs.end(), [&](Value v) {

@@ -28,13 +28,13 @@ enum class LoopRole : uint8_t {
   Invalid,
 };
 
-/// Ops that may fold into index maps (lowering IndexMap: every view).
+/// Ops that may fold into index maps (loop form IndexMap: every view).
 bool is_foldable_view(Op op);
 /// The reduced axes of a reduction node, sorted ("every axis" spelled out).
 Ints reduced_axes(const Graph& g, int id);
 
 /// Roles of `nodes` (topological order), given that exactly these nodes form the kernel. A node
-/// of lowering Loop is Compute and one of lowering LoopReduce a Reduction whether or not the
+/// of loop form Elementwise is Compute and one of loop form Reduction a Reduction whether or not the
 /// backend's rules take it on (KernelRules::computes, KernelRules::loop_reduction).
 std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes);
 

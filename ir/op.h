@@ -58,8 +58,8 @@ enum class OperandKind : uint8_t {
 enum class ResultKind : uint8_t { Same, Bool, I64, Attr };
 /// Whether the eager kernel checks the data at run time (and may throw).
 enum class DataCheck : uint8_t { No, Yes, IfInt };
-/// How a compiled step runs the op.
-enum class Lowering : uint8_t { Loop, LoopReduce, IndexMap, Call, Epilogue, ImgEpilogue };
+/// What a loop kernel may make of the op, whatever the backend (ir/loop_kernel.h).
+enum class LoopForm : uint8_t { Elementwise, Reduction, IndexMap, None };
 
 struct OpInfo {
   std::string_view name;      // enumerator name, "MatMul"
@@ -71,7 +71,7 @@ struct OpInfo {
   OperandKind operands;
   ResultKind result;
   DataCheck checks;
-  Lowering lowering;
+  LoopForm loop;
 };
 
 // The table is constexpr, so that code generic over the rows (ir/elementwise_scalar.h, the eager
@@ -84,7 +84,7 @@ inline constexpr bool NoDiff = false;
 using enum OperandKind;
 using enum ResultKind;
 using enum DataCheck;
-using enum Lowering;
+using enum LoopForm;
 
 constexpr OpFamily family_of(Op op) {
   switch (op) {
@@ -109,9 +109,9 @@ constexpr OpFamily family_of(Op op) {
 }
 
 inline constexpr OpInfo kInfo[] = {
-#define LT_OP(name, mn, arity, attrs, grad, operands, result, checks, lowering)              \
+#define LT_OP(name, mn, arity, attrs, grad, operands, result, checks, loop)                  \
   {#name, mn, arity, family_of(Op::name), grad, AttrsIndex<attrs>::value, operands, result, \
-   checks, lowering},
+   checks, loop},
 #include "ir/ops/all.def"
 #undef LT_OP
 };

@@ -45,6 +45,8 @@ uint64_t plan_hash(const BufferPlan& plan) {
   }
   h.add(plan.results.size());
   for (int r : plan.results) h.add(static_cast<uint64_t>(r));
+  h.add(plan.elided.size());
+  for (int e : plan.elided) h.add(static_cast<uint64_t>(e));
   return h.add(static_cast<uint64_t>(plan.arena_bytes)).value();
 }
 

@@ -202,7 +202,7 @@ std::optional<ReadMap> map_of(const Graph& g, Value v, const std::function<bool(
                               int depth) {
   if (outside(v)) return identity_map(v, g.type(v).shape);
   const Node& n = g.node(v.def);
-  if (info(n.op).lowering != Lowering::IndexMap || depth > 256) return std::nullopt;
+  if (info(n.op).loop != LoopForm::IndexMap || depth > 256) return std::nullopt;
   std::vector<ReadMap> in;
   for (Value x : n.inputs) {
     auto m = map_of(g, x, outside, depth + 1);

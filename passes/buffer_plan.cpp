@@ -148,6 +148,7 @@ void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
       continue;
     }
     plan.slots[out].alias = src;
+    if (reshape) plan.elided.push_back(l.node);
   }
 }
 
@@ -217,6 +218,7 @@ BufferPlan plan_buffers(const ir::Graph& g, const ir::FusionPlan& fusion,
   place_results(g, plan);
   if (options.donate) place_donations(g, fusion, launches, options, plan);
   place_aliases(g, fusion, launches, options, plan);
+  std::sort(plan.elided.begin(), plan.elided.end());
   place_arena(plan);
   tally(plan);
   return plan;

@@ -1,8 +1,11 @@
 #include "passes/fuse.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,16 +78,23 @@ class Fuser {
     }
   }
 
-  /// Producer-consumer fusion, then the view chains that become loop kernels.
+  /// Producer-consumer fusion.
   ir::FusionPlan partition() {
     for (int id = 0; id < n_; ++id) place(id);
+    return emit();
+  }
+
+  /// The copy kernels of the view chains of `plan`, a partition fuse() made.
+  ir::FusionPlan copy_view_chains_of(const ir::FusionPlan& plan) {
+    load(plan, "fuse_view_chains");
+    rebuild_view_chains();
     promote_view_chains();
     return emit();
   }
 
   /// Horizontal fusion of `plan`, a partition fuse() made.
   ir::FusionPlan merge_siblings_of(const ir::FusionPlan& plan) {
-    load(plan);
+    load(plan, "fuse_siblings");
     merge_siblings();
     return emit();
   }
@@ -109,8 +119,9 @@ class Fuser {
   int unite(int a, int b);
   void raise_levels(int root);
   void merge_siblings();
+  void rebuild_view_chains();
   void promote_view_chains();
-  void load(const ir::FusionPlan& plan);
+  void load(const ir::FusionPlan& plan, std::string_view stage);
   ir::FusionPlan emit();
 
   const ir::Graph& g_;
@@ -132,15 +143,13 @@ class Fuser {
 };
 
 NodeClass Fuser::classify(int id) const {
-  switch (ir::info(g_.node(id).op).lowering) {
-    case ir::Lowering::Loop:
+  switch (ir::info(g_.node(id).op).loop) {
+    case ir::LoopForm::Elementwise:
       return rules_.computes(g_, id) ? NodeClass::Compute : NodeClass::Library;
-    case ir::Lowering::LoopReduce:
+    case ir::LoopForm::Reduction:
       return rules_.loop_reduction(g_, id) ? NodeClass::Reduction : NodeClass::Library;
-    case ir::Lowering::IndexMap: return NodeClass::View;
-    case ir::Lowering::Call:
-    case ir::Lowering::Epilogue:
-    case ir::Lowering::ImgEpilogue: return NodeClass::Library;
+    case ir::LoopForm::IndexMap: return NodeClass::View;
+    case ir::LoopForm::None: return NodeClass::Library;
   }
   return NodeClass::Library;
 }
@@ -401,6 +410,37 @@ void Fuser::merge_siblings() {
     for (int i = 0; i < g_.num_outputs(id); ++i) visit(Value::node(id, i));
 }
 
+// The view chains of a plan fuse() made, as place() formed them: fuse leaves the views no loop
+// kernel folds as library kernels of one node each, and a view joins the chains it reads through
+// single-use links while the chain still folds into one index map (so a chain that cannot, a
+// reshape of a permuted value, is cut before the view that breaks it).
+void Fuser::rebuild_view_chains() {
+  auto lone_view = [&](int r) {
+    return kind_[r] == Kind::Library && size_[r] == 1 && ir::is_foldable_view(g_.node(r).op);
+  };
+  for (int id = 0; id < n_; ++id)
+    if (lone_view(find(id))) kind_[find(id)] = Kind::Views;
+  for (int id = 0; id < n_; ++id) {
+    if (kind_[find(id)] != Kind::Views) continue;
+    const ir::Node& node = g_.node(id);
+    std::vector<int> ins;
+    for (Value v : node.inputs)
+      if (!v.is_param() && !contains(ins, find(v.def))) ins.push_back(find(v.def));
+    for (int r : ins) {
+      const int self = find(id);
+      r = find(r);
+      if (r == self || kind_[r] != Kind::Views || !joinable(id, NodeClass::View, r) ||
+          !fits(size_[self] + size_[r]))
+        continue;
+      const int pair[2] = {self, r};
+      if (!view_chain_folds(pair, id) || !acyclic(pair, {})) continue;
+      const int root = unite(self, r);
+      kind_[root] = Kind::Views;
+      raise_levels(root);
+    }
+  }
+}
+
 // A view chain no compute node joined runs as library views, one node each (no compile for a
 // copy; emit splits it); splitting a group never closes a cycle. One that ends in a concat of
 // views (a gradient bucket's pack: reshapes to 1-D), or that would copy more than once (a reshape
@@ -425,10 +465,10 @@ void Fuser::promote_view_chains() {
 
 // The groups of `plan` (Loop and Library only: epilogues come later) as the union-find state,
 // with levels that rise along every edge of its kernel DAG (the plan is in a topological order).
-void Fuser::load(const ir::FusionPlan& plan) {
+void Fuser::load(const ir::FusionPlan& plan, std::string_view stage) {
   for (const ir::FusionGroup& grp : plan.groups) {
     if (grp.kind == ir::KernelKind::Epilogue)
-      throw Error("pass 'fuse_siblings' needs the plan before 'attach_epilogues'");
+      throw Error(fmt::format("pass '{}' needs the plan before 'attach_epilogues'", stage));
     int root = grp.nodes.front();
     for (int id : grp.nodes) root = unite(root, id);
     kind_[root] = grp.kind == ir::KernelKind::Loop ? Kind::Loop : Kind::Library;
@@ -485,6 +525,14 @@ ir::FusionPlan Fuser::emit() {
 
 ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o) {
   return o.enabled ? Fuser(g, rules, o).partition() : ir::unfused_plan(g);
+}
+
+bool fuse_view_chains(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
+                      ir::FusionPlan& plan) {
+  ir::FusionPlan copies = Fuser(g, rules, o).copy_view_chains_of(plan);
+  if (copies.groups.size() == plan.groups.size()) return false;
+  plan = std::move(copies);
+  return true;
 }
 
 bool fuse_siblings(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,

@@ -19,14 +19,24 @@ struct FuseOptions {
 /// backend's `rules` take them on. Every other node (matmul, conv, nn ops, creation ops including
 /// `full`, argmax/logsumexp, views no loop kernel folds) is a Library kernel of its own.
 /// Producer-consumer fusion in node order, never duplicating a node (so an expensive value read
-/// more than once is computed once and written) and never creating a cycle between kernels; a
-/// chain of views no compute node joined is a loop kernel of its own where that saves a copy,
-/// else its views are library kernels. Groups come in a topological order close to trace order;
-/// the plan passes ir::verify_fusion_plan under the same rules. Near-linear in the graph size.
-/// o.enabled = false gives ir::unfused_plan. The stages after it (fuse_siblings,
-/// attach_epilogues, order_kernels, schedule_collectives) refine the plan: a backend's
-/// fusion_plan runs them all, as its recipe does (backends/backend.h).
+/// more than once is computed once and written) and never creating a cycle between kernels; the
+/// views no compute node joined are library kernels of one node each. Groups come in a
+/// topological order close to trace order; the plan passes ir::verify_fusion_plan under the same
+/// rules. Near-linear in the graph size. o.enabled = false gives ir::unfused_plan. The stages
+/// after it (fuse_view_chains, fuse_siblings, attach_epilogues, order_kernels,
+/// schedule_collectives) refine the plan: a backend's fusion_plan runs them all, as its recipe
+/// does (backends/backend.h).
 ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o = {});
+
+/// The view chains of a plan fuse() made, whose views run as library kernels, become one loop
+/// kernel each where that saves a copy: a chain that ends in a concat (a gradient bucket's pack)
+/// or holds two or more views that copy (a reshape of an intermediate copies nothing: the buffer
+/// plan aliases it), such as attention's head split (slice, then permute), is read through the
+/// views' composed index map in one pass. A chain is the views joined by single-use links while
+/// they still fold into one map, as fuse() meets them. Returns whether any chain became a kernel.
+/// A plan with epilogues is an lt::Error (this stage comes before attach_epilogues).
+bool fuse_view_chains(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
+                      ir::FusionPlan& plan);
 
 /// Horizontal fusion of a plan fuse() made: loop kernels that read the same full-size value
 /// merge where the merged kernel holds (the contract, the rules, o's limits) and no path joins

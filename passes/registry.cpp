@@ -53,6 +53,13 @@ bool fuse_stage(LoweredGraph& l, const LowerOptions& o) {
   return true;
 }
 
+bool view_chains_stage(LoweredGraph& l, const LowerOptions& o) {
+  need_fusion(l, "fuse_view_chains");
+  if (!fuse_view_chains(l.graph, kernel_rules(o), o.fusion, *l.fusion)) return false;
+  l.buffers.reset();
+  return true;
+}
+
 bool siblings_stage(LoweredGraph& l, const LowerOptions& o) {
   need_fusion(l, "fuse_siblings");
   if (!fuse_siblings(l.graph, kernel_rules(o), o.fusion, *l.fusion)) return false;

@@ -1,5 +1,6 @@
-// The CPU's choices of what a loop kernel takes on, read from the op table's lowering column (the
-// CPU's default lowering of each op) and the dtypes.
+// The CPU's choices of what a loop kernel takes on: of the ops whose loop form (the op table's
+// loop column) allows it, those of the dtypes the CPU's loops compute; and the library calls
+// (matmul, conv2d) whose output a loop kernel may consume in the same launch.
 #include "backends/cpu/cpu_kernel_rules.h"
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 namespace lt::backends {
 namespace {
 
-using ir::Lowering;
+using ir::LoopForm;
 
 // On compute dtypes, bf16 and f16 only in the rows whose operand column takes storage types
 // (cast), and never an op whose eager kernel checks the data (integer division: a loop kernel
@@ -24,7 +25,7 @@ bool computes(const ir::Graph& g, int id) {
 // Of a compute dtype other than bool, reducing at least two elements per output, none empty.
 bool loop_reduction(const ir::Graph& g, int id) {
   const ir::Node& n = g.node(id);
-  if (ir::info(n.op).lowering != Lowering::LoopReduce) return false;
+  if (ir::info(n.op).loop != LoopForm::Reduction) return false;
   const TensorType& in = g.type(n.inputs[0]);
   if (!is_compute_type(in.dtype) || in.dtype == DType::Bool) return false;
   // Nothing to accumulate when an output has at most one element to reduce (and a kernel that
@@ -53,14 +54,17 @@ bool folds_view(const ir::ReadMap& m, size_t elem_bytes) {
   return !strides_across_lines(m, elem_bytes);
 }
 
-// Lowering Epilogue or ImgEpilogue (matmul, conv2d), with one float output: bf16 and f16 outputs
-// (autocast) too, whose epilogue starts with the cast back to f32.
+// Matmul and conv2d, whose eager kernels call an epilogue on each block they finish
+// (rt::OutputBlocks), with one float output: bf16 and f16 outputs (autocast) too, whose epilogue
+// starts with the cast back to f32.
 bool takes_epilogue(const ir::Graph& g, int id) {
   const ir::Node& n = g.node(id);
-  const Lowering l = ir::info(n.op).lowering;
-  return (l == Lowering::Epilogue || l == Lowering::ImgEpilogue) && n.types.size() == 1 &&
+  return (n.op == ir::Op::MatMul || n.op == ir::Op::Conv2d) && n.types.size() == 1 &&
          is_float(n.types[0].dtype);
 }
+
+// Conv2d computes its output image by image; matmul's GEMM finishes it all at once.
+bool epilogue_by_image(const ir::Graph& g, int id) { return g.node(id).op == ir::Op::Conv2d; }
 
 // Matmul's output is written whole before its epilogue runs, and so is any library output other
 // kernels read or the graph returns; conv2d's otherwise goes image by image into scratch.
@@ -68,7 +72,7 @@ bool epilogue_materializes(const ir::Graph& g, const ir::FusionGroup& grp) {
   const int lib = grp.nodes.front();
   if (std::find(grp.outputs.begin(), grp.outputs.end(), ir::Value::node(lib)) != grp.outputs.end())
     return true;
-  return ir::info(g.node(lib).op).lowering != Lowering::ImgEpilogue;
+  return !epilogue_by_image(g, lib);
 }
 
 constexpr ir::KernelRules kCpuKernelRules{
@@ -77,6 +81,7 @@ constexpr ir::KernelRules kCpuKernelRules{
     .loop_reduction = loop_reduction,
     .folds_view = folds_view,
     .takes_epilogue = takes_epilogue,
+    .epilogue_by_image = epilogue_by_image,
     .epilogue_materializes = epilogue_materializes,
 };
 

@@ -11,7 +11,10 @@ using passes::Stage;
 void cpu_kernel_recipe(passes::LoweredGraph& l, const passes::LowerOptions& o,
                        passes::PassLog& log) {
   passes::run_stage(l, Stage::Fuse, o, log);
-  if (o.fusion.enabled) passes::run_stage(l, Stage::FuseSiblings, o, log);
+  if (o.fusion.enabled) {
+    passes::run_stage(l, Stage::FuseViewChains, o, log);
+    passes::run_stage(l, Stage::FuseSiblings, o, log);
+  }
   if (o.fusion.enabled && o.fusion.epilogues) passes::run_stage(l, Stage::AttachEpilogues, o, log);
   passes::run_stage(l, Stage::OrderKernels, o, log);
   passes::run_stage(l, Stage::ScheduleCollectives, o, log);

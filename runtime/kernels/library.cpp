@@ -8,8 +8,7 @@ namespace lt::rt {
 void run_library(ir::LibraryOp op, const ir::Attrs& attrs, Ins in, Outs out,
                  const OutputBlocks* blocks) {
   using ir::LibraryOp;
-  const ir::Lowering lowering = ir::info(ir::to_op(op)).lowering;
-  LT_CHECK(!blocks || lowering == ir::Lowering::Epilogue || lowering == ir::Lowering::ImgEpilogue,
+  LT_CHECK(!blocks || op == LibraryOp::MatMul || op == LibraryOp::Conv2d,
            "library op {} takes no epilogue", ir::mnemonic(ir::to_op(op)));
   switch (op) {
     case LibraryOp::MatMul: return matmul(std::get<ir::MatMulAttrs>(attrs), in, out, blocks);

@@ -628,6 +628,9 @@ void DagGen::max_pool() {
 
 void DagGen::autocast_gemm() {
   constexpr double kBf16Unit = 0x1p-8;  // bf16's relative rounding error (8 significant bits)
+  // Below 2^-126 bf16's values are subnormals 2^-133 apart (f32's exponents, 7 stored bits): a
+  // rounding there is off by up to half of that, however small the value.
+  constexpr double kBf16Spacing = 0x1p-133;
   // However the step ends (a Reject, a TypeError), no bf16 value stays in the pool: the other
   // steps' error facts are for f32 and f64.
   struct DropBf16 {
@@ -672,14 +675,15 @@ void DagGen::autocast_gemm() {
   // Operands that already differ may round to different bf16 neighbours.
   auto narrow = [&](const Val& x) {
     return emit(ir::Op::Cast, {x}, ir::CastAttrs{DType::BF16},
-                {x.bound * (1 + kBf16Unit), x.exact() ? 0 : x.err + 2 * kBf16Unit * x.bound});
+                {x.bound * (1 + kBf16Unit),
+                 x.exact() ? 0 : x.err + 2 * kBf16Unit * x.bound + kBf16Spacing});
   };
   const Val a16 = narrow(a), b16 = narrow(b);
   const double kk = static_cast<double>(terms), most = kk * a16.bound * b16.bound;
   // The reference rounds the f32 sum to bf16; the compiled step may keep the sum (or round a sum
   // of another order to the other neighbour).
   const double e = kk * (a16.err * b16.bound + b16.err * a16.bound + a16.err * b16.err) +
-                   2 * unit(DType::F32) * kk * most + 2 * kBf16Unit * most;
+                   2 * unit(DType::F32) * kk * most + 2 * kBf16Unit * most + kBf16Spacing;
   const Val y16 = emit(op, {a16, b16}, std::move(attrs), {most * (1 + kBf16Unit), e, false});
   emit(ir::Op::Cast, {y16}, ir::CastAttrs{DType::F32}, {y16.bound, y16.err, false});
 }

@@ -49,7 +49,7 @@ TEST(Pipeline, RunsTheStagesInOrderAndSimplifies) {
                 "verify", "canonicalize", "fold", "canonicalize", "cse", "channels_last",
                 "absorb_widening_casts", "narrow_norm_gradients", "wide_gemm_results",
                 "sink_reshapes", "fold_relu_into_pool_grad", "dce", "bucket_all_reduce", "fuse",
-                "fuse_siblings", "attach_epilogues", "order_kernels", "schedule_collectives",
+                "fuse_view_chains", "fuse_siblings", "attach_epilogues", "order_kernels", "schedule_collectives",
                 "buffer_plan"}));
   EXPECT_TRUE(log.changed());
   // 2 * 0.5 folded to 1, then mul by 1 dropped; the two sums merged; the reshapes and exp gone.
@@ -92,8 +92,8 @@ TEST(Pipeline, WithoutSimplifySkipsCanonicalizeFoldAndCse) {
   EXPECT_EQ(names(log),
             (std::vector<std::string>{"verify", "channels_last", "absorb_widening_casts",
                                       "narrow_norm_gradients", "wide_gemm_results", "dce",
-                                      "bucket_all_reduce", "fuse", "fuse_siblings",
-                                      "attach_epilogues", "order_kernels",
+                                      "bucket_all_reduce", "fuse", "fuse_view_chains",
+                                      "fuse_siblings", "attach_epilogues", "order_kernels",
                                       "schedule_collectives", "buffer_plan"}));
   EXPECT_EQ(count_ops(l.graph, ir::Op::Exp), 0);
   EXPECT_EQ(count_ops(l.graph, ir::Op::Sum), 2);

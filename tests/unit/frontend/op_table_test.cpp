@@ -113,8 +113,8 @@ ir::Graph sample_graph(const OpSample& s) {
   return g;
 }
 
-/// Whether a compiled step runs the sample in a loop kernel, by the row's columns: lowering Loop
-/// (the scalar emitter), or LoopReduce where the CPU's KernelRules::loop_reduction holds, on
+/// Whether a compiled step runs the sample in a loop kernel, by the row's columns: loop form
+/// Elementwise (the scalar emitter), or Reduction where the CPU's KernelRules::loop_reduction holds, on
 /// compute dtypes only, and never an op that checks its data (its eager kernel throws on bad
 /// data). A cast to the operand's own dtype is no op at all (canonicalize drops it).
 bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
@@ -127,14 +127,12 @@ bool runs_in_loop_kernel(const OpSample& s, const ir::Graph& g) {
   for (const Tensor& t : s.inputs)
     if (!held(t.dtype())) return false;
   if (!held(n.types[0].dtype) || ir::checks_data(s.op, n.types[0].dtype)) return false;
-  switch (row.lowering) {
-    case ir::Lowering::Loop:
+  switch (row.loop) {
+    case ir::LoopForm::Elementwise:
       return !(row.result == ir::ResultKind::Attr && n.types[0] == g.type(n.inputs[0]));
-    case ir::Lowering::LoopReduce: return backends::cpu().rules().loop_reduction(g, 0);
-    case ir::Lowering::IndexMap:
-    case ir::Lowering::Call:
-    case ir::Lowering::Epilogue:
-    case ir::Lowering::ImgEpilogue: return false;
+    case ir::LoopForm::Reduction: return backends::cpu().rules().loop_reduction(g, 0);
+    case ir::LoopForm::IndexMap:
+    case ir::LoopForm::None: return false;
   }
   return false;
 }
@@ -174,8 +172,8 @@ bool gives_a_gradient(const OpSample& s) {
 }
 
 // Each row has what its columns call for: samples; a shape rule (infer_types takes every sample,
-// with the result column's dtype); an eager kernel (the sample runs); for lowering Loop and
-// LoopReduce a scalar emitter or loop reduction (the sample compiles to a loop kernel); for
+// with the result column's dtype); an eager kernel (the sample runs); for loop form Elementwise
+// and Reduction a scalar emitter or loop reduction (the sample compiles to a loop kernel); for
 // grad Diff a gradient (some sample's input gets one), and for NoDiff no autograd history.
 TEST(OpTableCoverage, EveryOpHasAllHooks) {
   for (ir::Op op : ir::all_ops()) {
@@ -199,7 +197,7 @@ TEST(OpTableCoverage, EveryOpHasAllHooks) {
       }
       ASSERT_NO_THROW(testing::run_sample(s)) << "the eager kernel fails";
       EXPECT_EQ(loop_kernels_compiled(s), runs_in_loop_kernel(s, g) ? 1 : 0)
-          << "lowering column vs the compiled step (scalar emitter, loop reduction)";
+          << "loop column vs the compiled step (scalar emitter, loop reduction)";
       if (row.differentiable && s.any_differentiable())
         any_gradient = gives_a_gradient(s) || any_gradient;
       if (!row.differentiable) {

@@ -191,13 +191,39 @@ TEST(BufferPlan, ReshapeOfAnIntermediateAliasesIt) {
             "buffers: 4 launches, arena 256 bytes (live peak 256), results 128, donated 0, "
             "naive 512\n"
             "%0 f32[4,8] arena @0 +128 launches 0..1\n"
-            "%1 f32[32] arena @0 +128 alias %0 launches 1..3\n"
+            "%1 f32[32] arena @0 +128 alias %0 (no launch) launches 1..3\n"
             "%2 f32[32] arena @128 +128 launches 2..3\n"
             "%3 f32[32] result launch 3\n");
   expect_no_aliasing(g, fusion, plan);
+  EXPECT_EQ(plan.elided, std::vector<int>{1});  // the reshape moves nothing: no launch
   BufferPlanOptions copies;
   copies.alias_reshapes = false;
-  EXPECT_EQ(plan_ok(g, fusion, copies).slots[plan.slot_of(Value::node(1))].alias, -1);
+  const BufferPlan copied = plan_ok(g, fusion, copies);
+  EXPECT_EQ(copied.slots[plan.slot_of(Value::node(1))].alias, -1);
+  EXPECT_TRUE(copied.elided.empty());
+}
+
+// The reshapes the plan elides are exactly those whose output aliases their operand: a launch
+// dropped without the alias would leave its output unwritten, one kept with it would copy a
+// value onto itself.
+TEST(BufferPlan, VerifierRejectsElidedNodesThatAreNotAliasedReshapes) {
+  const ir::Graph g = parse_ok(R"(graph @f(%x: f32[4,8]) {
+    %0 = exp(%x) : f32[4,8]
+    %1 = reshape(%0) {shape=[32]} : f32[32]
+    %2 = neg(%1) : f32[32]
+    return %2
+  })");
+  const ir::FusionPlan fusion = ir::unfused_plan(g);
+  for (const std::vector<int>& wrong : {std::vector<int>{}, {0, 1}, {2}}) {
+    BufferPlan plan = plan_ok(g, fusion);
+    plan.elided = wrong;
+    try {
+      ir::verify_buffer_plan(g, fusion, plan, cpu_rules());
+      FAIL() << "accepted";
+    } catch (const InternalError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("aliased reshapes [1]"));
+    }
+  }
 }
 
 // A reshape that is a result needs a buffer of its own, and one of a parameter copies it (a

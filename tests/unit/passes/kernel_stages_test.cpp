@@ -109,6 +109,67 @@ TEST(FuseSiblings, MergesLoopsReadingOneValueOnceThenChangesNothing) {
   EXPECT_FALSE(fuse_siblings(g, cpu_rules(), {}, plan));  // idempotent
 }
 
+// Attention's head split: fuse leaves the views no loop kernel reads through as library views;
+// fuse_view_chains makes the slice and the permute (each a copy) one copy through their
+// composed map, the reshape between them included.
+TEST(FuseViewChains, MakesAChainThatCopiesTwiceOneKernelThenChangesNothing) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%qkv: f32[2,8,48], %k: f32[2,4,4,8]) {
+      %0 = slice(%qkv) {start=[0,0,0], stop=[2,8,16], step=[1,1,1]} : f32[2,8,16]
+      %1 = reshape(%0) {shape=[2,8,4,4]} : f32[2,8,4,4]
+      %2 = permute(%1) {perm=[0,2,1,3]} : f32[2,4,8,4]
+      %3 = matmul(%2, %k) {transpose_a=false, transpose_b=false} : f32[2,4,8,8]
+      return %3
+    })");
+  ir::FusionPlan plan = fuse(g, cpu_rules());
+  EXPECT_EQ(ir::print_fusion_plan(g, plan),
+            "kernel 0 library slice: %0 (in: %qkv; out: %0)\n"
+            "kernel 1 library reshape: %1 (in: %0; out: %1)\n"
+            "kernel 2 library permute: %2 (in: %1; out: %2)\n"
+            "kernel 3 library matmul: %3 (in: %2, %k; out: %3)\n");
+  EXPECT_TRUE(fuse_view_chains(g, cpu_rules(), {}, plan));
+  EXPECT_NO_THROW(ir::verify_fusion_plan(g, plan, cpu_rules()));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan),
+            "kernel 0 loop f32[2,4,8,4]: %0 %1 %2 (in: %qkv; out: %2)\n"
+            "kernel 1 library matmul: %3 (in: %2, %k; out: %3)\n");
+  EXPECT_FALSE(fuse_view_chains(g, cpu_rules(), {}, plan));  // idempotent
+}
+
+// One view that copies, or a copy then reshapes (which the buffer plan aliases), saves nothing
+// as a loop kernel; nor does a chain whose views are read twice (each reader needs its value).
+TEST(FuseViewChains, LeavesChainsThatCopyOnceOrFork) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%x: f32[4,8], %k: f32[8,4]) {
+      %0 = permute(%x) {perm=[1,0]} : f32[8,4]
+      %1 = reshape(%0) {shape=[32]} : f32[32]
+      %2 = slice(%x) {start=[0,0], stop=[4,4], step=[1,1]} : f32[4,4]
+      %3 = permute(%2) {perm=[1,0]} : f32[4,4]
+      %4 = matmul(%2, %3) {transpose_a=false, transpose_b=false} : f32[4,4]
+      return %1, %4
+    })");
+  ir::FusionPlan plan = fuse(g, cpu_rules());
+  const std::string before = ir::print_fusion_plan(g, plan);
+  EXPECT_FALSE(fuse_view_chains(g, cpu_rules(), {}, plan));
+  EXPECT_EQ(ir::print_fusion_plan(g, plan), before);
+}
+
+TEST(FuseViewChains, ComesBeforeEpilogues) {
+  const ir::Graph g = parse_ok(R"(
+    graph @f(%a: f32[4,4], %b: f32[4,4]) {
+      %0 = matmul(%a, %b) {transpose_a=false, transpose_b=false} : f32[4,4]
+      %1 = relu(%0) : f32[4,4]
+      return %1
+    })");
+  ir::FusionPlan plan = fuse(g, cpu_rules());
+  ASSERT_EQ(attach_epilogues(g, cpu_rules(), plan), 1);
+  try {
+    fuse_view_chains(g, cpu_rules(), {}, plan);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "pass 'fuse_view_chains' needs the plan before 'attach_epilogues'");
+  }
+}
+
 TEST(FuseSiblings, ComesBeforeEpilogues) {
   const ir::Graph g = parse_ok(R"(
     graph @f(%a: f32[4,4], %b: f32[4,4]) {
