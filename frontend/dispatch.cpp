@@ -8,11 +8,13 @@
 #include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/promotion.h"
 #include "frontend/tensor_impl.h"
 #include "ir/recycling_allocator.h"
 #include "ir/type_rules.h"
 #include "lt/autocast.h"
 #include "lt/autograd.h"
+#include "lt/ops.h"
 #include "lt/options.h"
 #include "runtime/kernels/kernel.h"
 
@@ -93,12 +95,25 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
   return outputs;
 }
 
+/// `op` on its promoted operands (after autocast's casts, as in PyTorch), its results rounded
+/// to the common dtype where it computed in a wider one.
+std::optional<std::vector<Tensor>> apply_promoted(ir::Op op, std::span<const Tensor> inputs,
+                                                  const ir::Attrs& attrs, const Loc& loc) {
+  std::optional<Promoted> p = promote(op, inputs, loc);
+  if (!p) return std::nullopt;
+  std::vector<Tensor> out = apply(op, p->inputs, attrs, loc);  // one dtype now: no promotion
+  if (p->round_to)
+    for (Tensor& y : out) y = cast(y, *p->round_to, loc);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
                           const Loc& loc) {
   if (autocast_enabled())
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
+  if (auto out = apply_promoted(op, inputs, attrs, loc)) return std::move(*out);
   Results r;
   const std::span<Tensor> out = dispatch(op, inputs, attrs, loc, r);
   return r.many.empty() ? std::vector<Tensor>(out.begin(), out.end()) : std::move(r.many);
@@ -107,6 +122,7 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
 Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc) {
   if (autocast_enabled())
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return (*out)[0];
+  if (auto out = apply_promoted(op, inputs, attrs, loc)) return (*out)[0];
   Results r;
   return dispatch(op, inputs, attrs, loc, r)[0];
 }
