@@ -95,25 +95,12 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
   return outputs;
 }
 
-/// `op` on its promoted operands (after autocast's casts, as in PyTorch), its results rounded
-/// to the common dtype where it computed in a wider one.
-std::optional<std::vector<Tensor>> apply_promoted(ir::Op op, std::span<const Tensor> inputs,
-                                                  const ir::Attrs& attrs, const Loc& loc) {
-  std::optional<Promoted> p = promote(op, inputs, loc);
-  if (!p) return std::nullopt;
-  std::vector<Tensor> out = apply(op, p->inputs, attrs, loc);  // one dtype now: no promotion
-  if (p->round_to)
-    for (Tensor& y : out) y = cast(y, *p->round_to, loc);
-  return out;
-}
-
 }  // namespace
 
 std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
                           const Loc& loc) {
   if (autocast_enabled())
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return std::move(*out);
-  if (auto out = apply_promoted(op, inputs, attrs, loc)) return std::move(*out);
   Results r;
   const std::span<Tensor> out = dispatch(op, inputs, attrs, loc, r);
   return r.many.empty() ? std::vector<Tensor>(out.begin(), out.end()) : std::move(r.many);
@@ -122,9 +109,16 @@ std::vector<Tensor> apply(ir::Op op, std::span<const Tensor> inputs, ir::Attrs a
 Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const Loc& loc) {
   if (autocast_enabled())
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return (*out)[0];
-  if (auto out = apply_promoted(op, inputs, attrs, loc)) return (*out)[0];
   Results r;
   return dispatch(op, inputs, attrs, loc, r)[0];
+}
+
+Tensor apply1_promoted(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                       const Loc& loc) {
+  std::optional<Promoted> p = promote(op, inputs, loc);
+  if (!p) return apply1(op, inputs, std::move(attrs), loc);
+  Tensor out = apply1(op, p->inputs, std::move(attrs), loc);
+  return p->round_to ? cast(out, *p->round_to, loc) : out;
 }
 
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,

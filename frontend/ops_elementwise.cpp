@@ -60,7 +60,7 @@ Tensor cast(const Tensor& x, DType to, Loc loc) {
 #define LT_BINARY(fn, op)                                                \
   Tensor fn(const Tensor& a, const Tensor& b, Loc loc) {                 \
     const Tensor in[] = {a, b};                                          \
-    return apply1(Op::op, in, ir::NoAttrs{}, loc);                       \
+    return apply1_promoted(Op::op, in, ir::NoAttrs{}, loc);              \
   }
 LT_BINARY(add, Add)
 LT_BINARY(sub, Sub)
@@ -86,7 +86,7 @@ Tensor pow(const Tensor& a, Scalar b, Loc loc) { return pow(a, wrap_number(b, a,
 
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b, Loc loc) {
   const Tensor in[] = {c, a, b};
-  return apply1(Op::Where, in, ir::NoAttrs{}, loc);
+  return apply1_promoted(Op::Where, in, ir::NoAttrs{}, loc);
 }
 Tensor where(const Tensor& c, const Tensor& a, Scalar b, Loc loc) {
   return where(c, a, wrap_number(b, a, loc), loc);

@@ -66,7 +66,7 @@ std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const
   if (first < 0) return std::nullopt;
   const std::span<const Tensor> operands = inputs.subspan(static_cast<size_t>(first));
   if (op == ir::Op::Sub) check_sub(operands, loc);
-  std::array<PromotionOperand, 2> ranks;
+  std::array<PromotionOperand, 2> ranks{};
   for (size_t i = 0; i < operands.size(); ++i) ranks[i] = of(operands[i]);
   DType common = result_type(std::span(ranks).first(operands.size()));
   if (op == ir::Op::Div && !is_float(common)) common = kDefaultFloat;  // torch.div: true division

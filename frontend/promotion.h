@@ -1,7 +1,8 @@
-// PyTorch's type promotion, at the user level only: the frontend casts an op's operands to their
-// common dtype (torch.result_type) before the op's node is built, so the IR keeps its rule of one
-// dtype per op. The ops that promote follow from their rows: every binary elementwise row, the
-// branches of where, the integer sums; div divides integers in kDefaultFloat (true division).
+// PyTorch's type promotion, at the user level only: the op functions (through apply1_promoted)
+// cast an op's operands to their common dtype (torch.result_type) before the op's node is built,
+// so the IR keeps its rule of one dtype per op. What promotes follows from the rows: every binary
+// elementwise row, the branches of where, sums of integers; div divides integers in
+// kDefaultFloat (true division), mean refuses them.
 #pragma once
 #include <optional>
 #include <span>

@@ -129,7 +129,8 @@ void expect_result(const Tensor& r, const json& c, const char* mode) {
   ASSERT_EQ(dtype_name(r.dtype()), c["dtype"].get<std::string>()) << mode << " " << label(c);
   const std::vector<double> got = r.to_vector<double>();
   std::vector<double> want;
-  for (const json& x : c["values"]) want.push_back(x.is_boolean() ? x.get<bool>() : x.get<double>());
+  for (const json& x : c["values"])
+    want.push_back(x.is_boolean() ? x.get<bool>() : x.get<double>());
   EXPECT_EQ(got, want) << mode << " " << label(c);
 }
 
@@ -144,10 +145,11 @@ TEST(Promotion, TheCasesCoverEveryDtypePairOpAndOperandKind) {
   std::set<std::pair<std::string, std::string>> pairs;
   std::set<std::string> ops, kinds;
   for (const json& c : cases()) {
-    ops.insert(c["op"]);
-    for (const json& o : c["operands"]) kinds.insert(o["kind"]);
-    if (c["op"] == "add" && c["operands"][1]["kind"] == "tensor")
-      pairs.insert({c["operands"][0]["dtype"], c["operands"][1]["dtype"]});
+    const json& in = c["operands"];
+    ops.insert(c["op"].get<std::string>());
+    for (const json& o : in) kinds.insert(o["kind"].get<std::string>());
+    if (c["op"] == "add" && in[0]["kind"] == "tensor" && in[1]["kind"] == "tensor")
+      pairs.insert({in[0]["dtype"].get<std::string>(), in[1]["dtype"].get<std::string>()});
   }
   EXPECT_EQ(pairs.size(), 49u);
   for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le",
@@ -195,7 +197,8 @@ TEST(PromotionErrors, InPlaceRefusesAResultOfAHigherCategory) {
   EXPECT_EQ(msg, "add_: result type Float can't be cast to the desired output type Long at "
                  "promotion_test.cpp:" + std::to_string(line));
   Tensor mask = from_vector<bool>({true, false}, {2});
-  EXPECT_EQ(error_of([&] { mask.mul_(ids); }).substr(0, 69),
+  const std::string bool_msg = error_of([&] { mask.mul_(ids); });
+  EXPECT_EQ(bool_msg.substr(0, bool_msg.find(" at ")),
             "mul_: result type Long can't be cast to the desired output type Bool");
 }
 
