@@ -152,7 +152,8 @@ for op in ["add_", "mul_"]:
             binary(op, operand("tensor", x, VALUES[x]), num(kind, v))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "promotion_cases.json")
-with open(out, "w") as f:
-    json.dump({"torch": torch.__version__, "cases": cases}, f, indent=None, separators=(",", ":"))
-    f.write("\n")
+with open(out, "w") as f:  # one case a line, so that a change shows as the cases it changes
+    f.write('{"torch": %s, "cases": [\n' % json.dumps(torch.__version__))
+    f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+    f.write("\n]}\n")
 print(f"{len(cases)} cases -> {out}")
