@@ -8,11 +8,13 @@
 #include "frontend/amp/autocast.h"
 #include "frontend/autograd/grad_node.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/promotion.h"
 #include "frontend/tensor_impl.h"
 #include "ir/recycling_allocator.h"
 #include "ir/type_rules.h"
 #include "lt/autocast.h"
 #include "lt/autograd.h"
+#include "lt/ops.h"
 #include "lt/options.h"
 #include "runtime/kernels/kernel.h"
 
@@ -109,6 +111,14 @@ Tensor apply1(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs, const 
     if (auto out = amp::autocast_apply(op, inputs, attrs, loc)) return (*out)[0];
   Results r;
   return dispatch(op, inputs, attrs, loc, r)[0];
+}
+
+Tensor apply1_promoted(ir::Op op, std::span<const Tensor> inputs, ir::Attrs attrs,
+                       const Loc& loc) {
+  std::optional<Promoted> p = promote(op, inputs, loc);
+  if (!p) return apply1(op, inputs, std::move(attrs), loc);
+  Tensor out = apply1(op, p->inputs, std::move(attrs), loc);
+  return p->round_to ? cast(out, *p->round_to, loc) : out;
 }
 
 void run_eager(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "frontend/dispatch.h"
+#include "frontend/promotion.h"
 #include "lt/ops.h"
 
 namespace lt {
@@ -59,7 +60,7 @@ Tensor cast(const Tensor& x, DType to, Loc loc) {
 #define LT_BINARY(fn, op)                                                \
   Tensor fn(const Tensor& a, const Tensor& b, Loc loc) {                 \
     const Tensor in[] = {a, b};                                          \
-    return apply1(Op::op, in, ir::NoAttrs{}, loc);                       \
+    return apply1_promoted(Op::op, in, ir::NoAttrs{}, loc);              \
   }
 LT_BINARY(add, Add)
 LT_BINARY(sub, Sub)
@@ -81,17 +82,17 @@ Tensor scalar_like(double v, const Tensor& like, Loc loc) {
   return scalar(v, like.dtype(), loc);
 }
 
-Tensor pow(const Tensor& a, double b, Loc loc) { return pow(a, scalar_like(b, a, loc), loc); }
+Tensor pow(const Tensor& a, Scalar b, Loc loc) { return pow(a, wrap_number(b, a, loc), loc); }
 
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b, Loc loc) {
   const Tensor in[] = {c, a, b};
-  return apply1(Op::Where, in, ir::NoAttrs{}, loc);
+  return apply1_promoted(Op::Where, in, ir::NoAttrs{}, loc);
 }
-Tensor where(const Tensor& c, const Tensor& a, double b, Loc loc) {
-  return where(c, a, scalar_like(b, a, loc), loc);
+Tensor where(const Tensor& c, const Tensor& a, Scalar b, Loc loc) {
+  return where(c, a, wrap_number(b, a, loc), loc);
 }
-Tensor where(const Tensor& c, double a, const Tensor& b, Loc loc) {
-  return where(c, scalar_like(a, b, loc), b, loc);
+Tensor where(const Tensor& c, Scalar a, const Tensor& b, Loc loc) {
+  return where(c, wrap_number(a, b, loc), b, loc);
 }
 
 // Two selects rather than maximum/minimum: the gradient is 1 on [min, max] inclusive and 0
@@ -118,7 +119,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc) {
   if (mask.dtype() != DType::Bool)
     fail_op("masked_fill", fmt::format("mask must be bool, got {}", type_str(mask.type())), in,
             loc);
-  return where(mask, value, x, loc);
+  return where(mask, scalar_like(value, x, loc), x, loc);  // x's dtype, as PyTorch's
 }
 
 Tensor operator-(At x) { return neg(x.t, x.loc); }
@@ -126,21 +127,21 @@ Tensor operator+(At a, const Tensor& b) { return add(a.t, b, a.loc); }
 Tensor operator-(At a, const Tensor& b) { return sub(a.t, b, a.loc); }
 Tensor operator*(At a, const Tensor& b) { return mul(a.t, b, a.loc); }
 Tensor operator/(At a, const Tensor& b) { return div(a.t, b, a.loc); }
-Tensor operator+(At a, double b) { return add(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator-(At a, double b) { return sub(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator*(At a, double b) { return mul(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator/(At a, double b) { return div(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator+(double a, At b) { return add(scalar_like(a, b.t, b.loc), b.t, b.loc); }
-Tensor operator-(double a, At b) { return sub(scalar_like(a, b.t, b.loc), b.t, b.loc); }
-Tensor operator*(double a, At b) { return mul(scalar_like(a, b.t, b.loc), b.t, b.loc); }
-Tensor operator/(double a, At b) { return div(scalar_like(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator+(At a, Scalar b) { return add(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator-(At a, Scalar b) { return sub(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator*(At a, Scalar b) { return mul(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator/(At a, Scalar b) { return div(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator+(Scalar a, At b) { return add(wrap_number(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator-(Scalar a, At b) { return sub(wrap_number(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator*(Scalar a, At b) { return mul(wrap_number(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator/(Scalar a, At b) { return div(wrap_number(a, b.t, b.loc), b.t, b.loc); }
 Tensor operator<(At a, const Tensor& b) { return lt(a.t, b, a.loc); }
 Tensor operator<=(At a, const Tensor& b) { return le(a.t, b, a.loc); }
 Tensor operator>(At a, const Tensor& b) { return gt(a.t, b, a.loc); }
 Tensor operator>=(At a, const Tensor& b) { return ge(a.t, b, a.loc); }
-Tensor operator<(At a, double b) { return lt(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator<=(At a, double b) { return le(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator>(At a, double b) { return gt(a.t, scalar_like(b, a.t, a.loc), a.loc); }
-Tensor operator>=(At a, double b) { return ge(a.t, scalar_like(b, a.t, a.loc), a.loc); }
+Tensor operator<(At a, Scalar b) { return lt(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator<=(At a, Scalar b) { return le(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator>(At a, Scalar b) { return gt(a.t, wrap_number(b, a.t, a.loc), a.loc); }
+Tensor operator>=(At a, Scalar b) { return ge(a.t, wrap_number(b, a.t, a.loc), a.loc); }
 
 }  // namespace lt

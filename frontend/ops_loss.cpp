@@ -59,7 +59,7 @@ Targets targets_of(const Tensor& x, const Tensor& labels, const Tensor& weight,
                    int64_t ignore_index, const Loc& loc) {
   const Tensor counted = ne(labels, scalar_like(static_cast<double>(ignore_index), labels, loc),
                             loc);
-  const Tensor safe = where(counted, labels, 0.0, loc);
+  const Tensor safe = where(counted, labels, 0, loc);
   Tensor t = mul(one_hot(safe, x.shape()[1], x.dtype(), loc),
                  unsqueeze(cast(counted, x.dtype(), loc), 1, loc), loc);
   // The weight is a constant, as in PyTorch (which has no gradient for it).

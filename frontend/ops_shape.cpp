@@ -34,7 +34,8 @@ ir::ReduceAttrs reduce_attrs(const Tensor& x, Axes axes, bool keepdim, std::stri
 
 Tensor reduce(Op op, const Tensor& x, Axes axes, bool keepdim, const Loc& loc) {
   if (!x.defined()) fail_op(ir::mnemonic(op), "operand is an undefined tensor", {&x, 1}, loc);
-  return apply1(op, {&x, 1}, reduce_attrs(x, std::move(axes), keepdim, ir::mnemonic(op), loc), loc);
+  return apply1_promoted(op, {&x, 1},
+                         reduce_attrs(x, std::move(axes), keepdim, ir::mnemonic(op), loc), loc);
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ Tensor pick(const Tensor& x, const Tensor& indices, int64_t axis, bool keepdim, 
   const Tensor positions =
       reshape(arange(0, static_cast<double>(x.shape()[axis]), 1, DType::I64, loc), s, loc);
   const Tensor at = eq(positions, indices, loc);
-  return sum(where(at, x, 0.0, loc), {axis}, keepdim, loc);
+  const Tensor picked = sum(where(at, x, 0, loc), {axis}, keepdim, loc);
+  return picked.dtype() == x.dtype() ? picked : cast(picked, x.dtype(), loc);  // i32: summed in i64
 }
 
 ValuesIndices extreme(Op op, const Tensor& x, int64_t dim, bool keepdim, const Loc& loc) {

@@ -10,6 +10,7 @@
 #include "frontend/dispatch.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/promotion.h"
 #include "frontend/tensor_impl.h"
 #include "ir/recycling_allocator.h"
 #include "lt/autograd.h"
@@ -165,14 +166,23 @@ Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc, bool
   return *this;
 }
 
-Tensor& Tensor::add_(const Tensor& o, Loc loc) { return rebind(add(*this, o, loc), "add_", loc); }
-Tensor& Tensor::sub_(const Tensor& o, Loc loc) { return rebind(sub(*this, o, loc), "sub_", loc); }
-Tensor& Tensor::mul_(const Tensor& o, Loc loc) { return rebind(mul(*this, o, loc), "mul_", loc); }
-Tensor& Tensor::add_(double o, Loc loc) {
-  return rebind(add(*this, scalar_like(o, *this, loc), loc), "add_", loc);
+Tensor& Tensor::update(const Tensor& result, const char* op, const Loc& loc) {
+  if (result.dtype() == dtype()) return rebind(result, op, loc);
+  if (!can_cast(result.dtype(), dtype()))
+    throw Error(fmt::format("{}: result type {} can't be cast to the desired output type {} at {}",
+                            op, torch_name(result.dtype()), torch_name(dtype()),
+                            location_str(loc)));
+  return rebind(cast(result, dtype(), loc), op, loc);
 }
-Tensor& Tensor::mul_(double o, Loc loc) {
-  return rebind(mul(*this, scalar_like(o, *this, loc), loc), "mul_", loc);
+
+Tensor& Tensor::add_(const Tensor& o, Loc loc) { return update(add(*this, o, loc), "add_", loc); }
+Tensor& Tensor::sub_(const Tensor& o, Loc loc) { return update(sub(*this, o, loc), "sub_", loc); }
+Tensor& Tensor::mul_(const Tensor& o, Loc loc) { return update(mul(*this, o, loc), "mul_", loc); }
+Tensor& Tensor::add_(Scalar o, Loc loc) {
+  return update(add(*this, wrap_number(o, *this, loc), loc), "add_", loc);
+}
+Tensor& Tensor::mul_(Scalar o, Loc loc) {
+  return update(mul(*this, wrap_number(o, *this, loc), loc), "mul_", loc);
 }
 Tensor& Tensor::copy_(const Tensor& src, Loc loc) {
   Tensor v = src.dtype() == dtype() ? src : cast(src, dtype(), loc);

@@ -57,4 +57,34 @@ bool holds_value(DType t, double v) {
   return false;
 }
 
+namespace {
+
+int category(DType t) { return t == DType::Bool ? 0 : is_integer(t) ? 1 : 2; }
+
+}  // namespace
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  if (category(a) == 1) return DType::I64;  // i32 with i64
+  // Floats: the wider one; f16 and bf16 each lack the other's range or precision.
+  if (a == DType::F64 || b == DType::F64) return DType::F64;
+  return DType::F32;
+}
+
+bool can_cast(DType from, DType to) { return category(from) <= category(to); }
+
+std::string_view torch_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "Bool";
+    case DType::I32: return "Int";
+    case DType::I64: return "Long";
+    case DType::F16: return "Half";
+    case DType::BF16: return "BFloat16";
+    case DType::F32: return "Float";
+    case DType::F64: return "Double";
+  }
+  return "?";
+}
+
 }  // namespace lt

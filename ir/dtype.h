@@ -25,4 +25,16 @@ bool is_compute_type(DType t);
 /// dtypes a finite v whose truncation toward zero fits (attribute values such as full's).
 bool holds_value(DType t, double v);
 
+/// The dtype a C++ floating-point number becomes and integers divide into (PyTorch's default
+/// dtype, torch.get_default_dtype()).
+inline constexpr DType kDefaultFloat = DType::F32;
+/// The smallest dtype both convert to (torch.promote_types): bool < integers < floats, by width
+/// within a category; f16 with bf16 is f32.
+DType promote_types(DType a, DType b);
+/// Whether a result of dtype `from` may be written to a tensor of dtype `to` (torch.can_cast):
+/// never to a lower category (float to an integer, a number to bool).
+bool can_cast(DType from, DType to);
+/// PyTorch's name of the dtype in its errors: "Float", "Long", "Bool", "BFloat16", ...
+std::string_view torch_name(DType t);
+
 }  // namespace lt

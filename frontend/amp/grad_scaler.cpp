@@ -134,7 +134,7 @@ void GradScaler::update(Loc loc) {
     return scalars_->get(0, name, value, dtype);
   };
   const Tensor overflow = found > 0.0;
-  const Tensor next = growth_tracker_ + 1.0;
+  const Tensor next = growth_tracker_ + 1;
   // >= rather than PyTorch's ==: the same while the tracker is below the interval, as update()
   // keeps it, and a tracker past it (a state loaded with a smaller interval) grows, not never.
   const Tensor grow = ge(next, s("growth_interval", options_.growth_interval, DType::I32));
@@ -147,7 +147,7 @@ void GradScaler::update(Loc loc) {
   // A scale that would grow to inf stays where it is.
   const Tensor grown_or_kept = where(isfinite(grown), grown, scale_);
   scale_.copy_(where(overflow, backed_off, where(grow, grown_or_kept, scale_)), loc);
-  growth_tracker_.copy_(where(overflow, 0.0, where(grow, 0.0, next)), loc);
+  growth_tracker_.copy_(where(overflow, 0, where(grow, 0, next)), loc);
 }
 
 Tensor GradScaler::get_scale() const {

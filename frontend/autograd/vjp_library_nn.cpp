@@ -133,7 +133,7 @@ std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
       const Tensor counted = ne(labels, scalar(static_cast<double>(ce.ignore_index),
                                                labels.dtype()));
       const Tensor kept = unsqueeze(cast(counted, logits.dtype()), 1);
-      Tensor target = one_hot(where(counted, labels, 0.0), c, logits.dtype());
+      Tensor target = one_hot(where(counted, labels, 0), c, logits.dtype());
       if (ce.label_smoothing > 0)
         target = target * (1.0 - ce.label_smoothing) + ce.label_smoothing / static_cast<double>(c);
       return {(softmax(logits, 1) - target) * kept * (g / sum(kept)), Tensor()};

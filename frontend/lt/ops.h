@@ -1,5 +1,6 @@
 // The op functions users call. Each checks its operands at once and throws lt::Error naming the
-// op, the operand types and the caller's file:line. Scalars take the dtype of the tensor operand.
+// op, the operand types and the caller's file:line. Operands of different dtypes promote as in
+// PyTorch (torch.result_type; docs/OPS.md, "Type promotion").
 #pragma once
 #include <concepts>
 #include <optional>
@@ -8,13 +9,21 @@
 #include <string_view>
 #include <vector>
 
+#include "lt/scalar.h"
 #include "lt/tensor.h"
 
 namespace lt {
 
 using Axes = Dims;
 
-// --- elementwise (NumPy broadcasting; binary ops need equal dtypes) ---
+/// torch.result_type: the dtype a binary op computes in. A 0-d tensor or a number takes part only
+/// where it is of a higher category (bool < integer < float): result_type(x_bf16, 2.5) is bf16,
+/// result_type(ids_i64, 0.5) f32.
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
+DType result_type(Scalar a, const Tensor& b);
+
+// --- elementwise (NumPy broadcasting; mixed dtypes promote, div of integers is true division) ---
 Tensor neg(const Tensor& x, Loc loc = Loc::current());
 Tensor abs(const Tensor& x, Loc loc = Loc::current());
 Tensor exp(const Tensor& x, Loc loc = Loc::current());
@@ -46,7 +55,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor mul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor div(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor pow(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
-Tensor pow(const Tensor& a, double b, Loc loc = Loc::current());
+Tensor pow(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor maximum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor minimum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -56,15 +65,15 @@ Tensor le(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor gt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor ge(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Loc loc = Loc::current());
-Tensor where(const Tensor& cond, const Tensor& a, double b, Loc loc = Loc::current());
-Tensor where(const Tensor& cond, double a, const Tensor& b, Loc loc = Loc::current());
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b, Loc loc = Loc::current());
 /// x limited to [min, max]; either bound may be left out (not both). The bounds take x's dtype.
 /// Gradient 1 where min <= x <= max, else 0; min > max gives max everywhere (PyTorch's).
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = {},
              Loc loc = Loc::current());
 /// x with `value` where the bool mask (broadcast to x) is true; no gradient flows there.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc = Loc::current());
-/// A 0-d tensor of `like`'s dtype holding v (how scalar operands enter the graph).
+/// A 0-d tensor of `like`'s dtype holding v (a constant of an op that keeps x's dtype).
 Tensor scalar_like(double v, const Tensor& like, Loc loc = Loc::current());
 
 // --- reductions (empty axes = all; negative axes count from the end) ---
@@ -237,21 +246,21 @@ Tensor operator+(At a, const Tensor& b);
 Tensor operator-(At a, const Tensor& b);
 Tensor operator*(At a, const Tensor& b);
 Tensor operator/(At a, const Tensor& b);
-Tensor operator+(At a, double b);
-Tensor operator-(At a, double b);
-Tensor operator*(At a, double b);
-Tensor operator/(At a, double b);
-Tensor operator+(double a, At b);
-Tensor operator-(double a, At b);
-Tensor operator*(double a, At b);
-Tensor operator/(double a, At b);
+Tensor operator+(At a, Scalar b);
+Tensor operator-(At a, Scalar b);
+Tensor operator*(At a, Scalar b);
+Tensor operator/(At a, Scalar b);
+Tensor operator+(Scalar a, At b);
+Tensor operator-(Scalar a, At b);
+Tensor operator*(Scalar a, At b);
+Tensor operator/(Scalar a, At b);
 Tensor operator<(At a, const Tensor& b);
 Tensor operator<=(At a, const Tensor& b);
 Tensor operator>(At a, const Tensor& b);
 Tensor operator>=(At a, const Tensor& b);
-Tensor operator<(At a, double b);
-Tensor operator<=(At a, double b);
-Tensor operator>(At a, double b);
-Tensor operator>=(At a, double b);
+Tensor operator<(At a, Scalar b);
+Tensor operator<=(At a, Scalar b);
+Tensor operator>(At a, Scalar b);
+Tensor operator>=(At a, Scalar b);
 
 }  // namespace lt

@@ -12,6 +12,7 @@
 #include "ir/dtype.h"
 #include "ir/error.h"
 #include "ir/shape.h"
+#include "lt/scalar.h"
 
 namespace lt {
 
@@ -53,12 +54,14 @@ class Tensor {
   std::vector<T> to_vector(Loc loc = Loc::current()) const;
   std::string str(Loc loc = Loc::current()) const;
 
-  // --- in place: the tensor is rebound to the new value, its shape and dtype kept ---
+  // --- in place: the tensor is rebound to the new value, its shape and dtype kept: the op runs in
+  // the promoted dtype and its result is cast back, unless that would lower its category
+  // (PyTorch's "result type Float can't be cast to the desired output type Long") ---
   Tensor& add_(const Tensor& other, Loc loc = Loc::current());
   Tensor& sub_(const Tensor& other, Loc loc = Loc::current());
   Tensor& mul_(const Tensor& other, Loc loc = Loc::current());
-  Tensor& add_(double other, Loc loc = Loc::current());
-  Tensor& mul_(double other, Loc loc = Loc::current());
+  Tensor& add_(Scalar other, Loc loc = Loc::current());
+  Tensor& mul_(Scalar other, Loc loc = Loc::current());
   Tensor& copy_(const Tensor& src, Loc loc = Loc::current());
   Tensor& zero_(Loc loc = Loc::current());
 
@@ -69,6 +72,8 @@ class Tensor {
   /// This tensor's impl takes value's data (and its autograd history when keep_history); the
   /// in-place ops are rebinds, so every handle to the impl sees the new value.
   Tensor& rebind(const Tensor& value, const char* op, const Loc& loc, bool keep_history = true);
+  /// rebind to an op's result, cast back to this tensor's dtype.
+  Tensor& update(const Tensor& result, const char* op, const Loc& loc);
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -43,7 +43,7 @@ Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
                             num_features, location_str(loc)));
   if (is_training() && options.track_running_stats) {
     NoGradGuard no_grad;
-    num_batches_tracked.add_(1.0, loc);
+    num_batches_tracked.add_(1, loc);
   }
   const bool batch_stats = is_training() || !options.track_running_stats;
   if (sync_stats && batch_stats && dist::world_size() > 1) return synced_forward(x, loc);

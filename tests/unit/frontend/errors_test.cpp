@@ -33,11 +33,12 @@ TEST(Errors, MatmulContraction) {
                  "f32[2,3], f32[4,5]) at errors_test.cpp:" + std::to_string(line));
 }
 
+// Elementwise ops promote (promotion_test.cpp); matmul does not, as in PyTorch.
 TEST(Errors, DtypeMismatch) {
-  Tensor a = zeros({2}), b = zeros({2}, DType::F64);
+  Tensor a = zeros({2, 2}), b = zeros({2, 2}, DType::F64);
   const int line = __LINE__ + 1;
-  std::string msg = error_of([&] { sub(a, b); });
-  EXPECT_EQ(msg, "sub: dtypes differ: f32[2] vs f64[2] (operands: f32[2], f64[2]) at "
+  std::string msg = error_of([&] { matmul(a, b); });
+  EXPECT_EQ(msg, "matmul: dtypes differ: f32[2,2] vs f64[2,2] (operands: f32[2,2], f64[2,2]) at "
                  "errors_test.cpp:" + std::to_string(line));
 }
 

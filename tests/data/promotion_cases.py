@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""Writes promotion_cases.json next to this script: PyTorch's result dtype and values (or its
+error) for binary ops over every dtype pair, C++-number and 0-d operands, where, sum and mean, and
+in-place ops. tests/unit/frontend/promotion_test.cpp runs every case through lazytrain.
+
+Run: /usr/bin/python3 tests/data/promotion_cases.py (needs torch; the file records the version)."""
+import json
+import os
+
+import torch
+
+DTYPES = {
+    "f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16, "f16": torch.float16,
+    "i64": torch.int64, "i32": torch.int32, "bool": torch.bool,
+}
+NAMES = {v: k for k, v in DTYPES.items()}
+
+# Values every dtype holds exactly (bf16 keeps 8 significant bits); a float operand of 0.1 shows
+# whether the f32 or the f64 value of it was used.
+VALUES = {
+    "f32": [1.5, -2.25, 0.1], "f64": [0.75, 3.0, 0.1], "bf16": [2.5, -1.0, 0.375],
+    "f16": [-0.5, 1.25, 6.0], "i64": [3, -7, 2], "i32": [-4, 5, 1], "bool": [True, False, True],
+}
+# Divisors without zeros, so that integer operands divide.
+DIVISORS = {
+    "f32": [2.0, -0.5, 3.0], "f64": [4.0, 0.3, -8.0], "bf16": [0.5, 3.0, -2.0],
+    "f16": [2.0, -4.0, 0.25], "i64": [2, -3, 5], "i32": [-2, 4, 3], "bool": [True, True, True],
+}
+COND = [True, False, True]
+
+BINARY = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+    "maximum": torch.maximum, "minimum": torch.minimum, "eq": torch.eq, "ne": torch.ne,
+    "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge,
+}
+# The ops lazytrain takes a C++ number for (operators + - * / < <= > >= and where).
+SCALAR_OPS = ["add", "sub", "mul", "div", "lt", "le", "gt", "ge"]
+
+
+def tensor(dt, values):
+    return torch.tensor(values, dtype=DTYPES[dt])
+
+
+def operand(kind, dt, values):
+    """A case operand: a tensor, a 0-d tensor or a Python number (kind int, float, bool)."""
+    return {"kind": kind, "dtype": dt, "values": values}
+
+
+def torch_operand(o):
+    if o["kind"] == "tensor":
+        return tensor(o["dtype"], o["values"])
+    if o["kind"] == "zero_dim":
+        return torch.tensor(o["values"][0], dtype=DTYPES[o["dtype"]])
+    return {"int": int, "float": float, "bool": bool}[o["kind"]](o["values"][0])
+
+
+def outcome(fn):
+    try:
+        r = fn()
+    except RuntimeError as e:
+        return {"error": str(e)}
+    vals = r.double().tolist() if r.dtype != torch.bool else r.tolist()
+    if r.dim() == 0:
+        vals = [vals]
+    return {"dtype": NAMES[r.dtype], "values": vals}
+
+
+cases = []
+
+
+def add_case(op, operands, fn):
+    cases.append({"op": op, "operands": operands, **outcome(fn)})
+
+
+def binary(op, a, b):
+    ta, tb = torch_operand(a), torch_operand(b)
+    if op in BINARY:
+        add_case(op, [a, b], lambda: BINARY[op](ta, tb))
+    else:  # in place: the first operand is updated
+        add_case(op, [a, b], lambda: getattr(ta.clone(), op)(tb))
+
+
+def num(kind, v):
+    return operand(kind, {"int": "i64", "float": "f64", "bool": "bool"}[kind], [v])
+
+
+# Every op over every pair of tensor dtypes.
+for op in BINARY:
+    for x in DTYPES:
+        for y in DTYPES:
+            right = DIVISORS[y] if op == "div" else VALUES[y]
+            binary(op, operand("tensor", x, VALUES[x]), operand("tensor", y, right))
+
+# C++ numbers on either side: a number promotes only across categories.
+for op in SCALAR_OPS:
+    for x in DTYPES:
+        for kind, v in [("int", 3), ("float", 2.5), ("float", 0.1), ("bool", True)]:
+            binary(op, operand("tensor", x, VALUES[x]), num(kind, v))
+            if op in ("add", "sub", "mul", "div"):
+                left = DIVISORS[x] if op == "div" else VALUES[x]
+                ta = torch_operand(num(kind, v))
+                tb = tensor(x, left)
+                add_case(op, [num(kind, v), operand("tensor", x, left)],
+                         lambda ta=ta, tb=tb: BINARY[op](ta, tb))
+
+# 0-d tensors: like numbers, but with their own dtype within a category.
+for op in ["add", "mul", "div", "lt"]:
+    for x in DTYPES:
+        for y in DTYPES:
+            right = DIVISORS[y][:1] if op == "div" else VALUES[y][:1]
+            binary(op, operand("tensor", x, VALUES[x]), operand("zero_dim", y, right))
+# Two 0-d tensors, and a 0-d tensor with a number.
+for x in DTYPES:
+    for y in DTYPES:
+        binary("add", operand("zero_dim", x, VALUES[x][:1]), operand("zero_dim", y, VALUES[y][:1]))
+    for kind, v in [("int", 3), ("float", 2.5)]:
+        binary("mul", operand("zero_dim", x, VALUES[x][:1]), num(kind, v))
+
+# where: the branches promote like a binary op; the condition stays bool.
+cond = operand("tensor", "bool", COND)
+for x in DTYPES:
+    for y in DTYPES:
+        a, b = operand("tensor", x, VALUES[x]), operand("tensor", y, VALUES[y])
+        add_case("where", [cond, a, b],
+                 lambda a=a, b=b: torch.where(tensor("bool", COND), torch_operand(a),
+                                              torch_operand(b)))
+    for kind, v in [("int", 3), ("float", 0.5), ("bool", False)]:
+        a, s = operand("tensor", x, VALUES[x]), num(kind, v)
+        add_case("where", [cond, a, s],
+                 lambda a=a, s=s: torch.where(tensor("bool", COND), torch_operand(a),
+                                              torch_operand(s)))
+        add_case("where", [cond, s, a],
+                 lambda a=a, s=s: torch.where(tensor("bool", COND), torch_operand(s),
+                                              torch_operand(a)))
+
+# Reductions: sum of bool and integers is i64; mean takes floats only. Float values whose sums
+# are exact, so that the order of summation does not matter.
+SUMMABLE = {"f32": [1.5, -2.25, 3.0], "f64": [0.75, 3.0, -6.5]}
+for x in ["bool", "i32", "i64", "f32", "f64"]:
+    t = operand("tensor", x, SUMMABLE.get(x, VALUES[x]))
+    add_case("sum", [t], lambda t=t: torch.sum(torch_operand(t)))
+    add_case("mean", [t], lambda t=t: torch.mean(torch_operand(t)))
+
+# In place: the result is cast back to the tensor's dtype when it can be, else refused.
+for op in ["add_", "sub_", "mul_"]:
+    for x in DTYPES:
+        for y in DTYPES:
+            binary(op, operand("tensor", x, VALUES[x]), operand("tensor", y, VALUES[y]))
+for op in ["add_", "mul_"]:
+    for x in DTYPES:
+        for kind, v in [("int", 3), ("float", 0.5), ("bool", True)]:
+            binary(op, operand("tensor", x, VALUES[x]), num(kind, v))
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "promotion_cases.json")
+with open(out, "w") as f:  # one case a line, so that a change shows as the cases it changes
+    f.write('{"torch": %s, "cases": [\n' % json.dumps(torch.__version__))
+    f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+    f.write("\n]}\n")
+print(f"{len(cases)} cases -> {out}")
