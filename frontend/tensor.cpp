@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <ostream>
 #include <utility>
 
 #include "frontend/autograd/grad_node.h"
@@ -120,21 +119,6 @@ LT_VALUE_TYPE(double)
 LT_VALUE_TYPE(int32_t)
 LT_VALUE_TYPE(int64_t)
 LT_VALUE_TYPE(bool)
-
-std::string Tensor::str(Loc loc) const {
-  if (!defined()) return "Tensor(undefined)";
-  std::string out = fmt::format("Tensor({}", type_str(type()));
-  if (!is_compute_type(dtype())) return out + ")";
-  lazy::sync(*this, "print", loc);
-  const auto v = to_vector<double>(loc);
-  out += ", [";
-  const size_t show = std::min<size_t>(v.size(), 20);
-  for (size_t i = 0; i < show; ++i) out += fmt::format("{}{:.6g}", i ? ", " : "", v[i]);
-  if (show < v.size()) out += fmt::format(", ... ({} more)", v.size() - show);
-  return out + "])";
-}
-
-std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
 
 // --- in place -------------------------------------------------------------------------------
 

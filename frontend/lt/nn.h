@@ -8,5 +8,6 @@
 #include "lt/nn/init.h"
 #include "lt/nn/linear.h"
 #include "lt/nn/module.h"
+#include "lt/nn/module_list.h"
 #include "lt/nn/norm.h"
 #include "lt/nn/transformer.h"

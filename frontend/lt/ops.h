@@ -43,6 +43,18 @@ Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Lo
 Tensor silu(const Tensor& x, Loc loc = Loc::current());
 /// x where x > 0, else negative_slope x (PyTorch's leaky_relu; its gradient at 0 is the slope).
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
+/// x relu6(x + 3) / 6 (PyTorch's hardswish); the gradient at -3 is -1/2 and at 3 is 3/2, as
+/// PyTorch's (the middle piece's slope x/3 + 1/2 on [-3, 3] inclusive).
+Tensor hardswish(const Tensor& x, Loc loc = Loc::current());
+/// relu6(x + 3) / 6 (PyTorch's hardsigmoid); the gradient is 1/6 on (-3, 3), 0 at the kinks.
+Tensor hardsigmoid(const Tensor& x, Loc loc = Loc::current());
+/// x where x > 0, else alpha (e^x - 1) (PyTorch's elu; the gradient at 0 is alpha).
+Tensor elu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
+/// log(1 + e^(beta x)) / beta, or x where beta x > threshold (PyTorch's softplus).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0,
+                Loc loc = Loc::current());
+/// x tanh(softplus(x)) (PyTorch's mish).
+Tensor mish(const Tensor& x, Loc loc = Loc::current());
 Tensor sin(const Tensor& x, Loc loc = Loc::current());
 Tensor cos(const Tensor& x, Loc loc = Loc::current());
 Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());

@@ -34,6 +34,35 @@ Tensor SiLU::forward(const Tensor& x, Loc loc) { return silu(x, loc); }
 Tensor Sigmoid::forward(const Tensor& x, Loc loc) { return sigmoid(x, loc); }
 Tensor Tanh::forward(const Tensor& x, Loc loc) { return tanh(x, loc); }
 
+Tensor Hardswish::forward(const Tensor& x, Loc loc) { return hardswish(x, loc); }
+Tensor Hardsigmoid::forward(const Tensor& x, Loc loc) { return hardsigmoid(x, loc); }
+Tensor Mish::forward(const Tensor& x, Loc loc) { return mish(x, loc); }
+
+ELU::ELU(double alpha) : alpha(alpha) {
+  require(std::isfinite(alpha), "ELU", "alpha = {} is not finite", alpha);
+}
+
+Tensor ELU::forward(const Tensor& x, Loc loc) { return elu(x, alpha, loc); }
+
+// Python's repr of a float, as PyTorch prints its default: "alpha=1.0".
+std::string ELU::extra_repr() const {
+  std::string a = fmt::format("{}", alpha);
+  if (a.find_first_of(".e") == std::string::npos) a += ".0";
+  return fmt::format("alpha={}", a);
+}
+
+Softplus::Softplus(double beta, double threshold) : beta(beta), threshold(threshold) {
+  require(std::isfinite(beta) && beta != 0, "Softplus", "beta = {} is not a finite nonzero number",
+          beta);
+  require(!std::isnan(threshold), "Softplus", "threshold is NaN");
+}
+
+Tensor Softplus::forward(const Tensor& x, Loc loc) { return softplus(x, beta, threshold, loc); }
+
+std::string Softplus::extra_repr() const {
+  return fmt::format("beta={}, threshold={}", beta, threshold);
+}
+
 Dropout::Dropout(double p) : p(p) {
   require(p >= 0 && p <= 1, "Dropout", "p = {} outside [0, 1]", p);
 }

@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <typeinfo>
@@ -73,6 +74,20 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   children_.emplace_back(std::move(name), std::move(module));
 }
 
+void Module::set_child(const std::string& name, std::shared_ptr<Module> module) {
+  if (!module) throw Error(fmt::format("register_module: '{}' in {} is null", name, this->name()));
+  if (module.get() == this)
+    throw Error(fmt::format("register_module: '{}': a module cannot contain itself", name));
+  for (auto& [n, child] : children_) {
+    if (n == name) {
+      child = std::move(module);
+      return;
+    }
+  }
+  throw Error(fmt::format("register_module: no submodule '{}' in {} to replace", name,
+                          this->name()));
+}
+
 void Module::visit(bool buffers, bool recurse, const std::string& prefix,
                    const std::function<void(const std::string&, const Entry&)>& fn) const {
   for (const Entry& e : buffers ? buffers_ : parameters_) fn(prefix + e.name, e);
@@ -112,6 +127,45 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 
 NamedModules Module::named_children() const { return children_; }
 
+namespace {
+
+std::string dotted(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
+void walk_modules(const std::shared_ptr<Module>& m, const std::string& prefix,
+                  std::vector<const Module*>& seen, NamedModules& out) {
+  if (std::find(seen.begin(), seen.end(), m.get()) != seen.end()) return;
+  seen.push_back(m.get());
+  out.emplace_back(prefix, m);
+  for (const auto& [name, child] : m->named_children())
+    walk_modules(child, dotted(prefix, name), seen, out);
+}
+
+}  // namespace
+
+NamedModules Module::named_modules(const std::string& prefix, bool include_self) const {
+  NamedModules out;
+  std::vector<const Module*> seen{this};
+  if (include_self) {
+    std::shared_ptr<Module> self = std::const_pointer_cast<Module>(weak_from_this().lock());
+    if (!self)
+      throw Error(fmt::format("named_modules: this {} is not held by a std::shared_ptr (make it "
+                              "with std::make_shared), so it cannot be listed; pass "
+                              "include_self = false to list its descendants",
+                              name()));
+    out.emplace_back(prefix, std::move(self));
+  }
+  for (const auto& [name, child] : children_) walk_modules(child, dotted(prefix, name), seen, out);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [_, m] : named_modules("", include_self)) out.push_back(std::move(m));
+  return out;
+}
+
 void Module::apply(const std::function<void(Module&)>& fn) {
   for (const auto& [_, child] : children_) child->apply(fn);
   fn(*this);
@@ -120,6 +174,19 @@ void Module::apply(const std::function<void(Module&)>& fn) {
 void Module::train(bool on) {
   training_ = on;
   for (const auto& [_, child] : children_) child->train(on);
+}
+
+// Checked before any change, so a module is frozen or unfrozen whole or not at all.
+Module& Module::requires_grad_(bool requires_grad) {
+  const NamedTensors params = named_parameters();
+  if (requires_grad)
+    for (const auto& [name, p] : params)
+      if (!is_float(p.dtype()))
+        throw Error(fmt::format("requires_grad_: parameter '{}' of {} is {}; only floating-point "
+                                "parameters can require grad",
+                                name, this->name(), type_str(p.type())));
+  for (auto [_, p] : params) p.requires_grad_(requires_grad);
+  return *this;
 }
 
 void Module::zero_grad(bool set_to_none) {

@@ -1,4 +1,4 @@
-// BatchNorm2d and LayerNorm over the functional batch_norm and layer_norm.
+// BatchNorm2d, BatchNorm1d and LayerNorm over the functional batch_norm and layer_norm.
 #include "lt/nn/norm.h"
 
 #include <algorithm>
@@ -12,11 +12,13 @@
 
 namespace lt::nn {
 
-BatchNorm2d::BatchNorm2d(int64_t c, BatchNormOptions o) : num_features(c), options(o) {
-  require(c >= 1, "BatchNorm2d", "num_features must be >= 1, got {}", c);
-  require(o.eps >= 0, "BatchNorm2d", "eps must be >= 0, got {}", o.eps);
-  require(o.momentum >= 0 && o.momentum <= 1, "BatchNorm2d", "momentum {} outside [0, 1]",
-          o.momentum);
+BatchNorm2d::BatchNorm2d(int64_t c, BatchNormOptions o) : BatchNorm2d(c, o, "BatchNorm2d") {}
+
+BatchNorm2d::BatchNorm2d(int64_t c, BatchNormOptions o, const char* layer)
+    : num_features(c), options(o), layer_(layer) {
+  require(c >= 1, layer, "num_features must be >= 1, got {}", c);
+  require(o.eps >= 0, layer, "eps must be >= 0, got {}", o.eps);
+  require(o.momentum >= 0 && o.momentum <= 1, layer, "momentum {} outside [0, 1]", o.momentum);
   if (o.affine) {
     weight = register_parameter("weight", eager_full({c}, 1));
     bias = register_parameter("bias", eager_full({c}, 0));
@@ -126,7 +128,23 @@ int convert_sync_batchnorm(Module& module) {
   return n;
 }
 
-std::string BatchNorm2d::name() const { return sync_stats ? "SyncBatchNorm" : "BatchNorm2d"; }
+std::string BatchNorm2d::name() const { return sync_stats ? "SyncBatchNorm" : layer_; }
+
+BatchNorm1d::BatchNorm1d(int64_t c, BatchNormOptions o) : BatchNorm2d(c, o, "BatchNorm1d") {}
+
+Tensor BatchNorm1d::forward(const Tensor& x, Loc loc) {
+  if (!x.defined() || (x.rank() != 2 && x.rank() != 3))
+    throw Error(fmt::format("BatchNorm1d: expected 2D or 3D input (got {}) at {}",
+                            x.defined() ? fmt::format("{}D input", x.rank()) : "undefined",
+                            location_str(loc)));
+  if (x.shape()[1] != num_features)
+    throw Error(fmt::format("BatchNorm1d(num_features={}): input {} is not [N, {}] or [N, {}, L] "
+                            "at {}",
+                            num_features, type_str(x.type()), num_features, num_features,
+                            location_str(loc)));
+  const Shape as_2d{x.shape()[0], num_features, x.rank() == 3 ? x.shape()[2] : 1, 1};
+  return reshape(BatchNorm2d::forward(reshape(x, as_2d, loc), loc), x.shape(), loc);
+}
 
 std::string BatchNorm2d::extra_repr() const {
   return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", num_features,

@@ -1,8 +1,9 @@
 // The user functions composed of rows (clamp, masked_fill, max/min along a dim, var/std,
-// cross_entropy's options, nll_loss) and the ones over rows with extra argument handling
-// (gelu's approximate, cumsum, topk, argmin): the table-driven gradcheck and eager-vs-lazy tests
-// see rows, not these calls. The same two checks, over a table of calls: autograd against
-// central differences in f64 with a random cotangent, and lazy at every opt level against eager.
+// cross_entropy's options, nll_loss, hardswish, hardsigmoid, elu, softplus, mish) and the ones
+// over rows with extra argument handling (gelu's approximate, cumsum, topk, argmin): the
+// table-driven gradcheck and eager-vs-lazy tests see rows, not these calls. The same two checks,
+// over a table of calls: autograd against central differences in f64 with a random cotangent,
+// and lazy at every opt level against eager.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -96,6 +97,15 @@ std::vector<Call> calls() {
          return std::vector{v, i};
        },
        false},
+      {"hardswish", {s::uniform(r, {3, 4}, -5, 5)}, [](auto& x) { return one(hardswish(x[0])); }},
+      {"hardsigmoid", {s::uniform(r, {3, 4}, -4, 4)},
+       [](auto& x) { return one(hardsigmoid(x[0])); }},
+      {"elu alpha 0.7", {s::uniform(r, {3, 4}, -3, 3)},
+       [](auto& x) { return one(elu(x[0], 0.7)); }},
+      {"softplus", {s::uniform(r, {3, 4}, -4, 4)}, [](auto& x) { return one(softplus(x[0])); }},
+      {"softplus beta 2, threshold 1.5 (both pieces)", {s::uniform(r, {3, 4}, -2, 2)},
+       [](auto& x) { return one(softplus(x[0], 2, 1.5)); }},
+      {"mish", {s::uniform(r, {3, 4}, -4, 4)}, [](auto& x) { return one(mish(x[0])); }},
       {"argmin dim 1", {s::distinct1(r, {3, 4})}, [](auto& x) { return one(argmin(x[0], 1)); },
        false},
   };

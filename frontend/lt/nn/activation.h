@@ -1,4 +1,5 @@
-// Parameter-free elementwise layers: ReLU, GELU, LeakyReLU, SiLU, Sigmoid, Tanh and Dropout.
+// Parameter-free elementwise layers: ReLU, GELU, LeakyReLU, SiLU, Sigmoid, Tanh, Hardswish,
+// Hardsigmoid, ELU, Softplus, Mish and Dropout.
 #pragma once
 #include <string>
 
@@ -44,6 +45,44 @@ class Sigmoid : public Module {
 };
 
 class Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// x relu6(x + 3) / 6 (lt::hardswish).
+class Hardswish : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// relu6(x + 3) / 6 (lt::hardsigmoid).
+class Hardsigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// x where x > 0, else alpha (e^x - 1) (lt::elu).
+class ELU : public Module {
+ public:
+  explicit ELU(double alpha = 1.0);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const double alpha;
+};
+
+/// log(1 + e^(beta x)) / beta, x where beta x > threshold (lt::softplus).
+class Softplus : public Module {
+ public:
+  explicit Softplus(double beta = 1.0, double threshold = 20.0);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const double beta, threshold;
+};
+
+/// x tanh(softplus(x)) (lt::mish).
+class Mish : public Module {
  public:
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
 };

@@ -1,5 +1,5 @@
-// Sequential, and the glue between its layers: Flatten and Functional (any Tensor -> Tensor
-// function as a module).
+// Sequential, and the glue between its layers: Identity, Flatten and Functional (any Tensor ->
+// Tensor function as a module).
 #pragma once
 #include <concepts>
 #include <functional>
@@ -16,6 +16,12 @@ namespace lt::nn {
 template <class M>
 concept UnaryModule = std::derived_from<M, Module> && requires(M& m, const Tensor& x) {
   { m.forward(x) } -> std::convertible_to<Tensor>;
+};
+
+/// Returns its input (the same tensor): a placeholder layer, as PyTorch's nn.Identity.
+class Identity : public Module {
+ public:
+  Tensor forward(const Tensor& x) { return x; }
 };
 
 /// Merges dims start_dim..end_dim into one (default: all but the batch dim).

@@ -22,7 +22,7 @@ using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>
 /// Modules are held by std::shared_ptr (std::make_shared<nn::Linear>(784, 128)) and registered
 /// in their parent with register_module. Registered tensors are handles: an in-place update
 /// (p.sub_(...), copy_, load_state_dict) through any handle is seen by the module.
-class Module {
+class Module : public std::enable_shared_from_this<Module> {
  public:
   Module() = default;
   virtual ~Module() = default;
@@ -56,6 +56,12 @@ class Module {
   /// The direct submodules.
   std::vector<std::shared_ptr<Module>> children() const;
   NamedModules named_children() const;
+  /// This module, then every descendant depth first (PyTorch's order), each module once even
+  /// if it is registered twice. With include_self the module must be held by a std::shared_ptr.
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
+  /// The same walk with dotted names: this module as `prefix` ("" by default), a descendant as
+  /// "layers.0", under the first name it is reached by.
+  NamedModules named_modules(const std::string& prefix = "", bool include_self = true) const;
   /// Calls fn on every descendant, children before their parent, then on this module.
   void apply(const std::function<void(Module&)>& fn);
 
@@ -64,6 +70,11 @@ class Module {
   void train(bool on = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
+  /// Sets requires_grad on every parameter of this module and its descendants (freezing with
+  /// false): a frozen parameter gets no gradient from backward(), and an optimizer skips a
+  /// parameter whose gradient is undefined. A gradient it already has is kept (zero_grad drops
+  /// it). Buffers are untouched.
+  Module& requires_grad_(bool requires_grad = true);
   /// Drops every parameter's gradient (set_to_none), or sets the defined ones to zeros.
   void zero_grad(bool set_to_none = true);
   /// Elements of all parameters (a tied tensor counted once).
@@ -86,6 +97,13 @@ class Module {
   std::string str() const;
   /// What str() prints in this module's parentheses ("in_features=4, out_features=2, bias=true").
   virtual std::string extra_repr() const { return {}; }
+
+ protected:
+  /// The direct submodules in registration order, without a copy.
+  const NamedModules& child_entries() const { return children_; }
+  /// Puts `module` in the place of the submodule registered as `name`, which must exist (its
+  /// name and position stay). For containers that look their modules up in child_entries().
+  void set_child(const std::string& name, std::shared_ptr<Module> module);
 
  private:
   struct Entry {

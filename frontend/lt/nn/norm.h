@@ -1,5 +1,6 @@
-// Normalization layers: BatchNorm2d (batch statistics, running averages as buffers) and
-// LayerNorm (per-example statistics over the trailing dims).
+// Normalization layers: BatchNorm2d and BatchNorm1d (batch statistics, running averages as
+// buffers), LayerNorm (per-example statistics over the trailing dims) and GroupNorm (per-example
+// statistics over groups of channels).
 #pragma once
 #include <cstdint>
 
@@ -41,8 +42,21 @@ class BatchNorm2d : public Module {
   /// eval mode, it is the plain layer.
   bool sync_stats = false;
 
+ protected:
+  /// For the variants over other ranks: `layer` names them in messages and str().
+  BatchNorm2d(int64_t num_features, BatchNormOptions options, const char* layer);
+
  private:
   Tensor synced_forward(const Tensor& x, const Loc& loc);
+  const char* layer_;
+};
+
+/// Batch normalization of [N, C] or [N, C, L] over N (and L) per channel: BatchNorm2d's
+/// buffers, options, modes and SyncBatchNorm conversion, on the input seen as [N, C, L, 1].
+class BatchNorm1d : public BatchNorm2d {
+ public:
+  explicit BatchNorm1d(int64_t num_features, BatchNormOptions options = {});
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
 };
 
 /// Turns every BatchNorm2d of `module` (itself included) into a synchronized one (sync_stats,
@@ -61,6 +75,19 @@ class LayerNorm : public Module {
   const Shape normalized_shape;
   const double eps;
   Tensor weight, bias;  ///< undefined without elementwise_affine
+};
+
+/// Normalization of [N, C, *] over each example's groups of C / num_groups channels (and all of
+/// *), biased variance, then a per-channel affine map (weight ones, bias zeros) when affine.
+class GroupNorm : public Module {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const int64_t num_groups, num_channels;
+  const double eps;
+  Tensor weight, bias;  ///< [num_channels]; undefined without affine
 };
 
 }  // namespace lt::nn
