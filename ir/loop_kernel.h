@@ -34,8 +34,8 @@ bool is_foldable_view(Op op);
 Ints reduced_axes(const Graph& g, int id);
 
 /// Roles of `nodes` (topological order), given that exactly these nodes form the kernel. A node
-/// of loop form Elementwise is Compute and one of loop form Reduction a Reduction whether or not the
-/// backend's rules take it on (KernelRules::computes, KernelRules::loop_reduction).
+/// of loop form Elementwise is Compute and one of loop form Reduction a Reduction whether or not
+/// the backend's rules take it on (KernelRules::computes, KernelRules::loop_reduction).
 std::vector<LoopRole> loop_roles(const Graph& g, std::span<const int> nodes);
 
 }  // namespace lt::ir
