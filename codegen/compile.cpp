@@ -171,7 +171,6 @@ class LaunchBuilder {
     LT_CHECK(can_emit_loop(g_, loop, rules_),
              "epilogue kernel {} holds a node the emitter cannot compute", gi);
     const std::string name = fmt::format("lt_kernel_{}", gi);
-    const ir::Node& lib = g_.node(grp.nodes.front());
     const ir::Value out = ir::Value::node(grp.nodes.front());
     const bool by_image = rules_.epilogue_by_image(g_, grp.nodes.front());
     const std::vector<int> over = written_over(loop);
