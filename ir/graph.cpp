@@ -75,6 +75,10 @@ std::optional<IdRangeCheck> id_range_check(const Graph& g, int id) {
     return IdRangeCheck{n.inputs[1], std::get<EmbeddingGradAttrs>(n.attrs).num_weights};
   if (n.op == Op::OneHot)
     return IdRangeCheck{n.inputs[0], std::get<OneHotAttrs>(n.attrs).num_classes};
+  if (n.op == Op::Gather || n.op == Op::Scatter || n.op == Op::ScatterAdd) {
+    const int64_t axis = std::get<AxisAttrs>(n.attrs).axis;
+    return IdRangeCheck{n.inputs[1], g.type(n.inputs[0]).shape[axis]};
+  }
   return std::nullopt;
 }
 

@@ -86,9 +86,10 @@ class Graph {
   std::vector<Donation> donations_;
 };
 
-/// The check an id-indexed op makes (embedding, embedding_grad, one_hot): every element of `ids`
-/// in [0, limit), no exception. Two nodes with the same check fail on exactly the same data, so
-/// once one has run, the other cannot fail.
+/// The check an id-indexed op makes (embedding, embedding_grad, one_hot; gather, scatter and
+/// scatter_add, whose limit is x's size on the axis): every element of `ids` in [0, limit), no
+/// exception. Two nodes with the same check fail on exactly the same data, so once one has run,
+/// the other cannot fail.
 struct IdRangeCheck {
   Value ids;
   int64_t limit;

@@ -20,6 +20,8 @@ TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in, const ReduceA
 TypeList infer_view(ViewOp op, std::span<const TensorType> in, const Attrs& attrs);
 TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs& attrs);
 TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& attrs);
+/// Gather, scatter and scatter_add (ir/type_rules_gather.cpp), for infer_nn.
+TypeList infer_gather(NnOp op, std::span<const TensorType> in, int64_t axis);
 TypeList infer_creation(CreationOp op, std::span<const TensorType> in, const Attrs& attrs);
 
 TypeList infer_collective(CollectiveOp op, std::span<const TensorType> in, const Attrs& attrs);

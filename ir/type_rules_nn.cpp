@@ -168,6 +168,9 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
       s[t.axis] = t.k;
       return {{x.dtype, s}, {DType::I64, s}};
     }
+    case NnOp::Gather:
+    case NnOp::Scatter:
+    case NnOp::ScatterAdd: return infer_gather(op, in, std::get<AxisAttrs>(a).axis);
     case NnOp::OneHot: {
       need_int(in[0], "ids");
       const auto& oa = std::get<OneHotAttrs>(a);

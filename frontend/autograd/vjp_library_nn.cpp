@@ -1,5 +1,6 @@
 // Gradients of the library and nn families. Convolution, pooling and normalization gradients are
-// ops of their own (library calls); the softmax gradients are written in lt:: ops.
+// ops of their own (library calls); the softmax gradients are written in lt:: ops, and so are
+// gather's and scatter's, each other's.
 #include "frontend/autograd/grad_node.h"
 #include "frontend/dispatch.h"
 #include "lt/ops.h"
@@ -23,6 +24,26 @@ Tensor conv(const Tensor& x, const Tensor& w, ir::ConvAttrs c) {
   c.grad_shape.clear();
   const Tensor in[] = {x, w};
   return apply1(ir::Op::Conv2d, in, std::move(c), kHere);
+}
+
+/// t zero-padded at the end of each dim to `shape`: src's gradient where the index covers less
+/// of it.
+Tensor pad_to(const Tensor& t, const Shape& shape) {
+  if (t.shape() == shape) return t;
+  std::vector<std::pair<int64_t, int64_t>> p;
+  for (int64_t d = 0; d < t.rank(); ++d) p.push_back({0, shape[d] - t.shape()[d]});
+  return pad(t, std::move(p));
+}
+
+/// scatter's and scatter_add's: (x, index, src) -> the incoming gradient (scatter: zeroed where
+/// src was written), none, and the gradient gathered at the index for src.
+std::vector<Tensor> scatter_vjp(bool add, const VjpArgs& a) {
+  const int64_t axis = std::get<ir::AxisAttrs>(a.attrs).axis;
+  const Tensor &g = a.gout[0], &index = a.in[1];
+  Tensor gx, gsrc;
+  if (a.need(0)) gx = add ? g : scatter(g, axis, index, 0.0, kHere);
+  if (a.need(2)) gsrc = pad_to(gather(g, axis, index, kHere), a.in[2].shape());
+  return {gx, Tensor(), gsrc};
 }
 
 std::vector<Tensor> matmul_vjp(const VjpArgs& a) {
@@ -144,6 +165,13 @@ std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
                      ir::EmbeddingGradAttrs{a.in[0].shape()[0]}, kHere),
               Tensor()};
     }
+    case Gather: {  // the adjoint of reading at the index is adding at it
+      const int64_t axis = std::get<ir::AxisAttrs>(a.attrs).axis;
+      return {a.need(0) ? scatter_add(zeros_like(a.in[0]), axis, a.in[1], g, kHere) : Tensor(),
+              Tensor()};
+    }
+    case Scatter: return scatter_vjp(false, a);
+    case ScatterAdd: return scatter_vjp(true, a);
     case Cumsum: {  // the adjoint of a running sum is the running sum the other way
       auto c = std::get<ir::CumsumAttrs>(a.attrs);
       c.reverse = !c.reverse;

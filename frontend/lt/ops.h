@@ -247,6 +247,65 @@ Tensor one_hot(const Tensor& ids, int64_t num_classes, DType dtype = DType::F32,
 /// Zeroes each element with probability p and scales the rest by 1/(1-p); identity when !training.
 Tensor dropout(const Tensor& x, double p, bool training = true, Loc loc = Loc::current());
 
+// --- indexing and shaping (PyTorch's signatures; dims may be negative) ---
+/// torch.gather: y[c] = x[c with c[dim] = index[c]], the index's shape; index int64 of x's rank,
+/// no larger than x outside dim. An index outside [0, size) is an error (at run time).
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, Loc loc = Loc::current());
+/// Tensor.scatter: x with src[c] (or value) written at c with c[dim] = index[c]; a position named
+/// twice gets the last write along dim. The index is no larger than src, nor than x outside dim.
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+               Loc loc = Loc::current());
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, double value,
+               Loc loc = Loc::current());
+/// Tensor.scatter_add: as scatter, src added; repeated positions add up in index order.
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                   Loc loc = Loc::current());
+/// torch.index_select: the entries of a 1-d int32 or int64 index along dim.
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index, Loc loc = Loc::current());
+/// Tensor.index_add: x with alpha * src's entry k added at index[k] along dim; src is x's shape
+/// with dim of the index's length.
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                 double alpha = 1, Loc loc = Loc::current());
+/// torch.sort (stable): values and int64 indices along dim; equal values keep their order, NaN
+/// counts as larger than every number (last ascending). The values carry the gradient.
+ValuesIndices sort(const Tensor& x, int64_t dim = -1, bool descending = false,
+                   Loc loc = Loc::current());
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false,
+               Loc loc = Loc::current());
+/// torch.flip: reverses the order along each of dims.
+Tensor flip(const Tensor& x, Axes dims, Loc loc = Loc::current());
+/// torch.roll: element i of each dim moves to (i + shift) mod size; without dims the flattened
+/// tensor rolls (one shift) and keeps its shape.
+Tensor roll(const Tensor& x, Dims shifts, Dims dims = {}, Loc loc = Loc::current());
+Tensor roll(const Tensor& x, int64_t shift, Loc loc = Loc::current());
+Tensor roll(const Tensor& x, int64_t shift, int64_t dim, Loc loc = Loc::current());
+/// torch.tril / torch.triu on the last two dims (any batch dims): x where col - row <= diagonal
+/// (tril) or >= diagonal (triu), else 0.
+Tensor tril(const Tensor& x, int64_t diagonal = 0, Loc loc = Loc::current());
+Tensor triu(const Tensor& x, int64_t diagonal = 0, Loc loc = Loc::current());
+/// torch.stack: tensors of one shape joined along a new dim.
+Tensor stack(std::span<const Tensor> xs, int64_t dim = 0, Loc loc = Loc::current());
+Tensor stack(std::initializer_list<Tensor> xs, int64_t dim = 0, Loc loc = Loc::current());
+/// torch.split: pieces of split_size along dim (the last may be shorter), or of the given sizes
+/// (split_with_sizes; they must sum to the dim's size). A one-element list {n} is split_size n,
+/// as in libtorch.
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> split(const Tensor& x, Dims split_sizes, int64_t dim = 0,
+                          Loc loc = Loc::current());
+std::vector<Tensor> split_with_sizes(const Tensor& x, Dims split_sizes, int64_t dim = 0,
+                                     Loc loc = Loc::current());
+/// torch.chunk: pieces of ceil(size / chunks) along dim, so possibly fewer than chunks.
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0,
+                          Loc loc = Loc::current());
+/// torch.unbind: every index along dim, the dim removed.
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0, Loc loc = Loc::current());
+/// torch.narrow: [start, start + length) along dim; a negative start counts from the end.
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length,
+              Loc loc = Loc::current());
+/// torch.select: one index along dim (negative counts from the end), the dim removed.
+Tensor select(const Tensor& x, int64_t dim, int64_t index, Loc loc = Loc::current());
+
 // --- operators (located through an implicit wrapper so errors name the user's line) ---
 struct At {
   const Tensor& t;

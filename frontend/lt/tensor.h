@@ -64,6 +64,15 @@ class Tensor {
   Tensor& mul_(Scalar other, Loc loc = Loc::current());
   Tensor& copy_(const Tensor& src, Loc loc = Loc::current());
   Tensor& zero_(Loc loc = Loc::current());
+  // The indexing ops' in-place forms (lt/ops.h: scatter, scatter_add, index_add, tril, triu).
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, Loc loc = Loc::current());
+  Tensor& scatter_(int64_t dim, const Tensor& index, double value, Loc loc = Loc::current());
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src,
+                       Loc loc = Loc::current());
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& src, double alpha = 1,
+                     Loc loc = Loc::current());
+  Tensor& tril_(int64_t diagonal = 0, Loc loc = Loc::current());
+  Tensor& triu_(int64_t diagonal = 0, Loc loc = Loc::current());
 
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }

@@ -1,6 +1,7 @@
 // Fused neural-network kernels: softmax family and cross entropy (max-shifted, so exp never
 // overflows), and the id-indexed ops (embedding, its gradient, one_hot). Batch and layer norm
-// live in norm.cpp. Each op is one pass over its data, like PyTorch's eager kernels.
+// live in norm.cpp, cumsum and topk in scan.cpp, gather and scatter in gather.cpp. Each op is
+// one pass over its data, like PyTorch's eager kernels.
 // Results are the same for any thread count; their last bits may depend on the buffers' address
 // mod 64 (Eigen peels an unaligned head with scalar exp, which differs from its packet exp by an
 // ulp); runtime buffers are 64-byte aligned, so an eager run repeats bit for bit.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "runtime/kernels/gather.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/norm.h"
 #include "runtime/kernels/scan.h"
@@ -292,6 +294,9 @@ void run_nn(ir::NnOp op, const ir::Attrs& attrs, Ins in, Outs out) {
       return id_op(op, attrs, in, out);
     case ir::NnOp::Cumsum: return cumsum(std::get<ir::CumsumAttrs>(attrs), in, out);
     case ir::NnOp::TopK: return topk(std::get<ir::TopKAttrs>(attrs), in, out);
+    case ir::NnOp::Gather: return gather(std::get<ir::AxisAttrs>(attrs).axis, in, out);
+    case ir::NnOp::Scatter: return scatter(std::get<ir::AxisAttrs>(attrs).axis, false, in, out);
+    case ir::NnOp::ScatterAdd: return scatter(std::get<ir::AxisAttrs>(attrs).axis, true, in, out);
   }
   LT_UNREACHABLE();
 }

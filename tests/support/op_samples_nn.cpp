@@ -1,5 +1,8 @@
 // Samples of the nn family. Labels and ids are i64 (one i32 case each) and repeat,
 // so scatter-adds in the gradients see collisions.
+#include <algorithm>
+#include <numeric>
+
 #include "tests/support/op_samples_builders.h"
 
 namespace lt::testing::samples {
@@ -22,6 +25,25 @@ OpSample norm(ir::Op op, Rng& r, std::string name, Shape x, Shape g, double eps 
   OpSample s = make(op, std::move(name), std::move(in), std::move(attrs));
   s.grad_outputs = 1;
   return s;
+}
+
+/// An i64 index of `shape` whose lines along `axis` hold distinct values in [0, limit)
+/// (limit >= shape[axis]): scatter writes each element of x at most once, so every element of
+/// src reaches the result and its gradient is the gathered one.
+Tensor distinct_along(Rng& r, const Shape& shape, int64_t axis, int64_t limit) {
+  const std::span<const int64_t> dims(shape);
+  const int64_t n = shape[axis], inner = numel(dims.subspan(axis + 1));
+  std::vector<int64_t> v(numel(shape));
+  std::vector<int64_t> pool(limit);
+  for (int64_t line = 0; line < numel(shape) / std::max<int64_t>(1, n); ++line) {
+    std::iota(pool.begin(), pool.end(), int64_t{0});
+    for (int64_t k = 0; k < n; ++k) {  // a partial Fisher-Yates shuffle
+      std::swap(pool[k], pool[k + r.below(limit - k)]);
+      const int64_t o = line / inner, j = line % inner;
+      v[(o * n + k) * inner + j] = pool[k];
+    }
+  }
+  return i64(std::move(v), shape);
 }
 
 }  // namespace
@@ -122,6 +144,43 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
                    ir::TopKAttrs{5, 1, true}),
               make(op, "i64 with ties, k 2 axis 1", {i64({3, 1, 3, 2, 2, 5}, {2, 3})},
                    ir::TopKAttrs{2, 1, true})};
+    case Gather:
+      return {make(op, "[4,3] axis 0, index [2,3] with repeats",
+                   {uniform(r, {4, 3}), i64({0, 3, 3, 1, 0, 3}, {2, 3})}, ir::AxisAttrs{0}),
+              make(op, "[3,5] axis 1, index [2,7]: fewer rows, more columns",
+                   {uniform(r, {3, 5}), ids(r, {2, 7}, 5)}, ir::AxisAttrs{1}),
+              make(op, "[2,3,4] axis 1, index [2,5,3]",
+                   {uniform(r, {2, 3, 4}), ids(r, {2, 5, 3}, 3)}, ir::AxisAttrs{1}),
+              make(op, "i64 values [3,4] axis 1", {ids(r, {3, 4}, 100), ids(r, {3, 2}, 4)},
+                   ir::AxisAttrs{1}),
+              make(op, "large [64,300] axis 0 (threads)",
+                   {uniform(r, {64, 300}), ids(r, {64, 300}, 64)}, ir::AxisAttrs{0})};
+    case ScatterAdd:
+      return {make(op, "[4,3] axis 0, index [3,3] with repeats",
+                   {uniform(r, {4, 3}), ids(r, {3, 3}, 4), uniform(r, {3, 3})}, ir::AxisAttrs{0}),
+              make(op, "[3,5] axis 1, index [2,6] within src [3,7]",
+                   {uniform(r, {3, 5}), ids(r, {2, 6}, 5), uniform(r, {3, 7})}, ir::AxisAttrs{1}),
+              make(op, "[2,3,4] axis 2", {uniform(r, {2, 3, 4}), ids(r, {2, 3, 4}, 4),
+                                          uniform(r, {2, 3, 4})}, ir::AxisAttrs{2}),
+              make(op, "i64 [3,4] axis 0, index [5,4]",
+                   {ids(r, {3, 4}, 9), ids(r, {5, 4}, 3), ids(r, {5, 4}, 9)}, ir::AxisAttrs{0}),
+              make(op, "large [64,300] axis 1 (threads)",
+                   {uniform(r, {64, 300}), ids(r, {64, 300}, 300), uniform(r, {64, 300})},
+                   ir::AxisAttrs{1})};
+    case Scatter:
+      return {make(op, "[4,3] axis 0, index [3,3]",
+                   {uniform(r, {4, 3}), distinct_along(r, {3, 3}, 0, 4), uniform(r, {3, 3})},
+                   ir::AxisAttrs{0}),
+              make(op, "[3,5] axis 1, index [2,4] within src [3,6]",
+                   {uniform(r, {3, 5}), distinct_along(r, {2, 4}, 1, 5), uniform(r, {3, 6})},
+                   ir::AxisAttrs{1}),
+              make(op, "[2,3,4] axis 1", {uniform(r, {2, 3, 4}), distinct_along(r, {2, 3, 4}, 1, 3),
+                                          uniform(r, {2, 3, 4})}, ir::AxisAttrs{1}),
+              make(op, "bool [3,4] axis 1", {bools(r, {3, 4}), distinct_along(r, {3, 2}, 1, 4),
+                                             bools(r, {3, 2})}, ir::AxisAttrs{1}),
+              make(op, "large [64,300] axis 1 (threads)",
+                   {uniform(r, {64, 300}), distinct_along(r, {64, 200}, 1, 300),
+                    uniform(r, {64, 200})}, ir::AxisAttrs{1})};
   }
   return {};
 }

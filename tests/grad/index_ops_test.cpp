@@ -1,0 +1,168 @@
+// The indexing and shaping functions composed of rows (stack, split, chunk, unbind, narrow,
+// select, roll, flip, tril, triu, sort, argsort, index_select, index_add, scatter's value form)
+// and the row functions' dim handling (gather, scatter, scatter_add): the table-driven tests see
+// rows, not these calls. Over a table of calls, as tests/grad/composite_ops_test.cpp: autograd
+// against central differences in f64, with a random cotangent for every float output, and lazy
+// at every opt level against eager.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "lt/lazy.h"
+#include "lt/lt.h"
+#include "tests/support/all_close.h"
+#include "tests/support/central_difference.h"
+#include "tests/support/op_samples_builders.h"
+
+namespace lt {
+namespace {
+
+using testing::samples::Rng;
+namespace s = testing::samples;
+
+using Outs = std::vector<Tensor>;
+
+struct Call {
+  std::string name;
+  std::vector<Tensor> inputs;  // f64 floats (gradcheck perturbs them), ints and bools as given
+  std::function<Outs(const std::vector<Tensor>&)> f;
+};
+
+Outs one(Tensor t) { return {std::move(t)}; }
+Outs both(ValuesIndices v) { return {std::move(v.values), std::move(v.indices)}; }
+
+std::vector<Call> calls() {
+  Rng r(20261201);
+  return {
+      {"stack dim 1", {s::uniform(r, {2, 3}), s::uniform(r, {2, 3}), s::uniform(r, {2, 3})},
+       [](auto& x) { return one(stack({x[0], x[1], x[2]}, 1)); }},
+      {"stack dim -1", {s::uniform(r, {4}), s::uniform(r, {4})},
+       [](auto& x) { return one(stack(x, -1)); }},
+      {"split 2 along dim 0 of [5,3]", {s::uniform(r, {5, 3})},
+       [](auto& x) { return split(x[0], 2, 0); }},
+      {"split sizes {1,3,1} along dim -1", {s::uniform(r, {2, 5})},
+       [](auto& x) { return split(x[0], {1, 3, 1}, -1); }},
+      {"chunk 3 of [2,7] along dim 1", {s::uniform(r, {2, 7})},
+       [](auto& x) { return chunk(x[0], 3, 1); }},
+      {"unbind dim 1", {s::uniform(r, {3, 4})}, [](auto& x) { return unbind(x[0], 1); }},
+      {"narrow dim 1 from -3, length 2", {s::uniform(r, {3, 5})},
+       [](auto& x) { return one(narrow(x[0], 1, -3, 2)); }},
+      {"select dim 0 index -1", {s::uniform(r, {3, 4})},
+       [](auto& x) { return one(select(x[0], 0, -1)); }},
+      {"roll {1,-2} along {0,1}", {s::uniform(r, {3, 4})},
+       [](auto& x) { return one(roll(x[0], {1, -2}, {0, 1})); }},
+      {"roll 5 flattened", {s::uniform(r, {3, 4})}, [](auto& x) { return one(roll(x[0], 5)); }},
+      {"flip dims {0,2}", {s::uniform(r, {2, 3, 4})},
+       [](auto& x) { return one(flip(x[0], {0, 2})); }},
+      {"tril of [2,3,4]", {s::uniform(r, {2, 3, 4})}, [](auto& x) { return one(tril(x[0])); }},
+      {"triu diagonal -1 of [4,3]", {s::uniform(r, {4, 3})},
+       [](auto& x) { return one(triu(x[0], -1)); }},
+      {"sort along dim 1", {s::distinct1(r, {3, 5})}, [](auto& x) { return both(sort(x[0], 1)); }},
+      {"sort descending along dim 0", {s::distinct1(r, {4, 3})},
+       [](auto& x) { return both(sort(x[0], 0, true)); }},
+      {"argsort along dim -1", {s::distinct1(r, {2, 6})},
+       [](auto& x) { return one(argsort(x[0])); }},
+      {"gather dim -1", {s::uniform(r, {3, 4}), s::i64({3, 0, 0, 2, 1, 1}, {3, 2})},
+       [](auto& x) { return one(gather(x[0], -1, x[1])); }},
+      {"scatter value, dim -2", {s::uniform(r, {3, 4}), s::i64({2, 0, 1, 2}, {1, 4})},
+       [](auto& x) { return one(scatter(x[0], -2, x[1], 0.5)); }},
+      {"scatter_add dim 0 with repeats",
+       {s::uniform(r, {3, 2}), s::i64({2, 2, 0, 2, 2, 1}, {3, 2}), s::uniform(r, {3, 2})},
+       [](auto& x) { return one(scatter_add(x[0], 0, x[1], x[2])); }},
+      {"index_select dim 1, i32 index with repeats",
+       {s::uniform(r, {3, 4}), cast(s::i64({3, 0, 3}, {3}), DType::I32)},
+       [](auto& x) { return one(index_select(x[0], 1, x[1])); }},
+      {"index_select dim 0 of [5,2,3]", {s::uniform(r, {5, 2, 3}), s::i64({4, 1}, {2})},
+       [](auto& x) { return one(index_select(x[0], 0, x[1])); }},
+      {"index_add dim 0, alpha 2, repeats",
+       {s::uniform(r, {4, 3}), s::i64({1, 3, 1}, {3}), s::uniform(r, {3, 3})},
+       [](auto& x) { return one(index_add(x[0], 0, x[1], x[2], 2.0)); }},
+      {"index_add dim -1", {s::uniform(r, {2, 5}), s::i64({4, 0}, {2}), s::uniform(r, {2, 2})},
+       [](auto& x) { return one(index_add(x[0], -1, x[1], x[2])); }},
+  };
+}
+
+Tensor cotangent(const Tensor& t, Rng& r) {
+  std::vector<double> v(t.numel());
+  for (double& x : v) x = r.uniform(-1, 1);
+  return from_vector<double>(v, t.shape());
+}
+
+/// sum_k <outs[k], cots[k]> over the float outputs.
+double loss(const Outs& outs, const Outs& cots) {
+  double l = 0;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!cots[k].defined()) continue;
+    const auto y = outs[k].to_vector<double>(), w = cots[k].to_vector<double>();
+    for (size_t i = 0; i < y.size(); ++i) l += y[i] * w[i];
+  }
+  return l;
+}
+
+TEST(IndexOps, GradientsMatchCentralDifferences) {
+  for (const Call& c : calls()) {
+    SCOPED_TRACE(c.name);
+    Rng r(7);
+    std::vector<Tensor> leaves;
+    for (const Tensor& t : c.inputs)
+      leaves.push_back(t.dtype() == DType::F64 ? t.detach().requires_grad_() : t);
+    const Outs y = c.f(leaves);
+    Outs cots;
+    Tensor total;
+    for (const Tensor& out : y) {
+      cots.push_back(out.dtype() == DType::F64 ? cotangent(out, r) : Tensor());
+      if (!cots.back().defined()) continue;
+      const Tensor term = sum(out * cots.back());
+      total = total.defined() ? total + term : term;
+    }
+    if (!total.defined()) continue;  // indices only (argsort): nothing to differentiate
+    total.backward();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i].dtype() != DType::F64) continue;
+      SCOPED_TRACE("input " + std::to_string(i));
+      const std::vector<double> want = testing::central_differences(
+          [&](const std::vector<double>& xs) {
+            NoGradGuard no_grad;
+            std::vector<Tensor> in = c.inputs;
+            in[i] = from_vector<double>(xs, c.inputs[i].shape());
+            return loss(c.f(in), cots);
+          },
+          c.inputs[i].to_vector<double>(), {.eps = 1e-6});
+      const Tensor got = leaves[i].grad().defined() ? leaves[i].grad() : zeros_like(leaves[i]);
+      EXPECT_TRUE(testing::AllClose(got, from_vector<double>(want, c.inputs[i].shape()), 1e-6,
+                                    1e-5));
+    }
+  }
+}
+
+TEST(IndexOps, LazyMatchesEagerAtEveryOptLevel) {
+  const CompileOptions saved = compile_options();
+  for (int level : {0, 1, 2}) {
+    CompileOptions o = saved;
+    o.opt_level = level;
+    set_compile_options(o);
+    for (const Call& c : calls()) {
+      for (DType dt : {DType::F64, DType::F32}) {
+        SCOPED_TRACE(c.name + " " + std::string(dtype_name(dt)) + " O" + std::to_string(level));
+        std::vector<Tensor> in = c.inputs;
+        for (Tensor& t : in)
+          if (t.dtype() == DType::F64) t = cast(t, dt);
+        const Outs eager = c.f(in);
+        Outs lazy;
+        {
+          ModeGuard guard(Mode::Lazy);
+          lazy = c.f(in);
+          mark_step();
+        }
+        ASSERT_EQ(lazy.size(), eager.size());
+        for (size_t k = 0; k < eager.size(); ++k)
+          EXPECT_TRUE(testing::AllClose(lazy[k], eager[k], 0, 0)) << "output " << k;
+      }
+    }
+  }
+  set_compile_options(saved);
+}
+
+}  // namespace
+}  // namespace lt
