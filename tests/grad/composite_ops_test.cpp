@@ -9,10 +9,10 @@
 #include <functional>
 #include <string>
 
-#include "lt/lazy.h"
 #include "lt/lt.h"
 #include "tests/support/all_close.h"
 #include "tests/support/central_difference.h"
+#include "tests/support/lazy_vs_eager.h"
 #include "tests/support/op_samples_builders.h"
 
 namespace lt {
@@ -162,34 +162,9 @@ TEST(CompositeOps, WeightsGetNoGradient) {
 }
 
 TEST(CompositeOps, LazyMatchesEagerAtEveryOptLevel) {
-  const CompileOptions saved = compile_options();
-  for (int level : {0, 1, 2}) {
-    CompileOptions o = saved;
-    o.opt_level = level;
-    set_compile_options(o);
-    for (const Call& c : calls()) {
-      for (DType dt : {DType::F64, DType::F32}) {
-        SCOPED_TRACE(c.name + " " + std::string(dtype_name(dt)) + " O" + std::to_string(level));
-        std::vector<Tensor> in = c.inputs;
-        for (Tensor& t : in)
-          if (t.dtype() == DType::F64) t = cast(t, dt);
-        const std::vector<Tensor> eager = c.f(in);
-        std::vector<Tensor> lazy;
-        {
-          ModeGuard guard(Mode::Lazy);
-          lazy = c.f(in);
-          mark_step();
-        }
-        ASSERT_EQ(lazy.size(), eager.size());
-        const double tol = dt == DType::F64 ? 1e-12 : 2e-6;
-        for (size_t k = 0; k < eager.size(); ++k)
-          EXPECT_TRUE(level == 0 ? testing::AllClose(lazy[k], eager[k], 0, 0)
-                                 : testing::AllClose(lazy[k], eager[k], tol, tol))
-              << "output " << k;
-      }
-    }
-  }
-  set_compile_options(saved);
+  std::vector<testing::TracedCall> traced;
+  for (const Call& c : calls()) traced.push_back({c.name, c.inputs, c.f});
+  testing::expect_lazy_matches_eager(traced, 1e-12, 2e-6);
 }
 
 }  // namespace
