@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "cpu_plans.h"
 #include "ir/error.h"
@@ -153,37 +154,29 @@ TEST(FuseViewChains, LeavesChainsThatCopyOnceOrFork) {
   EXPECT_EQ(ir::print_fusion_plan(g, plan), before);
 }
 
-TEST(FuseViewChains, ComesBeforeEpilogues) {
+// Both stages rebuild the fuser's state from the plan, which holds no epilogues yet.
+TEST(KernelStages, FuseViewChainsAndFuseSiblingsComeBeforeEpilogues) {
   const ir::Graph g = parse_ok(R"(
     graph @f(%a: f32[4,4], %b: f32[4,4]) {
       %0 = matmul(%a, %b) {transpose_a=false, transpose_b=false} : f32[4,4]
       %1 = relu(%0) : f32[4,4]
       return %1
     })");
-  ir::FusionPlan plan = fuse(g, cpu_rules());
-  ASSERT_EQ(attach_epilogues(g, cpu_rules(), plan), 1);
-  try {
-    fuse_view_chains(g, cpu_rules(), {}, plan);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "pass 'fuse_view_chains' needs the plan before 'attach_epilogues'");
-  }
-}
-
-TEST(FuseSiblings, ComesBeforeEpilogues) {
-  const ir::Graph g = parse_ok(R"(
-    graph @f(%a: f32[4,4], %b: f32[4,4]) {
-      %0 = matmul(%a, %b) {transpose_a=false, transpose_b=false} : f32[4,4]
-      %1 = relu(%0) : f32[4,4]
-      return %1
-    })");
-  ir::FusionPlan plan = fuse(g, cpu_rules());
-  ASSERT_EQ(attach_epilogues(g, cpu_rules(), plan), 1);
-  try {
-    fuse_siblings(g, cpu_rules(), {}, plan);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "pass 'fuse_siblings' needs the plan before 'attach_epilogues'");
+  using StageFn = bool (*)(const ir::Graph&, const ir::KernelRules&, const FuseOptions&,
+                           ir::FusionPlan&);
+  const std::pair<const char*, StageFn> stages[] = {{"fuse_view_chains", fuse_view_chains},
+                                                    {"fuse_siblings", fuse_siblings}};
+  for (const auto& [name, stage] : stages) {
+    SCOPED_TRACE(name);
+    ir::FusionPlan plan = fuse(g, cpu_rules());
+    ASSERT_EQ(attach_epilogues(g, cpu_rules(), plan), 1);
+    try {
+      stage(g, cpu_rules(), {}, plan);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("pass '") + name + "' needs the plan before 'attach_epilogues'");
+    }
   }
 }
 
