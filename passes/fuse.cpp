@@ -527,20 +527,26 @@ ir::FusionPlan fuse(const ir::Graph& g, const ir::KernelRules& rules, const Fuse
   return o.enabled ? Fuser(g, rules, o).partition() : ir::unfused_plan(g);
 }
 
+namespace {
+
+// A stage that only merges groups changed the plan exactly when it has fewer groups; an unchanged
+// plan keeps its order.
+bool take_if_merged(ir::FusionPlan edited, ir::FusionPlan& plan) {
+  if (edited.groups.size() == plan.groups.size()) return false;
+  plan = std::move(edited);
+  return true;
+}
+
+}  // namespace
+
 bool fuse_view_chains(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
                       ir::FusionPlan& plan) {
-  ir::FusionPlan copies = Fuser(g, rules, o).copy_view_chains_of(plan);
-  if (copies.groups.size() == plan.groups.size()) return false;
-  plan = std::move(copies);
-  return true;
+  return take_if_merged(Fuser(g, rules, o).copy_view_chains_of(plan), plan);
 }
 
 bool fuse_siblings(const ir::Graph& g, const ir::KernelRules& rules, const FuseOptions& o,
                    ir::FusionPlan& plan) {
-  ir::FusionPlan merged = Fuser(g, rules, o).merge_siblings_of(plan);
-  if (merged.groups.size() == plan.groups.size()) return false;
-  plan = std::move(merged);
-  return true;
+  return take_if_merged(Fuser(g, rules, o).merge_siblings_of(plan), plan);
 }
 
 }  // namespace lt::passes
