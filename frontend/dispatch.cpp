@@ -10,6 +10,7 @@
 #include "frontend/lazy/tracer.h"
 #include "frontend/promotion.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "ir/recycling_allocator.h"
 #include "ir/type_rules.h"
 #include "lt/autocast.h"
@@ -45,7 +46,7 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
   if (std::none_of(inputs.begin(), inputs.end(),
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
     return;
-  record_node(make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, loc}), inputs, outputs);
+  record_node(make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, {}, {}, loc}), inputs, outputs);
 }
 
 }  // namespace
@@ -77,6 +78,10 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined())
       fail_op(ir::mnemonic(op), "operand is an undefined tensor", inputs, loc);
+    const TensorImpl& xi = *inputs[i].impl();
+    if (xi.unreadable) [[unlikely]]
+      throw Error(*xi.unreadable);
+    refresh(inputs[i]);
     in_types[i] = inputs[i].type();
   }
   TypeList out_types;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "frontend/dispatch.h"
+#include "frontend/views.h"
 #include "lt/ops.h"
 
 namespace lt {
@@ -72,26 +73,69 @@ Tensor sum_to(const Tensor& x, const Shape& shape, Loc loc) {
   return s.shape() == shape ? s : reshape(s, shape, loc);
 }
 
-Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
-  if (!x.defined()) fail_op("reshape", "operand is an undefined tensor", {&x, 1}, loc);
+namespace {
+
+/// The shape with its one -1 inferred from x's element count.
+Shape infer_shape(const Tensor& x, Shape shape, const char* op, const Loc& loc) {
   auto infer = std::find(shape.begin(), shape.end(), -1);
   if (infer != shape.end()) {
     int64_t known = 1;
     for (auto it = shape.begin(); it != shape.end(); ++it)
       if (it != infer) known *= *it;
     if (known <= 0 || x.numel() % known != 0)
-      fail_op("reshape", fmt::format("cannot reshape to {}", shape_str(shape)), {&x, 1}, loc);
+      fail_op(op, fmt::format("cannot reshape to {}", shape_str(shape)), {&x, 1}, loc);
     *infer = x.numel() / known;
   }
+  return shape;
+}
+
+/// The op's result on x, made a view of x's base.
+Tensor viewed(Op op, const Tensor& x, ir::Attrs attrs, const Loc& loc) {
+  Tensor out = apply1(op, {&x, 1}, attrs, loc);
+  link_view(x, out, op, std::move(attrs));
+  return out;
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
+  if (!x.defined()) fail_op("reshape", "operand is an undefined tensor", {&x, 1}, loc);
+  shape = infer_shape(x, std::move(shape), "reshape", loc);
   if (shape == x.shape()) return x;
-  return apply1(Op::Reshape, {&x, 1}, ir::ReshapeAttrs{std::move(shape)}, loc);
+  if (numel(shape) == x.numel() &&
+      !reshaped_strides(x.shape(), strides_of(*x.impl()), shape))  // PyTorch copies
+    return apply1(Op::Reshape, {&x, 1}, ir::ReshapeAttrs{std::move(shape)}, loc);
+  return viewed(Op::Reshape, x, ir::ReshapeAttrs{std::move(shape)}, loc);
+}
+
+Tensor view(const Tensor& x, Shape shape, Loc loc) {
+  if (!x.defined()) fail_op("view", "operand is an undefined tensor", {&x, 1}, loc);
+  shape = infer_shape(x, std::move(shape), "view", loc);
+  if (numel(shape) == x.numel() && !reshaped_strides(x.shape(), strides_of(*x.impl()), shape))
+    fail_op("view",
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            {&x, 1}, loc);
+  if (shape == x.shape()) return x;
+  return viewed(Op::Reshape, x, ir::ReshapeAttrs{std::move(shape)}, loc);
+}
+
+Tensor contiguous(const Tensor& x, Loc loc) {
+  if (!x.defined()) fail_op("contiguous", "operand is an undefined tensor", {&x, 1}, loc);
+  return is_contiguous(x.shape(), strides_of(*x.impl())) ? x : clone(x, loc);
+}
+
+Tensor clone(const Tensor& x, Loc loc) {
+  if (!x.defined()) fail_op("clone", "operand is an undefined tensor", {&x, 1}, loc);
+  // The identity reshape: a copy in eager mode, the same value in the graph.
+  return apply1(Op::Reshape, {&x, 1}, ir::ReshapeAttrs{x.shape()}, loc);
 }
 
 Tensor permute(const Tensor& x, Axes perm, Loc loc) {
   if (!x.defined()) fail_op("permute", "operand is an undefined tensor", {&x, 1}, loc);
   for (int64_t& p : perm)
     if (p < 0) p += x.rank();
-  return apply1(Op::Permute, {&x, 1}, ir::PermuteAttrs{std::move(perm)}, loc);
+  return viewed(Op::Permute, x, ir::PermuteAttrs{std::move(perm)}, loc);
 }
 
 Tensor transpose(const Tensor& x, int64_t a, int64_t b, Loc loc) {
@@ -110,7 +154,7 @@ Tensor expand(const Tensor& x, Shape shape, Loc loc) {
   for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
     if (shape[i] == -1 && i >= lead) shape[i] = x.shape()[i - lead];
   if (shape == x.shape()) return x;
-  return apply1(Op::Expand, {&x, 1}, ir::ExpandAttrs{std::move(shape)}, loc);
+  return viewed(Op::Expand, x, ir::ExpandAttrs{std::move(shape)}, loc);
 }
 
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step, Loc loc) {
@@ -127,7 +171,7 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
     a.stop.push_back(i == axis ? stop : x.shape()[i]);
     a.step.push_back(i == axis ? step : 1);
   }
-  return apply1(Op::Slice, {&x, 1}, std::move(a), loc);
+  return viewed(Op::Slice, x, std::move(a), loc);
 }
 
 Tensor concat(std::span<const Tensor> xs, int64_t axis, Loc loc) {

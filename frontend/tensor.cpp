@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "frontend/lazy/tracer.h"
 #include "frontend/promotion.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "ir/recycling_allocator.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
@@ -49,17 +51,16 @@ Tensor& Tensor::requires_grad_(bool on, Loc loc) {
 Tensor Tensor::grad() const { return impl_ && impl_->grad ? Tensor(impl_->grad) : Tensor(); }
 void Tensor::zero_grad() { impl_->grad.reset(); }
 void Tensor::set_grad(const Tensor& g) {
-  impl_->grad = g.defined() ? g.detach().impl_ptr() : nullptr;
+  impl_->grad = g.defined() ? snapshot(g).impl_ptr() : nullptr;
 }
 
 Tensor Tensor::detach() const {
-  auto d = make_recycled<TensorImpl>();
-  d->type = impl_->type;
-  d->buffer = impl_->buffer;
-  d->lazy = impl_->lazy;
-  d->lazy_index = impl_->lazy_index;
-  if (d->pending()) lazy::track(d);
-  return Tensor(std::move(d));
+  if (!impl_) throw Error("detach: use of an undefined tensor");
+  return alias_view(*this);
+}
+
+int64_t Tensor::version() const {
+  return impl_ && impl_->version ? static_cast<int64_t>(impl_->version->value) : 0;
 }
 
 void Tensor::backward(Loc loc) const {
@@ -130,23 +131,15 @@ Tensor& Tensor::rebind(const Tensor& value, const char* op, const Loc& loc, bool
     throw Error(fmt::format("{}: in-place update of a leaf that requires grad; wrap it in "
                             "lt::NoGradGuard at {}",
                             op, location_str(loc)));
-  const TensorImpl& v = *value.impl();  // may be impl_ itself (x.copy_(x)): read it first
-  std::shared_ptr<rt::Buffer> buffer = v.buffer;
-  std::shared_ptr<LazyNode> lazy = v.lazy;
-  const int lazy_index = v.lazy_index;
-  std::shared_ptr<GradNode> grad_fn = keep_history ? v.grad_fn : nullptr;
-  const int output_nr = keep_history ? v.output_nr : 0;
-  const bool requires_grad = keep_history && v.requires_grad;
-  std::shared_ptr<rt::Buffer> old = std::exchange(impl_->buffer, std::move(buffer));
-  impl_->lazy = std::move(lazy);
-  // The old data is dead once the step runs: the graph may write the new value over it.
-  if (impl_->pending() && old && impl_->donor.expired()) impl_->donor = old;
-  impl_->lazy_index = lazy_index;
-  if (impl_->pending()) lazy::track(impl_);
-  if (!impl_->grad_fn && !grad_fn) return *this;  // leaves stay leaves
-  impl_->grad_fn = std::move(grad_fn);
-  impl_->output_nr = output_nr;
-  impl_->requires_grad = requires_grad;
+  // Without grad mode an in-place op records nothing: the tensor keeps its history (PyTorch's).
+  const History history = !grad_enabled() ? History::Keep
+                          : keep_history  ? History::Take
+                                          : History::Drop;
+  if (impl_->view) {
+    write_through(impl_, value, history, op, loc);
+    return *this;
+  }
+  assign_value(impl_, value, history);
   return *this;
 }
 
@@ -171,10 +164,29 @@ Tensor& Tensor::mul_(Scalar o, Loc loc) {
 Tensor& Tensor::copy_(const Tensor& src, Loc loc) {
   Tensor v = src.dtype() == dtype() ? src : cast(src, dtype(), loc);
   if (v.shape() != shape()) v = expand(v, shape(), loc);
-  // v.detach()'s value, without making an impl for it.
-  return rebind(v, "copy_", loc, /*keep_history=*/false);
+  return rebind(v, "copy_", loc);  // differentiable in src, as PyTorch's copy_
 }
 Tensor& Tensor::zero_(Loc loc) { return rebind(zeros_like(*this, loc), "zero_", loc); }
+Tensor& Tensor::sub_(Scalar o, Loc loc) {
+  return update(sub(*this, wrap_number(o, *this, loc), loc), "sub_", loc);
+}
+Tensor& Tensor::div_(const Tensor& o, Loc loc) { return update(div(*this, o, loc), "div_", loc); }
+Tensor& Tensor::div_(Scalar o, Loc loc) {
+  return update(div(*this, wrap_number(o, *this, loc), loc), "div_", loc);
+}
+Tensor& Tensor::fill_(Scalar value, Loc loc) {
+  // PyTorch casts the number to the tensor's dtype: an integer tensor truncates it.
+  double v = value.value();
+  if (dtype() == DType::Bool) v = v != 0;
+  else if (!is_float(dtype())) v = std::trunc(v);
+  return rebind(full(shape(), v, dtype(), loc), "fill_", loc, /*keep_history=*/false);
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value, Loc loc) {
+  return update(masked_fill(*this, mask, value.value(), loc), "masked_fill_", loc);
+}
+Tensor& Tensor::clamp_(std::optional<double> min, std::optional<double> max, Loc loc) {
+  return update(clamp(*this, min, max, loc), "clamp_", loc);
+}
 
 // --- creation -------------------------------------------------------------------------------
 

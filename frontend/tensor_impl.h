@@ -1,7 +1,9 @@
 // What a Tensor handle points to. Internal to the frontend: users see only lt::Tensor.
 #pragma once
 #include <functional>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,6 +14,15 @@ namespace lt {
 
 struct GradNode;
 struct LazyNode;
+struct ViewLink;
+struct TensorImpl;
+
+/// Counts the in-place writes of a base and its views (PyTorch's _version): autograd compares it
+/// with the version a saved value had.
+struct VersionCounter {
+  uint64_t value = 0;
+  std::vector<std::weak_ptr<TensorImpl>> views;  // of this base: their values go stale on writes
+};
 
 struct TensorImpl {
   TensorType type;
@@ -19,6 +30,11 @@ struct TensorImpl {
   std::shared_ptr<LazyNode> lazy;      // pending lazy value (output lazy_index of that node)
   int lazy_index = 0;
   std::weak_ptr<rt::Buffer> donor;  // device data this tensor held before an in-place rebind
+  std::shared_ptr<VersionCounter> version;  // made when first saved or viewed (views.h)
+  std::shared_ptr<ViewLink> view;           // set on a view of a base (views.h)
+  // Set on an autograd snapshot whose tensor was written in place after it was saved: reading
+  // it throws this (PyTorch's version-counter error).
+  std::shared_ptr<const std::string> unreadable;
 
   // Autograd. A leaf that requires grad has no grad_fn; a result of a differentiable op has one.
   bool requires_grad = false;

@@ -7,6 +7,7 @@
 
 #include "frontend/autograd/grad_node.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "lt/autograd.h"
 #include "lt/ops.h"
 
@@ -45,7 +46,7 @@ void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slo
 
 void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
   if (leaf->grad) leaf->grad = add(Tensor(leaf->grad), g).impl_ptr();
-  else leaf->grad = g.detach().impl_ptr();
+  else leaf->grad = snapshot(g).impl_ptr();
 }
 
 void run_grad_hooks(const std::shared_ptr<TensorImpl>& leaf) {
@@ -96,6 +97,29 @@ std::vector<Tensor> custom_grads(const GradNode& n, std::span<const Tensor> gout
   return gin;
 }
 
+/// The saved values written in place since they were saved become unreadable: a vjp that reads
+/// one throws PyTorch's version-counter error (one that reads only its type does not).
+void check_versions(GradNode& n) {
+  const auto check = [&](RecycledVector<Tensor>& saved, const RecycledVector<SavedVersion>& at,
+                         const char* what) {
+    for (size_t i = 0; i < at.size() && i < saved.size(); ++i) {
+      const SavedVersion& s = at[i];
+      if (!s.counter || s.counter->value == s.value) continue;
+      auto poisoned = make_recycled<TensorImpl>();
+      poisoned->type = saved[i].type();
+      poisoned->unreadable = std::make_shared<const std::string>(fmt::format(
+          "backward: one of the variables needed for gradient computation has been modified by "
+          "an inplace operation: [{}], which is {} {} of {} (at {}), is at version {}; expected "
+          "version {} instead",
+          type_str(saved[i].type()), what, i, node_name(n), location_str(n.loc), s.counter->value,
+          s.value));
+      saved[i] = Tensor(std::move(poisoned));
+    }
+  };
+  check(n.inputs, n.input_versions, "input");
+  check(n.outputs, n.output_versions, "output");
+}
+
 }  // namespace
 
 int register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook,
@@ -121,6 +145,8 @@ void remove_post_accumulate_grad_hook(const Tensor& leaf, int id) {
 bool grad_enabled() { return t_grad_enabled; }
 NoGradGuard::NoGradGuard() : prev_(t_grad_enabled) { t_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { t_grad_enabled = prev_; }
+EnableGradGuard::EnableGradGuard() : prev_(t_grad_enabled) { t_grad_enabled = true; }
+EnableGradGuard::~EnableGradGuard() { t_grad_enabled = prev_; }
 
 std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a) {
   using ir::OpFamily;
@@ -163,6 +189,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     const size_t read = n->custom ? gout.size() : vjp_outputs_read(n->op, gout.size());
     for (size_t i = 0; i < read; ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
+    check_versions(*n);
     std::vector<char> needs(n->edges.size());
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();
     const std::vector<Tensor> gin =

@@ -6,6 +6,7 @@
 
 #include "frontend/autograd/grad_node.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "lt/autograd.h"
 #include "lt/function.h"
 
@@ -41,7 +42,7 @@ std::vector<Tensor> apply_function(const std::string& name, std::span<const Tens
   auto node = std::make_shared<GradNode>();
   node->loc = loc;
   node->custom = std::make_unique<CustomGrad>(CustomGrad{name, std::move(backward), {}});
-  for (const Tensor& s : r.saved) node->custom->saved.push_back(s.defined() ? s.detach() : s);
+  for (const Tensor& s : r.saved) node->custom->saved.push_back(s.defined() ? snapshot(s) : s);
   record_node(std::move(node), inputs, r.outputs);
   return std::move(r.outputs);
 }

@@ -16,6 +16,7 @@
 namespace lt {
 
 struct GradNode;
+struct VersionCounter;
 
 /// The hand-written gradient of a custom function (lt/function.h) and what its forward saved.
 struct CustomGrad {
@@ -31,12 +32,20 @@ struct GradEdge {
   bool active() const { return node || leaf; }
 };
 
+/// The version a saved value's tensor had when it was saved; no counter: never checked (the
+/// value an in-place op itself replaced, which autograd keeps as PyTorch's original self).
+struct SavedVersion {
+  std::shared_ptr<VersionCounter> counter;
+  uint64_t value = 0;
+};
+
 struct GradNode {
   ir::Op op;  // the recorded op; unused where custom is set
   ir::Attrs attrs;
   RecycledVector<Tensor> inputs;   // detached
   RecycledVector<Tensor> outputs;  // detached
   RecycledVector<GradEdge> edges;  // one per input
+  RecycledVector<SavedVersion> input_versions, output_versions;
   Loc loc;                      // where the forward op was called
   bool released = false;        // backward() ran through it and freed its snapshots
   std::unique_ptr<CustomGrad> custom{};  // a custom function's node: its gradient instead of op's

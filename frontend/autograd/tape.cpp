@@ -4,6 +4,7 @@
 
 #include "frontend/autograd/grad_node.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 
 namespace lt {
 
@@ -16,6 +17,8 @@ void record_node(std::shared_ptr<GradNode> node, std::span<const Tensor> inputs,
   node->edges.reserve(inputs.size());
   node->inputs.reserve(inputs.size());
   node->outputs.reserve(outputs.size());
+  node->input_versions.reserve(inputs.size());
+  node->output_versions.reserve(outputs.size());
   bool any = false;
   for (const Tensor& x : inputs) {
     GradEdge e;
@@ -30,12 +33,16 @@ void record_node(std::shared_ptr<GradNode> node, std::span<const Tensor> inputs,
       }
     }
     node->edges.push_back(std::move(e));
-    node->inputs.push_back(x.detach());
+    node->inputs.push_back(snapshot(x));
+    const std::shared_ptr<VersionCounter>& c = version_counter(*xi);
+    node->input_versions.push_back({c, c->value});
   }
   if (!any) return;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    node->outputs.push_back(outputs[i].detach());
+    node->outputs.push_back(snapshot(outputs[i]));
     TensorImpl* oi = outputs[i].impl();
+    const std::shared_ptr<VersionCounter>& c = version_counter(*oi);
+    node->output_versions.push_back({c, c->value});
     oi->requires_grad = true;
     oi->grad_fn = node;
     oi->output_nr = static_cast<int>(i);

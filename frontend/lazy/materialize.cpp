@@ -15,6 +15,7 @@
 #include "frontend/lazy/prepared_step.h"
 #include "frontend/lazy/recompile_report.h"
 #include "frontend/lazy/tracer.h"
+#include "frontend/views.h"
 #include "ir/clock.h"
 #include "ir/hash.h"
 #include "lt/lazy.h"
@@ -99,6 +100,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
 namespace lazy {
 
 void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
+  refresh(t);
   if (!t.impl()->pending()) return;
   const std::string where = fmt::format("{} at {}", reason, location_str(loc));
   metrics::count("sync");
@@ -109,9 +111,11 @@ void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
 void sync(std::span<const Tensor> ts, std::string_view reason, const Loc& loc) {
   std::vector<TensorImpl*> targets;
   // In the order given (the graph's results follow it, and so does its hash), each tensor once.
-  for (const Tensor& t : ts)
+  for (const Tensor& t : ts) {
+    if (t.defined()) refresh(t);
     if (t.defined() && t.impl()->pending() && std::ranges::find(targets, t.impl()) == targets.end())
       targets.push_back(t.impl());
+  }
   if (targets.empty()) return;
   const std::string where = fmt::format("{} at {}", reason, location_str(loc));
   metrics::count("sync");

@@ -21,6 +21,18 @@ class NoGradGuard {
   bool prev_;
 };
 
+/// A scope in which ops record history again, inside a NoGradGuard (torch.enable_grad).
+class EnableGradGuard {
+ public:
+  EnableGradGuard();
+  ~EnableGradGuard();
+  EnableGradGuard(const EnableGradGuard&) = delete;
+  EnableGradGuard& operator=(const EnableGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 /// Calls `hook(leaf)` in every backward() that reaches `leaf`, once its gradient for that pass is
 /// complete (every contribution accumulated into leaf.grad()), as PyTorch's
 /// Tensor.register_post_accumulate_grad_hook. Hooks run in the order the backward pass completes

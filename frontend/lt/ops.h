@@ -133,9 +133,19 @@ Tensor std(const Tensor& x, Axes dims = {}, bool unbiased = true, bool keepdim =
 /// Sums a broadcast result back to `shape` (the adjoint of broadcasting).
 Tensor sum_to(const Tensor& x, const Shape& shape, Loc loc = Loc::current());
 
-// --- views (eager mode copies) ---
-/// One entry may be -1 (inferred).
+// --- views: results share their base's values as PyTorch's views share storage (an in-place op
+// on either is seen by both; docs/OPS.md, "Views"). slice, permute, expand and reshape where
+// PyTorch's layout allows are views, and so is what is built from them (transpose, squeeze,
+// unsqueeze, flatten, narrow, select, split, chunk, unbind) ---
+/// One entry may be -1 (inferred). A view where PyTorch's would be, else a copy (a reshape of a
+/// transposed tensor).
 Tensor reshape(const Tensor& x, Shape shape, Loc loc = Loc::current());
+/// reshape that is always a view: where the layout cannot be viewed so, PyTorch's error.
+Tensor view(const Tensor& x, Shape shape, Loc loc = Loc::current());
+/// x itself where PyTorch's layout is contiguous, else a copy.
+Tensor contiguous(const Tensor& x, Loc loc = Loc::current());
+/// A copy with its own storage (gradients flow through it).
+Tensor clone(const Tensor& x, Loc loc = Loc::current());
 Tensor permute(const Tensor& x, Axes perm, Loc loc = Loc::current());
 Tensor transpose(const Tensor& x, int64_t a, int64_t b, Loc loc = Loc::current());
 /// -1 keeps a dimension; new leading dims may be added.

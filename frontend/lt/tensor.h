@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -41,8 +42,11 @@ class Tensor {
   Tensor grad() const;
   void zero_grad();
   void set_grad(const Tensor& g);
-  /// The same values with no autograd history.
+  /// The same values with no autograd history: a view (PyTorch's detach), so an in-place op on
+  /// it changes this tensor's values, and this tensor's changes are seen through it.
   Tensor detach() const;
+  /// How many in-place writes this tensor's base and its views have had (PyTorch's _version).
+  int64_t version() const;
   /// Reverse-mode gradient of this scalar (or with the given output gradient) into every leaf.
   void backward(Loc loc = Loc::current()) const;
   void backward(const Tensor& grad_output, Loc loc = Loc::current()) const;
@@ -56,14 +60,23 @@ class Tensor {
 
   // --- in place: the tensor is rebound to the new value, its shape and dtype kept: the op runs in
   // the promoted dtype and its result is cast back, unless that would lower its category
-  // (PyTorch's "result type Float can't be cast to the desired output type Long") ---
+  // (PyTorch's "result type Float can't be cast to the desired output type Long"). On a view
+  // (lt/ops.h: slice, reshape, permute...) the write goes to its base and every view of it. ---
   Tensor& add_(const Tensor& other, Loc loc = Loc::current());
   Tensor& sub_(const Tensor& other, Loc loc = Loc::current());
   Tensor& mul_(const Tensor& other, Loc loc = Loc::current());
   Tensor& add_(Scalar other, Loc loc = Loc::current());
   Tensor& mul_(Scalar other, Loc loc = Loc::current());
+  Tensor& sub_(Scalar other, Loc loc = Loc::current());
+  Tensor& div_(const Tensor& other, Loc loc = Loc::current());
+  Tensor& div_(Scalar other, Loc loc = Loc::current());
   Tensor& copy_(const Tensor& src, Loc loc = Loc::current());
   Tensor& zero_(Loc loc = Loc::current());
+  /// The number cast to this tensor's dtype (an integer tensor truncates it), as PyTorch.
+  Tensor& fill_(Scalar value, Loc loc = Loc::current());
+  Tensor& masked_fill_(const Tensor& mask, Scalar value, Loc loc = Loc::current());
+  Tensor& clamp_(std::optional<double> min, std::optional<double> max = {},
+                 Loc loc = Loc::current());
   // The indexing ops' in-place forms (lt/ops.h: scatter, scatter_add, index_add, tril, triu).
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, Loc loc = Loc::current());
   Tensor& scatter_(int64_t dim, const Tensor& index, double value, Loc loc = Loc::current());

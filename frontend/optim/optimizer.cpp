@@ -11,6 +11,7 @@
 #include "frontend/optim/option_text.h"
 #include "frontend/optim/step_scalars.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "ir/error.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
@@ -196,7 +197,7 @@ std::vector<Optimizer::Cohort> Optimizer::cohorts(size_t group) {
     if (params[i].grad().defined() || cohort_of(step) == out.end()) continue;
     auto k = std::find_if(kept.begin(), kept.end(),
                           [&](const auto& e) { return e.first == step.impl(); });
-    if (k == kept.end()) k = kept.insert(kept.end(), {step.impl(), step.detach()});
+    if (k == kept.end()) k = kept.insert(kept.end(), {step.impl(), snapshot(step)});
     step = k->second;
   }
   return out;

@@ -205,24 +205,30 @@ TEST(Autograd, InPlaceOnLeafRequiringGradThrows) {
   EXPECT_TRUE(AllClose(x.grad(), vec({4, 6}, {2})));
 }
 
-TEST(Autograd, CopyTakesTheValueWithoutItsHistory) {
-  // PyTorch's copy_ records history; lazytrain's is the optimizer's assignment (under no grad)
-  // and never carries the source's graph into the target.
+TEST(Autograd, CopyIsDifferentiableInItsSource) {
+  // As PyTorch's copy_: the target's old value gets no gradient, the source gets all of it.
   for (Mode mode : {Mode::Eager, Mode::Lazy}) {
     ModeGuard guard(mode);
     Tensor w = vec({1, 2}, {2}).requires_grad_();
-    Tensor y = w * 3.0;  // a result with history
+    Tensor y = w * 3.0;
     Tensor alias = y;
     y.copy_(w * 5.0);
-    EXPECT_FALSE(alias.requires_grad()) << "the history of w * 5 stays with it";
+    EXPECT_TRUE(alias.requires_grad());
     EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{5, 10})) << "every handle sees it";
+    sum(alias).backward();
+    EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{5, 5}));
     Tensor z = vec({4, 8}, {2});
     z.copy_(z);
     EXPECT_EQ(z.to_vector<float>(), (std::vector<float>{4, 8})) << "copy from itself";
     Tensor h = w * 2.0;
     h.copy_(h);
-    EXPECT_FALSE(h.requires_grad());
     EXPECT_EQ(h.to_vector<float>(), (std::vector<float>{2, 4}));
+    {
+      NoGradGuard no_grad;  // records nothing: the target keeps its own history
+      h.copy_(w * 7.0);
+    }
+    EXPECT_TRUE(h.requires_grad());
+    EXPECT_EQ(h.to_vector<float>(), (std::vector<float>{7, 14}));
     if (mode == Mode::Lazy) mark_step();
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/metrics.h"
@@ -52,7 +53,7 @@ TEST_F(Donation, SgdStepUpdatesParametersInPlace) {
 TEST_F(Donation, AnAliasOfTheOldValueKeepsIt) {
   Tensor w = from_vector<float>({1, 2, 3}, {3});
   ModeGuard lazy(Mode::Lazy);
-  const Tensor old = w.detach();  // shares w's buffer
+  const Tensor old = snapshot(w);  // shares w's buffer (what autograd saves)
   w.sub_(w * 0.5);
   mark_step();
   EXPECT_NE(data_of(w), data_of(old));
@@ -78,7 +79,7 @@ TEST_F(Donation, AnEpilogueUpdateInPlaceTakenAndRefused) {
     Tensor w = from_vector<float>(w0, {2, 2});
     const Tensor ta = from_vector<float>(a, {2, 3}), tb = from_vector<float>(b, {3, 2});
     ModeGuard lazy(Mode::Lazy);
-    const Tensor old = alias ? w.detach() : Tensor();
+    const Tensor old = alias ? snapshot(w) : Tensor();
     w.sub_(matmul(ta, tb) * 0.25);
     mark_step();
     const std::vector<float> got = w.to_vector<float>();
