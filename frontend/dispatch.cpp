@@ -81,7 +81,7 @@ std::span<Tensor> dispatch(ir::Op op, std::span<const Tensor> inputs, const ir::
     const TensorImpl& xi = *inputs[i].impl();
     if (xi.unreadable) [[unlikely]]
       throw Error(*xi.unreadable);
-    refresh(inputs[i]);
+    refresh_operand(inputs[i]);
     in_types[i] = inputs[i].type();
   }
   TypeList out_types;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frontend/dispatch.h"
+#include "frontend/views.h"
 #include "ir/shape.h"
 #include "lt/ops.h"
 
@@ -63,7 +64,7 @@ Targets targets_of(const Tensor& x, const Tensor& labels, const Tensor& weight,
   Tensor t = mul(one_hot(safe, x.shape()[1], x.dtype(), loc),
                  unsqueeze(cast(counted, x.dtype(), loc), 1, loc), loc);
   // The weight is a constant, as in PyTorch (which has no gradient for it).
-  if (weight.defined()) t = mul(t, unsqueeze(weight.detach(), 0, loc), loc);
+  if (weight.defined()) t = mul(t, unsqueeze(snapshot(weight), 0, loc), loc);
   return {unsqueeze(counted, 1, loc), t};
 }
 
@@ -156,7 +157,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, const CrossEntr
   if (ls == 0) return loss;
   // PyTorch's smoothing term: -sum_c w_c logp[i,c] on counted rows, reduced like the loss (mean
   // over the same summed label weights), mixed in as (1 - ls) nll + ls / C smooth.
-  Tensor per_class = o.weight.defined() ? mul(logp, unsqueeze(o.weight.detach(), 0, loc), loc)
+  Tensor per_class = o.weight.defined() ? mul(logp, unsqueeze(snapshot(o.weight), 0, loc), loc)
                                         : logp;
   per_class = where(t.counted, per_class, 0.0, loc);
   const Tensor smooth =

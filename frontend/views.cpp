@@ -287,10 +287,7 @@ void refresh_view(const std::shared_ptr<TensorImpl>& tp) {
   if (v.track_grad && v.differentiable && !grad_enabled()) with_grad.emplace();
   Tensor value(v.root);
   for (const ViewStep& s : v.steps) value = apply_step(s, value);
-  if (value.impl() == v.root.get())  // detach(): the root's value, as a node of its own if traced
-    value = lazy::tracing() ? apply1(ir::Op::Reshape, {&value, 1},
-                                     ir::ReshapeAttrs{value.shape()}, Loc::current())
-                            : snapshot(value);
+  if (value.impl() == v.root.get()) value = snapshot(value);  // detach(): the root's value
   // A detached view keeps its own history: none, or that of a leaf made from it.
   take(tp, *value.impl(), v.differentiable ? History::Take : History::Keep);
   v.synced = v.root->version->value;

@@ -55,13 +55,18 @@ void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs);
 Tensor alias_view(const Tensor& x);
 
 void refresh_view(const std::shared_ptr<TensorImpl>& t);
-/// Before a tensor's value is read: a view whose root changed takes its new value from it. A
-/// traced read of a view that holds device data traces it from its root instead, so that the
-/// view lets go of the data it shares with the root (which the step may then update in place).
+/// Before a tensor's value is read: a view whose root changed takes its new value from it.
 inline void refresh(const Tensor& x) {
   const TensorImpl& t = *x.impl();
-  if (t.view &&
-      (t.view->root->version->value != t.view->synced || (t.buffer && lazy::tracing())))
+  if (t.view && t.view->root->version->value != t.view->synced) refresh_view(x.impl_ptr());
+}
+/// refresh for an op's operand. A traced read of a view that holds device data of its own (an
+/// alias of its root's) traces it from the root instead, so that the step reads the root's
+/// buffer and can update it in place.
+inline void refresh_operand(const Tensor& x) {
+  const TensorImpl& t = *x.impl();
+  if (t.view && (t.view->root->version->value != t.view->synced ||
+                 (t.buffer && !t.view->steps.empty() && lazy::tracing())))
     refresh_view(x.impl_ptr());
 }
 

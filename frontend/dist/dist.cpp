@@ -9,6 +9,7 @@
 #include "frontend/lazy/tracer.h"
 #include "frontend/options/store.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "lt/autograd.h"
 #include "lt/nn.h"
 #include "lt/options.h"
@@ -91,7 +92,7 @@ Tensor reduce_value(const Tensor& t, bool average, Loc loc) {
     fail_op("reduce_value", "averaging needs an f32 or f64 tensor", std::span(&t, 1), loc);
   if (!is_float_value && t.dtype() != DType::I32 && t.dtype() != DType::I64)
     fail_op("reduce_value", "needs an f32, f64, i32 or i64 tensor", std::span(&t, 1), loc);
-  const std::shared_ptr<TensorImpl> v = host_copy(t.detach(), "reduce_value", loc);
+  const std::shared_ptr<TensorImpl> v = host_copy(snapshot(t), "reduce_value", loc);
   comm().all_reduce(v->data(), t.numel(), t.dtype(),
                     average ? ir::ReduceKind::Mean : ir::ReduceKind::Sum);
   return Tensor(v);

@@ -11,6 +11,7 @@
 
 #include "frontend/lazy/tracer.h"
 #include "frontend/tensor_impl.h"
+#include "frontend/views.h"
 #include "lt/autograd.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
@@ -233,7 +234,7 @@ void Module::to(DType dtype, Loc loc) {
     {
       ModeGuard eager(Mode::Eager);
       NoGradGuard no_grad;
-      cast_value = cast(t.detach(), dtype, loc);
+      cast_value = cast(snapshot(t), dtype, loc);
     }
     // In place on the shared impl, like PyTorch's `param.data = param.data.to(dtype)`: a rebind
     // keeps the dtype, and every handle (the layer's member, the registry, the caller's) must
