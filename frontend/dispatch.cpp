@@ -46,7 +46,8 @@ void record_grad(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& att
   if (std::none_of(inputs.begin(), inputs.end(),
                    [](const Tensor& x) { return x.impl()->requires_grad; }))
     return;
-  record_node(make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, {}, {}, loc}), inputs, outputs);
+  auto node = make_recycled<GradNode>(GradNode{op, attrs, {}, {}, {}, {}, {}, loc});
+  record_node(std::move(node), inputs, outputs);
 }
 
 }  // namespace

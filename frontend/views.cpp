@@ -103,8 +103,8 @@ Tensor embed_slice(const Tensor& w, const ir::SliceAttrs& a, const Shape& parent
 /// Parent with the result of step s on it replaced by w.
 Tensor unapply_step(const ViewStep& s, const Tensor& parent, const Tensor& w) {
   switch (*ir::as_view(s.op)) {
-    case ir::ViewOp::Reshape: return apply1(ir::Op::Reshape, {&w, 1}, ir::ReshapeAttrs{parent.shape()},
-                                        Loc::current());
+    case ir::ViewOp::Reshape:
+      return apply1(ir::Op::Reshape, {&w, 1}, ir::ReshapeAttrs{parent.shape()}, Loc::current());
     case ir::ViewOp::Permute: {
       const auto& perm = std::get<ir::PermuteAttrs>(s.attrs).perm;
       ir::Ints inverse(perm.size());
@@ -247,6 +247,7 @@ void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
     link->track_grad = grad_enabled();
   }
   step_layout(op, attrs, xi.type.shape, out.shape(), link->strides, link->offset);
+  if (op != ir::Op::Reshape && op != ir::Op::Permute) link->covers_root = false;
   link->steps.push_back({op, std::move(attrs)});
   TensorImpl& oi = *out.impl();
   oi.version = version_counter(*link->root);

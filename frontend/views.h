@@ -34,6 +34,7 @@ struct ViewLink {
   uint64_t synced = 0;               // the root's version this view's value was computed at
   bool differentiable = true;        // false through detach(): writes carry no history
   bool track_grad = true;            // made with grad mode on: its value is recorded from root
+  bool covers_root = true;           // only reshapes and permutes: every element of the root
 };
 
 /// The tensor's version counter, made on first use; a view shares its root's.
@@ -60,13 +61,13 @@ inline void refresh(const Tensor& x) {
   const TensorImpl& t = *x.impl();
   if (t.view && t.view->root->version->value != t.view->synced) refresh_view(x.impl_ptr());
 }
-/// refresh for an op's operand. A traced read of a view that holds device data of its own (an
-/// alias of its root's) traces it from the root instead, so that the step reads the root's
-/// buffer and can update it in place.
+/// refresh for an op's operand. A traced read of a view that holds device data and covers its
+/// whole root (reshapes and permutes) traces it from the root instead: a write through it then
+/// replaces the root from the root's own buffer, which the step can update in place.
 inline void refresh_operand(const Tensor& x) {
   const TensorImpl& t = *x.impl();
   if (t.view && (t.view->root->version->value != t.view->synced ||
-                 (t.buffer && !t.view->steps.empty() && lazy::tracing())))
+                 (t.buffer && t.view->covers_root && lazy::tracing())))
     refresh_view(x.impl_ptr());
 }
 
