@@ -211,8 +211,9 @@ namespace {
 
 /// The nearest source index of each output position along a dim, min(floor(dst * scale),
 /// in - 1) in T, as PyTorch's kernel for contiguous NCHW input: the scale is 1 / scale_factor
-/// when one is given, else in / out. (Its channels-last kernel, which one-channel inputs take,
-/// keeps a dim whose output size equals the input's whatever the factor.)
+/// when one is given, else in / out. (PyTorch's backward, and its forward on one-channel
+/// inputs, map a dim whose output size is the input's, or twice it, by that ratio instead,
+/// whatever the factor; the gradient here is always this forward's.)
 template <class T>
 std::vector<int64_t> nearest_sources(int64_t in, int64_t out, double factor) {
   std::vector<int64_t> src(out);
