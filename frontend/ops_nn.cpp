@@ -56,14 +56,6 @@ Tensor max_pool2d(const Tensor& x, Pool2dOptions o, Loc loc) {
 Tensor avg_pool2d(const Tensor& x, Pool2dOptions o, Loc loc) {
   return apply1(Op::AvgPool2d, {&x, 1}, pool_attrs(std::move(o)), loc);
 }
-Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<int64_t> size, Loc loc) {
-  if (size != std::vector<int64_t>{1, 1})
-    fail_op("adaptive_avg_pool2d", "only output size [1,1] is implemented", {&x, 1}, loc);
-  if (!x.defined() || x.rank() != 4)
-    fail_op("adaptive_avg_pool2d", "input must be [N,C,H,W]", {&x, 1}, loc);
-  return mean(x, {2, 3}, true, loc);
-}
-
 namespace {
 int64_t softmax_axis(const Tensor& x, int64_t axis, std::string_view op, const Loc& loc) {
   if (!x.defined()) fail_op(op, "operand is an undefined tensor", {&x, 1}, loc);

@@ -186,9 +186,44 @@ struct Pool2dOptions {
 };
 Tensor max_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
 Tensor avg_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
-/// Only the 1x1 output (global average pool) is supported; other sizes throw.
+/// torch.nn.functional.conv1d: x [N, C, L] (or unbatched [C, L]), w [O, C / groups, K].
+struct Conv1dOptions {
+  int64_t stride = 1, padding = 0, dilation = 1, groups = 1;
+};
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& bias = {}, Conv1dOptions o = {},
+              Loc loc = Loc::current());
+/// torch.nn.functional.conv_transpose2d: x [N, Cin, H, W] (or unbatched), w [Cin, Cout / groups,
+/// kH, kW]; output (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1, where
+/// output_padding must be smaller than the stride or the dilation.
+struct ConvTranspose2dOptions {
+  std::vector<int64_t> stride{1, 1}, padding{0, 0}, output_padding{0, 0};
+  int64_t groups = 1;
+  std::vector<int64_t> dilation{1, 1};
+};
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& bias = {},
+                        ConvTranspose2dOptions o = {}, Loc loc = Loc::current());
+/// torch.nn.functional.interpolate on [N, C, H, W]: to `size` ({h, w}, or one number for both),
+/// or by `scale_factor` (the same; the output is floor(size * factor), and the factor, not the
+/// sizes' ratio, maps positions, as PyTorch without recompute_scale_factor). Modes "nearest"
+/// (source floor(dst * in / out)) and "bilinear" (align_corners: corner pixels map to corners;
+/// without it pixel centres, with source positions below 0 clamped to 0).
+struct InterpolateOptions {
+  std::vector<int64_t> size{};
+  std::vector<double> scale_factor{};
+  std::string mode = "nearest";
+  std::optional<bool> align_corners{};  // bilinear only; unset is false
+};
+Tensor interpolate(const Tensor& x, const InterpolateOptions& o, Loc loc = Loc::current());
+/// Pooling of [N, C, H, W] (or [C, H, W]) to an output size ({h, w}, or one number for both):
+/// output cell i along a dim pools input [floor(i in / out), ceil((i + 1) in / out)), PyTorch's
+/// windows. The max's indices are flat positions h W + w in the input's plane, the first maximum
+/// of a window in row-major order, which is also where the gradient goes.
 Tensor adaptive_avg_pool2d(const Tensor& x, std::vector<int64_t> output_size,
                            Loc loc = Loc::current());
+Tensor adaptive_max_pool2d(const Tensor& x, std::vector<int64_t> output_size,
+                           Loc loc = Loc::current());
+ValuesIndices adaptive_max_pool2d_with_indices(const Tensor& x, std::vector<int64_t> output_size,
+                                               Loc loc = Loc::current());
 
 // --- neural-network ops ---
 Tensor softmax(const Tensor& x, int64_t axis = -1, Loc loc = Loc::current());

@@ -1,10 +1,12 @@
-// Spatial layers on [N, C, H, W] images: Conv2d and the pools.
+// Spatial layers: Conv1d on [N, C, L] sequences; on [N, C, H, W] images Conv2d,
+// ConvTranspose2d, the pools and Upsample.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "lt/nn/module.h"
+#include "lt/ops.h"
 
 namespace lt::nn {
 
@@ -66,9 +68,8 @@ class AvgPool2d : public Module {
   const bool ceil_mode, count_include_pad;
 };
 
-/// Average pooling to a fixed output size. Implemented where the input size is a multiple of
-/// the output size (windows of input / output, which is PyTorch's result there, and 1x1 global
-/// pooling); other sizes throw.
+/// Average pooling to a fixed output size, PyTorch's windows (lt::adaptive_avg_pool2d): output
+/// cell i along a dim averages input [floor(i in / out), ceil((i + 1) in / out)).
 class AdaptiveAvgPool2d : public Module {
  public:
   explicit AdaptiveAvgPool2d(Size2d output_size);
@@ -76,6 +77,73 @@ class AdaptiveAvgPool2d : public Module {
   std::string extra_repr() const override;
 
   const Size2d output_size;
+};
+
+/// Max pooling to a fixed output size over AdaptiveAvgPool2d's windows. forward gives the values
+/// (PyTorch's return_indices=false), forward_with_indices also each maximum's flat position in
+/// its input plane.
+class AdaptiveMaxPool2d : public Module {
+ public:
+  explicit AdaptiveMaxPool2d(Size2d output_size);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  ValuesIndices forward_with_indices(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const Size2d output_size;
+};
+
+struct Conv1dOptions {
+  int64_t stride = 1, padding = 0, dilation = 1, groups = 1;
+  bool bias = true;
+};
+
+/// 1-d convolution of [N, C, L] (or [C, L]), weight [out, in / groups, k], initialized as
+/// Conv2d (fan_in = in / groups * k).
+class Conv1d : public Module {
+ public:
+  Conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+         Conv1dOptions options = {});
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  const int64_t in_channels, out_channels, kernel_size;
+  const Conv1dOptions options;
+  Tensor weight, bias;  ///< bias undefined without options.bias
+};
+
+struct ConvTranspose2dOptions {
+  Size2d stride = 1, padding = 0, output_padding = 0;
+  int64_t groups = 1;
+  bool bias = true;
+  Size2d dilation = 1;
+};
+
+/// The transposed 2-d convolution (lt::conv_transpose2d), weight [in, out / groups, kh, kw] as
+/// PyTorch's. Initialized as PyTorch's, from the weight's own fan_in, out / groups * kh * kw.
+class ConvTranspose2d : public Module {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, Size2d kernel_size,
+                  ConvTranspose2dOptions options = {});
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  const int64_t in_channels, out_channels;
+  const Size2d kernel_size;
+  const ConvTranspose2dOptions options;
+  Tensor weight, bias;  ///< bias undefined without options.bias
+};
+
+/// lt::interpolate as a layer: size or scale_factor (one of them), mode "nearest" or
+/// "bilinear", align_corners for bilinear.
+class Upsample : public Module {
+ public:
+  explicit Upsample(InterpolateOptions options);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const InterpolateOptions options;
 };
 
 }  // namespace lt::nn
