@@ -12,6 +12,7 @@
 
 namespace lt {
 
+class Tensor;
 struct GradNode;
 struct LazyNode;
 struct ViewLink;
@@ -43,6 +44,9 @@ struct TensorImpl {
   std::shared_ptr<TensorImpl> grad;
   // A leaf's post-accumulate-grad hooks (lt/autograd.h), with their ids.
   std::vector<std::pair<int, std::function<void(const std::shared_ptr<TensorImpl>&)>>> grad_hooks;
+  // A leaf's gradient hooks (Tensor::register_hook), with their ids; a non-leaf's live on its
+  // grad_fn node.
+  std::vector<std::pair<int, std::function<Tensor(const Tensor&)>>> tensor_hooks;
 
   bool pending() const { return !buffer && lazy; }
   void* data() const { return buffer->data(); }

@@ -49,6 +49,27 @@ void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
   else leaf->grad = snapshot(g).impl_ptr();
 }
 
+/// g through the hooks in order; each may replace it by a tensor of its shape.
+Tensor run_tensor_hooks(const std::vector<std::function<Tensor(const Tensor&)>*>& hooks,
+                        Tensor g) {
+  for (auto* hook : hooks) {
+    Tensor r = (*hook)(g);
+    if (!r.defined()) continue;
+    if (r.shape() != g.shape())
+      throw Error(fmt::format("backward: a hook changed the gradient's shape from {} to {}",
+                              type_str(g.type()), type_str(r.type())));
+    g = std::move(r);
+  }
+  return g;
+}
+
+Tensor leaf_hooks(TensorImpl& leaf, Tensor g) {
+  std::vector<std::function<Tensor(const Tensor&)>*> hooks;
+  auto copy = leaf.tensor_hooks;  // a hook may remove itself
+  for (auto& h : copy) hooks.push_back(&h.second);
+  return run_tensor_hooks(hooks, std::move(g));
+}
+
 void run_grad_hooks(const std::shared_ptr<TensorImpl>& leaf) {
   if (!leaf->grad) return;
   // A copy: a hook may remove itself.
@@ -63,7 +84,18 @@ class LeafCompletion {
   explicit LeafCompletion(std::span<GradNode* const> order) {
     for (GradNode* n : order)
       for (const GradEdge& e : n->edges)
-        if (e.leaf && e.active() && !e.leaf->grad_hooks.empty()) ++pending_[e.leaf.get()];
+        if (e.leaf && e.active() &&
+            (!e.leaf->grad_hooks.empty() || !e.leaf->tensor_hooks.empty()))
+          ++pending_[e.leaf.get()];
+  }
+  /// A contribution to a leaf's gradient: accumulated now, or, for a leaf with gradient hooks,
+  /// held until its pass's gradient is complete.
+  void add(TensorImpl* leaf, const Tensor& g) {
+    if (leaf->tensor_hooks.empty() || !pending_.count(leaf)) {
+      accumulate_leaf(leaf, g);
+      return;
+    }
+    accumulate(held_[leaf], g);
   }
   // Node n's edges are walked (its gradients accumulated, or none reached it).
   void walked(const GradNode& n) {
@@ -71,12 +103,19 @@ class LeafCompletion {
     for (const GradEdge& e : n.edges) {
       if (!e.leaf || !e.active()) continue;
       auto it = pending_.find(e.leaf.get());
-      if (it != pending_.end() && --it->second == 0) run_grad_hooks(e.leaf);
+      if (it == pending_.end() || --it->second != 0) continue;
+      auto h = held_.find(e.leaf.get());
+      if (h != held_.end()) {
+        accumulate_leaf(e.leaf.get(), leaf_hooks(*e.leaf, std::move(h->second)));
+        held_.erase(h);
+      }
+      run_grad_hooks(e.leaf);
     }
   }
 
  private:
   std::unordered_map<TensorImpl*, int> pending_;
+  std::unordered_map<TensorImpl*, Tensor> held_;
 };
 
 // A custom function's backward, its results checked: the user wrote it, so a wrong count or
@@ -142,6 +181,31 @@ void remove_post_accumulate_grad_hook(const Tensor& leaf, int id) {
   std::erase_if(hooks, [&](const auto& h) { return h.first == id; });
 }
 
+namespace {
+int t_next_hook_id = 0;
+}
+
+int Tensor::add_hook(std::function<Tensor(const Tensor&)> hook, const Loc& loc) const {
+  if (!impl_ || !impl_->requires_grad)
+    throw Error(fmt::format("register_hook: cannot register a hook on a tensor that doesn't "
+                            "require gradient at {}",
+                            location_str(loc)));
+  const int id = t_next_hook_id++;
+  if (impl_->grad_fn)
+    impl_->grad_fn->output_hooks.emplace_back(impl_->output_nr, id, std::move(hook));
+  else
+    impl_->tensor_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::remove_hook(int id) const {
+  if (!impl_) return;
+  std::erase_if(impl_->tensor_hooks, [&](const auto& h) { return h.first == id; });
+  if (impl_->grad_fn)
+    std::erase_if(impl_->grad_fn->output_hooks,
+                  [&](const auto& h) { return std::get<1>(h) == id; });
+}
+
 bool grad_enabled() { return t_grad_enabled; }
 NoGradGuard::NoGradGuard() : prev_(t_grad_enabled) { t_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { t_grad_enabled = prev_; }
@@ -166,7 +230,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
   NoGradGuard no_grad;  // gradients are values, not new history (no double backward)
   TensorImpl* r = root.impl();
   if (!r->grad_fn) {  // a leaf: its gradient is the seed itself
-    accumulate_leaf(r, seed);
+    accumulate_leaf(r, leaf_hooks(*r, seed));
     run_grad_hooks(root.impl_ptr());
     return;
   }
@@ -186,6 +250,12 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     grads.erase(it);
     if (n->released) freed(n);
     gout.resize(n->outputs.size());
+    const auto hooks = n->output_hooks;  // a copy: a hook may remove itself
+    for (auto [output, id, hook] : hooks) {
+      (void)id;
+      if (output < static_cast<int>(gout.size()) && gout[output].defined())
+        gout[output] = run_tensor_hooks({&hook}, std::move(gout[output]));
+    }
     const size_t read = n->custom ? gout.size() : vjp_outputs_read(n->op, gout.size());
     for (size_t i = 0; i < read; ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
@@ -203,7 +273,7 @@ void run_backward(const Tensor& root, const Tensor& seed) {
       LT_CHECK(gin[i].shape() == n->inputs[i].shape(), "vjp of {} input {}: grad {} for input {}",
                node_name(*n), i, type_str(gin[i].type()), type_str(n->inputs[i].type()));
       if (e.leaf) {
-        accumulate_leaf(e.leaf.get(), gin[i]);
+        leaves.add(e.leaf.get(), gin[i]);
       } else {
         if (e.node->released) freed(e.node.get());
         auto& slots = grads[e.node.get()];

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/attrs.h"
@@ -49,6 +50,8 @@ struct GradNode {
   Loc loc;                      // where the forward op was called
   bool released = false;        // backward() ran through it and freed its snapshots
   std::unique_ptr<CustomGrad> custom{};  // a custom function's node: its gradient instead of op's
+  /// Gradient hooks of its outputs (Tensor::register_hook): output, id, hook.
+  std::vector<std::tuple<int, int, std::function<Tensor(const Tensor&)>>> output_hooks{};
 };
 
 /// What the node is, for messages: its op's mnemonic or its custom function's name.

@@ -3,11 +3,13 @@
 // and syncs can name the user's line.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -47,6 +49,23 @@ class Tensor {
   Tensor detach() const;
   /// How many in-place writes this tensor's base and its views have had (PyTorch's _version).
   int64_t version() const;
+  /// Calls hook(grad) each time backward() computes this tensor's gradient, before it goes on
+  /// (to the op that made it, or into grad() of a leaf: once per backward, with the sum of its
+  /// contributions), as PyTorch's Tensor.register_hook. A hook that returns a defined tensor
+  /// replaces the gradient (same shape); one that returns nothing (or void) only reads it.
+  /// Hooks run in registration order. Returns an id for remove_hook.
+  template <class F>
+  int register_hook(F&& hook, Loc loc = Loc::current()) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, const Tensor&>>)
+      return add_hook([h = std::forward<F>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      }, loc);
+    else
+      return add_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)), loc);
+  }
+  /// Removes a hook register_hook returned; an unknown id does nothing.
+  void remove_hook(int id) const;
   /// Reverse-mode gradient of this scalar (or with the given output gradient) into every leaf.
   void backward(Loc loc = Loc::current()) const;
   void backward(const Tensor& grad_output, Loc loc = Loc::current()) const;
@@ -94,6 +113,7 @@ class Tensor {
   /// This tensor's impl takes value's data (and its autograd history when keep_history); the
   /// in-place ops are rebinds, so every handle to the impl sees the new value.
   Tensor& rebind(const Tensor& value, const char* op, const Loc& loc, bool keep_history = true);
+  int add_hook(std::function<Tensor(const Tensor&)> hook, const Loc& loc) const;
   /// rebind to an op's result, cast back to this tensor's dtype.
   Tensor& update(const Tensor& result, const char* op, const Loc& loc);
   std::shared_ptr<TensorImpl> impl_;
