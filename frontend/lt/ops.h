@@ -97,6 +97,8 @@ Tensor min(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc:
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim = false, Loc loc = Loc::current());
+/// log(exp(a) + exp(b)) without overflow, broadcasting (torch.logaddexp).
+Tensor logaddexp(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 /// Values and their int64 indices along a dim (torch.max(x, dim), torch.topk).
 struct ValuesIndices {
   Tensor values, indices;
@@ -169,6 +171,12 @@ Tensor flatten(const Tensor& x, int64_t start_axis = 0, int64_t end_axis = -1,
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
               Loc loc = Loc::current());
+/// a[i] * b[j] of two 1-d tensors (torch.outer).
+Tensor outer(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+/// beta * input + alpha * (batch1 @ batch2), batch1 [B,N,M], batch2 [B,M,P], input broadcast to
+/// [B,N,P] (torch.baddbmm; beta = 0 ignores input).
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta = 1,
+               double alpha = 1, Loc loc = Loc::current());
 /// x W^T + b with W [out, in], like torch.nn.functional.linear.
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {}, Loc loc = Loc::current());
 
