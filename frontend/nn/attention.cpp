@@ -21,7 +21,9 @@ namespace {
 }
 
 /// A shape as Python prints a torch.Size.
-std::string torch_size(const Shape& s) { return fmt::format("torch.Size([{}])", fmt::join(s, ", ")); }
+std::string torch_size(const Shape& s) {
+  return fmt::format("torch.Size([{}])", fmt::join(s, ", "));
+}
 
 /// A bool mask as the scores' addend: -inf where true, 0 elsewhere.
 Tensor additive(const Tensor& mask, DType dtype, Loc loc) {
@@ -42,8 +44,8 @@ MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, MultiheadAttentionO
   require(e >= 1 && h >= 1, "MultiheadAttention",
           "needs embed_dim >= 1 and num_heads >= 1, got {} and {}", e, h);
   require(head_dim * h == e, "MultiheadAttention", "embed_dim must be divisible by num_heads");
-  require(kdim >= 1 && vdim >= 1, "MultiheadAttention", "needs kdim >= 1 and vdim >= 1, got {} and {}",
-          kdim, vdim);
+  require(kdim >= 1 && vdim >= 1, "MultiheadAttention",
+          "needs kdim >= 1 and vdim >= 1, got {} and {}", kdim, vdim);
   require(o.dropout >= 0 && o.dropout <= 1, "MultiheadAttention", "dropout = {} outside [0, 1]",
           o.dropout);
   if (kdim == e && vdim == e) {
@@ -118,8 +120,8 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
              loc);
       const Shape want{num_heads, query.shape()[0], key.shape()[0]};
       if (attn_mask.rank() == 3 && attn_mask.shape() != want)
-        fail(fmt::format("Expected `attn_mask` shape to be ({}) but got {}",
-                         fmt::join(want, ", "), torch_size(attn_mask.shape())),
+        fail(fmt::format("Expected `attn_mask` shape to be ({}) but got {}", fmt::join(want, ", "),
+                         torch_size(attn_mask.shape())),
              loc);
     }
   } else {
@@ -162,15 +164,15 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
   }
 
   // In-projection: one matmul for self-attention, as PyTorch's _in_projection_packed.
-  const std::vector<Tensor> b = in_proj_bias.defined() ? chunk(in_proj_bias, 3, 0, loc)
-                                                       : std::vector<Tensor>(3);
+  const std::vector<Tensor> b =
+      in_proj_bias.defined() ? chunk(in_proj_bias, 3, 0, loc) : std::vector<Tensor>(3);
   if (!separate && self_attention) {
     const std::vector<Tensor> qkv = chunk(linear(q, in_proj_weight, in_proj_bias, loc), 3, -1, loc);
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
-    const std::vector<Tensor> w = separate ? std::vector<Tensor>{q_proj_weight, k_proj_weight,
-                                                                 v_proj_weight}
-                                           : chunk(in_proj_weight, 3, 0, loc);
+    const std::vector<Tensor> w =
+        separate ? std::vector<Tensor>{q_proj_weight, k_proj_weight, v_proj_weight}
+                 : chunk(in_proj_weight, 3, 0, loc);
     q = linear(q, w[0], b[0], loc);
     k = linear(k, w[1], b[1], loc);
     v = linear(v, w[2], b[2], loc);
@@ -214,14 +216,15 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
       fail("a float key_padding_mask takes no attn_mask", loc);
     } else {
       // logical_or of two bool masks, or masked_fill of a float one: -inf where either says so.
-      mask = masked_fill(expand(additive(mask, q.dtype(), loc), {bsz * num_heads, tgt_len, src_len},
-                                loc),
-                         kpm, -std::numeric_limits<double>::infinity(), loc);
+      mask = masked_fill(
+          expand(additive(mask, q.dtype(), loc), {bsz * num_heads, tgt_len, src_len}, loc), kpm,
+          -std::numeric_limits<double>::infinity(), loc);
     }
   }
   if (mask.defined()) mask = additive(mask, q.dtype(), loc);
 
-  const Tensor q_scaled = div(q, scalar_like(std::sqrt(static_cast<double>(head_dim)), q, loc), loc);
+  const Tensor q_scaled =
+      div(q, scalar_like(std::sqrt(static_cast<double>(head_dim)), q, loc), loc);
   Tensor weights = matmul(q_scaled, k, false, true, loc);  // [N H, L, S]
   if (mask.defined()) weights = add(mask, weights, loc);
   weights = softmax(weights, -1, loc);

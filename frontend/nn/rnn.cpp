@@ -59,8 +59,8 @@ void RNNBase::fail(const std::string& what, Loc loc) const {
 void RNNBase::check_input(int64_t rank, int64_t features, Loc loc) const {
   if (rank != 3) fail(fmt::format("input must have 3 dimensions, got {}", rank), loc);
   if (features != input_size)
-    fail(fmt::format("input.size(-1) must be equal to input_size. Expected {}, got {}",
-                     input_size, features),
+    fail(fmt::format("input.size(-1) must be equal to input_size. Expected {}, got {}", input_size,
+                     features),
          loc);
 }
 
@@ -75,7 +75,7 @@ void RNNBase::check_hidden(const Tensor& h, int64_t batch, const char* which, Lo
 std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tensor& h0,
                                                 const Tensor& c0, Loc loc) const {
   const int64_t steps = input.shape()[0], dirs = directions();
-  if (steps == 0) fail("input has no time steps", loc);
+  if (steps == 0) fail("Expected sequence length to be larger than 0 in RNN", loc);
   Tensor x = input;
   std::vector<Tensor> h_n, c_n;
   for (int64_t l = 0; l < options.num_layers; ++l) {
@@ -108,8 +108,8 @@ RNNBase::State LSTM::cell(const Weights& w, const Tensor& projected, const State
                           Loc loc) const {
   const Tensor gates = add(linear(s.h, w.w_hh, w.b_hh, loc), projected, loc);
   const std::vector<Tensor> g = chunk(gates, 4, 1, loc);  // i, f, g, o
-  const Tensor c = add(mul(sigmoid(g[1], loc), s.c, loc),
-                       mul(sigmoid(g[0], loc), tanh(g[2], loc), loc), loc);
+  const Tensor c =
+      add(mul(sigmoid(g[1], loc), s.c, loc), mul(sigmoid(g[0], loc), tanh(g[2], loc), loc), loc);
   return {mul(sigmoid(g[3], loc), tanh(c, loc), loc), c};
 }
 
@@ -146,15 +146,13 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTM::forward(
   }
   auto [out, h_n, c_n] = run(x, h0, c0, loc);
   if (options.batch_first) out = transpose(out, 0, 1, loc);
-  if (!batched)
-    return {squeeze(out, batch_dim, loc), {squeeze(h_n, 1, loc), squeeze(c_n, 1, loc)}};
+  if (!batched) return {squeeze(out, batch_dim, loc), {squeeze(h_n, 1, loc), squeeze(c_n, 1, loc)}};
   return {out, {h_n, c_n}};
 }
 
 GRU::GRU(int64_t in, int64_t hidden, RNNOptions o) : RNNBase("GRU", 3, in, hidden, o) {}
 
-RNNBase::State GRU::cell(const Weights& w, const Tensor& projected, const State& s,
-                         Loc loc) const {
+RNNBase::State GRU::cell(const Weights& w, const Tensor& projected, const State& s, Loc loc) const {
   const std::vector<Tensor> gi = chunk(projected, 3, 1, loc);  // r, z, n
   const std::vector<Tensor> gh = chunk(linear(s.h, w.w_hh, w.b_hh, loc), 3, 1, loc);
   const Tensor r = sigmoid(add(gi[0], gh[0], loc), loc);
@@ -169,8 +167,7 @@ std::tuple<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& hx, L
   const bool batched = input.rank() == 3;
   const int64_t batch_dim = options.batch_first ? 0 : 1;
   if (hx.defined() && batched && hx.rank() != 3)
-    fail(fmt::format("For batched 3-D input, hx should also be 3-D but got {}-D tensor",
-                     hx.rank()),
+    fail(fmt::format("For batched 3-D input, hx should also be 3-D but got {}-D tensor", hx.rank()),
          loc);
   if (hx.defined() && !batched && hx.rank() != 2)
     fail(fmt::format("For unbatched 2-D input, hx should also be 2-D but got {}-D tensor",

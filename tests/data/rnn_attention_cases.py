@@ -3,8 +3,8 @@
 torch.nn.MultiheadAttention on fixed float64 inputs. Each case holds the module's arguments, its
 weights by state_dict name (drawn by PyTorch's own initialization from a fixed seed), the inputs,
 the outputs, a cotangent per output and the gradients of sum(output * cotangent) over all outputs
-with respect to every float input and every parameter. tests/unit/nn/rnn_attention_reference_test.cpp
-runs every case through lazytrain.
+with respect to every float input and every parameter.
+tests/unit/nn/rnn_attention_reference_test.cpp runs every case through lazytrain.
 
 Run: /usr/bin/python3 tests/data/rnn_attention_cases.py (needs torch; the file records the
 version)."""

@@ -20,7 +20,7 @@ struct MultiheadAttentionOptions {
   /// query, key, value and the output as [N, L, E] instead of [L, N, E].
   bool batch_first = false;
   /// The features of key and value; unset: embed_dim.
-  std::optional<int64_t> kdim, vdim;
+  std::optional<int64_t> kdim = std::nullopt, vdim = std::nullopt;
 };
 
 /// softmax(q k^T / sqrt(E / num_heads) + mask) v per head, joined and projected by out_proj.
@@ -39,8 +39,8 @@ class MultiheadAttention : public Module {
   /// over heads (average_attn_weights) or [N, num_heads, L, S]; else an undefined tensor.
   std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
-                                     const Tensor& attn_mask = {},
-                                     bool average_attn_weights = true, Loc loc = Loc::current());
+                                     const Tensor& attn_mask = {}, bool average_attn_weights = true,
+                                     Loc loc = Loc::current());
   /// Draws the initial values again (from the global generator).
   void reset_parameters();
 

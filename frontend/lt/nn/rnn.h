@@ -51,8 +51,7 @@ class RNNBase : public Module {
     Tensor h, c;
   };
   /// The new state from the state and this step's input projection x W_ih^T + b_ih [N, G H].
-  virtual State cell(const Weights& w, const Tensor& projected, const State& s,
-                     Loc loc) const = 0;
+  virtual State cell(const Weights& w, const Tensor& projected, const State& s, Loc loc) const = 0;
   /// Runs every layer and direction over input [T, N, in] (already time-major, batched) from
   /// the states h0 (and c0 for the LSTM) [L*D, N, H]: the output [T, N, D H] and the final
   /// states stacked as h0.

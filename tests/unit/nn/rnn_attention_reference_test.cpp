@@ -91,9 +91,9 @@ std::map<std::string, Tensor> run(const json& c, const std::map<std::string, Ten
   load(m);
   const Tensor q = in.at("query");
   const bool self = a["self_attention"];
-  auto [out, w] = m->forward(q, self ? q : in.at("key"), self ? q : in.at("value"),
-                             get("key_padding_mask"), a["need_weights"], get("attn_mask"),
-                             a["average_attn_weights"]);
+  auto [out, w] =
+      m->forward(q, self ? q : in.at("key"), self ? q : in.at("value"), get("key_padding_mask"),
+                 a["need_weights"], get("attn_mask"), a["average_attn_weights"]);
   std::map<std::string, Tensor> outputs{{"attn_output", out}};
   if (w.defined()) outputs["attn_weights"] = w;
   return outputs;
