@@ -3,6 +3,7 @@
 // docs/TRAINING.md shows a training loop with them.
 #pragma once
 #include "lt/nn/activation.h"
+#include "lt/nn/attention.h"
 #include "lt/nn/container.h"
 #include "lt/nn/conv.h"
 #include "lt/nn/init.h"
@@ -10,4 +11,5 @@
 #include "lt/nn/module.h"
 #include "lt/nn/module_list.h"
 #include "lt/nn/norm.h"
+#include "lt/nn/rnn.h"
 #include "lt/nn/transformer.h"
