@@ -236,7 +236,10 @@ std::optional<Shape> reshaped_strides(const Shape& sizes, const Shape& strides,
   return out;
 }
 
-void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
+namespace {
+
+/// A link for a new view of x: x's own, or one to x as the root.
+std::shared_ptr<ViewLink> link_from(const Tensor& x) {
   TensorImpl& xi = *x.impl();
   auto link = make_recycled<ViewLink>();
   if (xi.view) {
@@ -246,9 +249,11 @@ void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
     link->strides = contiguous_strides(xi.type.shape);
     link->track_grad = grad_enabled();
   }
-  step_layout(op, attrs, xi.type.shape, out.shape(), link->strides, link->offset);
-  if (op != ir::Op::Reshape && op != ir::Op::Permute) link->covers_root = false;
-  link->steps.push_back({op, std::move(attrs)});
+  return link;
+}
+
+/// Makes out a view by link, synced with its root now.
+void attach(Tensor& out, std::shared_ptr<ViewLink> link) {
   TensorImpl& oi = *out.impl();
   oi.version = version_counter(*link->root);
   link->synced = oi.version->value;
@@ -256,23 +261,22 @@ void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
   oi.version->views.push_back(out.impl_ptr());
 }
 
+}  // namespace
+
+void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
+  std::shared_ptr<ViewLink> link = link_from(x);
+  step_layout(op, attrs, x.shape(), out.shape(), link->strides, link->offset);
+  if (op != ir::Op::Reshape && op != ir::Op::Permute) link->covers_root = false;
+  link->steps.push_back({op, std::move(attrs)});
+  attach(out, std::move(link));
+}
+
 Tensor alias_view(const Tensor& x) {
   Tensor out = snapshot(x);
-  TensorImpl& xi = *x.impl();
-  auto link = make_recycled<ViewLink>();
-  if (xi.view) {
-    *link = *xi.view;
-  } else {
-    link->root = x.impl_ptr();
-    link->strides = contiguous_strides(xi.type.shape);
-  }
+  std::shared_ptr<ViewLink> link = link_from(x);
   link->differentiable = false;
   link->track_grad = false;
-  TensorImpl& oi = *out.impl();
-  oi.version = version_counter(*link->root);
-  link->synced = oi.version->value;
-  oi.view = std::move(link);
-  oi.version->views.push_back(out.impl_ptr());
+  attach(out, std::move(link));
   return out;
 }
 
