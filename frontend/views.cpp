@@ -271,6 +271,16 @@ void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs) {
   attach(out, std::move(link));
 }
 
+void link_view_steps(const Tensor& x, Tensor& out, std::vector<ViewStep> steps, Shape strides,
+                     int64_t offset) {
+  std::shared_ptr<ViewLink> link = link_from(x);
+  link->strides = std::move(strides);
+  link->offset += offset;
+  link->covers_root = false;
+  for (ViewStep& s : steps) link->steps.push_back(std::move(s));
+  attach(out, std::move(link));
+}
+
 Tensor alias_view(const Tensor& x) {
   Tensor out = snapshot(x);
   std::shared_ptr<ViewLink> link = link_from(x);

@@ -51,6 +51,11 @@ std::optional<Shape> reshaped_strides(const Shape& sizes, const Shape& strides,
 
 /// Makes out, the result of `op` on x, a view of x's root.
 void link_view(const Tensor& x, Tensor& out, ir::Op op, ir::Attrs attrs);
+/// Makes out a view of x's root reached from x through `steps`, view ops that compute its value
+/// and, run backwards, write it: for a view no one view op makes (diagonal), whose layout over
+/// the root's storage is given (strides, and the offset added to x's).
+void link_view_steps(const Tensor& x, Tensor& out, std::vector<ViewStep> steps, Shape strides,
+                     int64_t offset);
 /// A value-only view of x (detach()): reads follow x, writes change x's values but not its
 /// autograd history.
 Tensor alias_view(const Tensor& x);

@@ -359,6 +359,48 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length,
 /// torch.select: one index along dim (negative counts from the end), the dim removed.
 Tensor select(const Tensor& x, int64_t dim, int64_t index, Loc loc = Loc::current());
 
+/// torch.diagonal: the elements (i, i + offset) of dims dim1 and dim2, those dims removed and
+/// the diagonal appended as the last dim; a view (writes through to x).
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1,
+                Loc loc = Loc::current());
+/// torch.diag: a vector's square matrix with it on the offset diagonal, or a copy of a
+/// matrix's offset diagonal.
+Tensor diag(const Tensor& x, int64_t offset = 0, Loc loc = Loc::current());
+/// torch.trace: the sum of a matrix's diagonal.
+Tensor trace(const Tensor& x, Loc loc = Loc::current());
+/// torch.einsum: the sum over the subscripts not in the output ("ij,jk->ik"; without "->" the
+/// output is the subscripts seen once, in alphabetical order, after the "..." dims). A subscript
+/// repeated in one operand takes its diagonal; dims of size 1, and those under "...",
+/// broadcast. Contracts the operands left to right, each pair as one batched matmul.
+Tensor einsum(std::string_view equation, std::span<const Tensor> operands,
+              Loc loc = Loc::current());
+Tensor einsum(std::string_view equation, std::initializer_list<Tensor> operands,
+              Loc loc = Loc::current());
+
+// --- shapes that depend on values: the values deciding the shape are read at the call (in
+// lazy mode a sync, counted under the op's name and the caller's line); the selected elements
+// keep their autograd history and, in lazy mode, stay in the graph (docs/OPS.md) ---
+/// torch.nonzero: the int64 [n, rank] coordinates of x's nonzero elements, in row-major order.
+Tensor nonzero(const Tensor& x, Loc loc = Loc::current());
+/// torch.masked_select: x's elements where mask (bool; the two broadcast) is true, as 1-d.
+Tensor masked_select(const Tensor& x, const Tensor& mask, Loc loc = Loc::current());
+/// x[index] for one tensor index, as PyTorch's indexing: a bool mask over x's leading dims
+/// selects those elements ([n, x's other dims...]); an int64 or int32 tensor picks entries of
+/// dim 0, negative ones from the end (index's shape + x's other dims).
+Tensor index(const Tensor& x, const Tensor& index, Loc loc = Loc::current());
+/// torch.index_put: x with x[index] = values (broadcast to the selection's shape), or += where
+/// accumulate (repeated positions add up); Tensor::index_put_ is the in-place form.
+Tensor index_put(const Tensor& x, const Tensor& index, const Tensor& values,
+                 bool accumulate = false, Loc loc = Loc::current());
+/// torch.unique of the flattened tensor: its distinct values in ascending order (NaNs last,
+/// each its own value), and where asked, for each element the position of its value (x's
+/// shape) and each value's count. Not differentiable: the values carry no autograd history.
+struct Unique {
+  Tensor values, inverse, counts;
+};
+Unique unique(const Tensor& x, bool sorted = true, bool return_inverse = false,
+              bool return_counts = false, Loc loc = Loc::current());
+
 // --- operators (located through an implicit wrapper so errors name the user's line) ---
 struct At {
   const Tensor& t;

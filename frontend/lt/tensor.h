@@ -103,6 +103,9 @@ class Tensor {
                        Loc loc = Loc::current());
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& src, double alpha = 1,
                      Loc loc = Loc::current());
+  /// x[index] = values (or += where accumulate), as lt::index_put.
+  Tensor& index_put_(const Tensor& index, const Tensor& values, bool accumulate = false,
+                     Loc loc = Loc::current());
   Tensor& tril_(int64_t diagonal = 0, Loc loc = Loc::current());
   Tensor& triu_(int64_t diagonal = 0, Loc loc = Loc::current());
 

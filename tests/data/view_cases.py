@@ -248,13 +248,40 @@ def expand_write_error():
     return {}
 
 
+def diagonal_fill():
+    x = x0()
+    x.diagonal().fill_(-1)
+    x.diagonal(1).add_(100)
+    x.t().diagonal(-2).mul_(0)
+    return {"x": x}
+
+
+def diagonal_sees_base():
+    x = x0()
+    d = x.diagonal(-1)
+    x[2].zero_()
+    z = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4)
+    e = z.diagonal(0, 2, 0)
+    e.sub_(1000)
+    return {"d": d, "z": z, "e": e}
+
+
+def grad_through_diagonal_write():
+    w = w0()
+    x = w * 1
+    x.diagonal(1).mul_(w.diagonal() + 1)
+    (x * x).sum().backward()
+    return {"x": x, "grad": w.grad}
+
+
 CASES = [slice_zero, reshape_mul, select_fill, transpose_add, expand_clone, chain_of_two,
          slice_steps, base_write_seen, siblings, chunk_unbind, narrow_masked_fill, flat_clamp,
          noncontiguous_reshape_copies, view_error, contiguous_alias_or_copy, detach_writes,
          index_ops_through_view, squeeze_unsqueeze, permuted_3d, grad_through_view_write,
          grad_copy_into_view, grad_view_of_written_base, grad_value_into_view,
          version_error_view_saved, version_error_result_saved, inplace_own_operand_fine,
-         leaf_view_error, expand_write_error]
+         leaf_view_error, expand_write_error, diagonal_fill, diagonal_sees_base,
+         grad_through_diagonal_write]
 
 
 def main():

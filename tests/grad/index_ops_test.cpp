@@ -1,5 +1,6 @@
 // The indexing and shaping functions composed of rows (stack, split, chunk, unbind, narrow,
-// select, roll, flip, tril, triu, sort, argsort, index_select, index_add, scatter's value form)
+// select, roll, flip, tril, triu, sort, argsort, index_select, index_add, scatter's value form,
+// einsum, diagonal, diag, trace, and the selections by mask or index)
 // and the row functions' dim handling (gather, scatter, scatter_add): the table-driven tests see
 // rows, not these calls. Over a table of calls, as tests/grad/composite_ops_test.cpp: autograd
 // against central differences in f64, with a random cotangent for every float output, and lazy
@@ -75,6 +76,30 @@ std::vector<Call> calls() {
        [](auto& x) { return one(index_add(x[0], 0, x[1], x[2], 2.0)); }},
       {"index_add dim -1", {s::uniform(r, {2, 5}), s::i64({4, 0}, {2}), s::uniform(r, {2, 2})},
        [](auto& x) { return one(index_add(x[0], -1, x[1], x[2])); }},
+      {"einsum bhqd,bhkd->bhqk", {s::uniform(r, {1, 2, 3, 4}), s::uniform(r, {1, 2, 5, 4})},
+       [](auto& x) { return one(einsum("bhqd,bhkd->bhqk", x)); }},
+      {"einsum bn,anm,bm->ba", {s::uniform(r, {3, 2}), s::uniform(r, {4, 2, 5}),
+                                s::uniform(r, {3, 5})},
+       [](auto& x) { return one(einsum("bn,anm,bm->ba", x)); }},
+      {"einsum ...ij,...jk broadcast", {s::uniform(r, {2, 1, 3, 4}), s::uniform(r, {5, 4, 2})},
+       [](auto& x) { return one(einsum("...ij,...jk", x)); }},
+      {"einsum iij->ji", {s::uniform(r, {3, 3, 2})},
+       [](auto& x) { return one(einsum("iij->ji", x)); }},
+      {"diagonal offset 1, dims 2 and 0", {s::uniform(r, {3, 4, 5})},
+       [](auto& x) { return one(diagonal(x[0], 1, 2, 0)); }},
+      {"diag of a vector, offset -1", {s::uniform(r, {3})},
+       [](auto& x) { return one(diag(x[0], -1)); }},
+      {"trace", {s::uniform(r, {3, 4})}, [](auto& x) { return one(trace(x[0])); }},
+      {"masked_select, mask broadcast", {s::uniform(r, {3, 4}),
+                                         s::i64({1, 0, 0, 1}, {4}) > 0},
+       [](auto& x) { return one(masked_select(x[0], x[1])); }},
+      {"index by a mask over rows", {s::uniform(r, {3, 4}), s::i64({1, 0, 1}, {3}) > 0},
+       [](auto& x) { return one(index(x[0], x[1])); }},
+      {"index by ints, negative and repeated", {s::uniform(r, {3, 2}), s::i64({-1, 0, 2}, {3})},
+       [](auto& x) { return one(index(x[0], x[1])); }},
+      {"index_put accumulate with repeats",
+       {s::uniform(r, {3, 2}), s::i64({1, 1, -1}, {3}), s::uniform(r, {3, 2})},
+       [](auto& x) { return one(index_put(x[0], x[1], x[2], true)); }},
   };
 }
 

@@ -129,6 +129,15 @@ Val DagGen::param(DType dt, const Shape& s, bool allow_special) {
   return out;
 }
 
+Val DagGen::index_param(const Shape& s, int64_t size) {
+  const TensorType t{DType::I64, s};
+  const ir::Value v = g_.add_param(t, fmt::format("s{}_{}", seed_, params_++));
+  auto buf = rt::Buffer::allocate(t.bytes());
+  for (int64_t i = 0; i < t.numel(); ++i) store<int64_t>(buf, i, r_.range(0, size - 1));
+  data_.push_back(std::move(buf));
+  return Val{v, t, static_cast<double>(size - 1), 0, false, true};
+}
+
 Val DagGen::full(DType dt, const Shape& s, double v) {
   if (dt == DType::F32) v = static_cast<float>(v);
   if (!is_float(dt)) v = dt == DType::Bool ? (v != 0) : std::trunc(v);
@@ -279,13 +288,13 @@ std::vector<RandomResult> DagGen::generate() {
   const int target = o_.min_ops + static_cast<int>(u * u * u * (o_.max_ops - o_.min_ops + 1));
   for (int i = r_.range(1, 2); i > 0; --i) param(r_.coin(0.8) ? fdt_ : rand_dtype(), rand_shape());
   using Step = void (DagGen::*)();
-  constexpr std::array<Step, 14> kSteps{
-      &DagGen::unary,   &DagGen::binary,   &DagGen::compare,     &DagGen::cast,
-      &DagGen::view,    &DagGen::reduce,   &DagGen::matmul,      &DagGen::conv,
-      &DagGen::softmax, &DagGen::new_leaf, &DagGen::fused_chain, &DagGen::autocast_gemm,
-      &DagGen::max_pool, &DagGen::all_reduce};
+  constexpr std::array<Step, 15> kSteps{
+      &DagGen::unary,     &DagGen::binary,     &DagGen::compare,     &DagGen::cast,
+      &DagGen::view,      &DagGen::reduce,     &DagGen::matmul,      &DagGen::conv,
+      &DagGen::softmax,   &DagGen::new_leaf,   &DagGen::fused_chain, &DagGen::autocast_gemm,
+      &DagGen::max_pool,  &DagGen::all_reduce, &DagGen::index_move};
   constexpr std::array kWeights{18.0, 22.0, 12.0, 7.0, 10.0, 6.0, 3.0, 2.0, 2.0, 3.0, 4.0, 2.0,
-                                1.5, 1.5};
+                                1.5, 1.5, 2.0};
   for (int attempts = 0; added_ < target && attempts < 40 * target; ++attempts) {
     try {
       (this->*kSteps[r_.weighted(kWeights)])();

@@ -80,6 +80,8 @@ class DagGen {
   Val param(DType dt, const Shape& s, bool allow_special = true);
   Val full(DType dt, const Shape& s, double v);
   Val leaf(DType dt, const Shape& s, bool allow_special = true);
+  /// An int64 parameter of positions in [0, size), kept out of the pool.
+  Val index_param(const Shape& s, int64_t size);
   /// min(max(x, -c), c); err < 0 keeps x's error bound.
   Val clamp(const Val& x, double c, double err = -1);
   Val fit(const Val& x, double c) { return x.bound > c ? clamp(x, c) : x; }
@@ -139,6 +141,9 @@ class DagGen {
   /// all_reduce, the identity in the test's job of one rank: its buffer may take its operand's
   /// bytes (the buffer plan's collective alias) or a copy of them, and both must stay right.
   void all_reduce();
+  /// gather, scatter or scatter_add along a random axis, with an index parameter of valid
+  /// positions (repeats included: scatter's last write and scatter_add's order are defined).
+  void index_move();
   void new_leaf();
   Val reshape_to(const Val& x, Shape s);
 

@@ -711,6 +711,32 @@ void DagGen::all_reduce() {
   emit(Op::AllReduce, {x}, ir::AllReduceAttrs{kind}, {x.bound, x.err, x.special, x.splat});
 }
 
+void DagGen::index_move() {
+  const Val x = pick_any();
+  const int64_t rank = x.rank();
+  if (rank == 0 || x.t.numel() == 0) throw Reject{};
+  const int64_t axis = r_.range(0, rank - 1);
+  // The index: no larger than x outside the axis, 1-4 positions along it (repeats likely).
+  Shape is = x.t.shape;
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != axis && r_.coin(0.3)) is[k] = r_.range(1, is[k]);
+  is[axis] = r_.range(1, 4);
+  const Val index = index_param(is, x.t.shape[axis]);
+  const int kind = static_cast<int>(r_.range(0, 2));
+  if (kind == 0) {
+    emit(Op::Gather, {x, index}, ir::AxisAttrs{axis}, {x.bound, x.err, x.special, x.splat});
+    return;
+  }
+  const Val src = leaf(x.dt(), is);
+  Facts f{std::max(x.bound, src.bound), std::max(x.err, src.err), x.special || src.special};
+  if (kind == 2) {  // every position gets up to is[axis] additions, in index order
+    const double m = static_cast<double>(is[axis]);
+    f.bound = x.bound + m * src.bound;
+    f.err = x.err + m * src.err + m * rounding(x.dt(), f.bound, x.exact() && src.exact());
+  }
+  emit(kind == 1 ? Op::Scatter : Op::ScatterAdd, {x, index, src}, ir::AxisAttrs{axis}, f);
+}
+
 void DagGen::new_leaf() { leaf(rand_dtype(), rand_shape()); }
 
 }  // namespace lt::testing

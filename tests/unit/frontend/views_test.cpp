@@ -255,6 +255,32 @@ const std::map<std::string, std::function<Results()>>& programs() {
          expand(slice(x, 0, 0, 1), {3, 4}).add_(1);
          return Results{};
        }},
+      {"diagonal_fill",
+       [] {
+         Tensor x = x0();
+         diagonal(x).fill_(-1);
+         diagonal(x, 1).add_(100);
+         diagonal(transpose(x, 0, 1), -2).mul_(0);
+         return Results{{"x", x}};
+       }},
+      {"diagonal_sees_base",
+       [] {
+         Tensor x = x0();
+         Tensor d = diagonal(x, -1);
+         select(x, 0, 2).zero_();
+         Tensor z = reshape(arange(0, 24, 1, DType::F64), {2, 3, 4});
+         Tensor e = diagonal(z, 0, 2, 0);
+         e.sub_(1000);
+         return Results{{"d", d}, {"z", z}, {"e", e}};
+       }},
+      {"grad_through_diagonal_write",
+       [] {
+         Tensor w = w0();
+         Tensor x = w * 1;
+         diagonal(x, 1).mul_(diagonal(w) + 1);
+         sum(x * x).backward();
+         return Results{{"x", x}, {"grad", w.grad()}};
+       }},
   };
   return all;
 }
@@ -330,6 +356,14 @@ TEST(Views, LayoutsFollowPyTorch) {
   EXPECT_FALSE(reshape(z, {3, 8}).impl()->view);  // PyTorch copies
   EXPECT_TRUE(is_contiguous({3, 1, 4}, {4, 99, 1}));
   EXPECT_FALSE(is_contiguous({4, 3}, {1, 4}));
+  // x.diagonal(1): stride (5,), offset 1; x.diagonal(-1): offset 4;
+  // torch.arange(24.).reshape(2,3,4).diagonal(0, 2, 0): stride (4, 13), offset 0
+  EXPECT_EQ(strides_of(*diagonal(x, 1).impl()), (Shape{5}));
+  EXPECT_EQ(diagonal(x, 1).impl()->view->offset, 1);
+  EXPECT_EQ(diagonal(x, -1).impl()->view->offset, 4);
+  const Tensor y = reshape(arange(0, 24, 1, DType::F64), {2, 3, 4});
+  EXPECT_EQ(strides_of(*diagonal(y, 0, 2, 0).impl()), (Shape{4, 13}));
+  EXPECT_EQ(strides_of(*diagonal(transpose(x, 0, 1), 1).impl()), (Shape{5}));
 }
 
 TEST(Views, VersionCountsWritesToTheBaseAndItsViews) {
