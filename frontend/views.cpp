@@ -117,7 +117,8 @@ Tensor unapply_step(const ViewStep& s, const Tensor& parent, const Tensor& w) {
       const Tensor mask = embed_slice(full(w.shape(), 1, DType::Bool), a, parent.shape());
       return where(mask, embed_slice(w, a, parent.shape()), parent);
     }
-    case ir::ViewOp::Expand:  // writes through expand are refused before
+    case ir::ViewOp::Expand:  // one that repeats no element (others are refused before)
+      return apply1(ir::Op::Reshape, {&w, 1}, ir::ReshapeAttrs{parent.shape()}, Loc::current());
     case ir::ViewOp::Concat:
     case ir::ViewOp::Pad: break;
   }
@@ -324,14 +325,8 @@ void write_through(const std::shared_ptr<TensorImpl>& tp, const Tensor& value, H
                    const char* op, const Loc& loc) {
   TensorImpl& t = *tp;
   ViewLink& v = *t.view;
-  for (const ViewStep& s : v.steps)
-    if (s.op == ir::Op::Expand) {
-      for (size_t i = 0; i < v.strides.size(); ++i)
-        if (v.strides[i] == 0 && t.type.shape[i] > 1) refuse_overlap(op, loc);
-      throw Error(fmt::format("{}: writing through a view of an expanded tensor is not "
-                              "supported; clone() it first at {}",
-                              op, location_str(loc)));
-    }
+  for (size_t i = 0; i < v.strides.size(); ++i)
+    if (v.strides[i] == 0 && t.type.shape[i] > 1) refuse_overlap(op, loc);
   const TensorImpl& root = *v.root;
   const bool recorded = v.differentiable && grad_enabled();
   if (recorded && root.requires_grad && !root.grad_fn)
@@ -344,6 +339,15 @@ void write_through(const std::shared_ptr<TensorImpl>& tp, const Tensor& value, H
   Tensor w = carried ? value : snapshot(value);
   std::vector<Tensor> chain{Tensor(v.root)};
   for (size_t k = 0; k + 1 < v.steps.size(); ++k) chain.push_back(apply_step(v.steps[k], chain[k]));
+  // An expand that only adds or keeps dims of size 1 is a reshape; one that repeats elements
+  // has no single element to write back, even where a later slice keeps one copy of each.
+  for (size_t k = 0; k < v.steps.size(); ++k) {
+    const int64_t out = k + 1 < chain.size() ? chain[k + 1].numel() : t.type.numel();
+    if (v.steps[k].op == ir::Op::Expand && out != chain[k].numel())
+      throw Error(fmt::format("{}: writing through a view of an expanded tensor is not "
+                              "supported; clone() it first at {}",
+                              op, location_str(loc)));
+  }
   for (size_t k = v.steps.size(); k-- > 0;) w = unapply_step(v.steps[k], chain[k], w);
   if (w.impl() == v.root.get()) return;  // an empty slice: nothing written
   assign_value(v.root, w, recorded ? History::Take : History::Keep);

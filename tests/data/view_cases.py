@@ -248,6 +248,13 @@ def expand_write_error():
     return {}
 
 
+def expand_without_repeats_writes():
+    x = x0()
+    x[1].expand(1, 4).mul_(2)
+    x[0:1].expand(1, 1, 4)[0].sub_(1)
+    return {"x": x}
+
+
 def diagonal_fill():
     x = x0()
     x.diagonal().fill_(-1)
@@ -280,7 +287,8 @@ CASES = [slice_zero, reshape_mul, select_fill, transpose_add, expand_clone, chai
          index_ops_through_view, squeeze_unsqueeze, permuted_3d, grad_through_view_write,
          grad_copy_into_view, grad_view_of_written_base, grad_value_into_view,
          version_error_view_saved, version_error_result_saved, inplace_own_operand_fine,
-         leaf_view_error, expand_write_error, diagonal_fill, diagonal_sees_base,
+         leaf_view_error, expand_write_error, expand_without_repeats_writes,
+         diagonal_fill, diagonal_sees_base,
          grad_through_diagonal_write]
 
 

@@ -255,6 +255,13 @@ const std::map<std::string, std::function<Results()>>& programs() {
          expand(slice(x, 0, 0, 1), {3, 4}).add_(1);
          return Results{};
        }},
+      {"expand_without_repeats_writes",
+       [] {
+         Tensor x = x0();
+         expand(select(x, 0, 1), {1, 4}).mul_(2);
+         select(expand(slice(x, 0, 0, 1), {1, 1, 4}), 0, 0).sub_(1);
+         return Results{{"x", x}};
+       }},
       {"diagonal_fill",
        [] {
          Tensor x = x0();
