@@ -101,7 +101,7 @@ void run(const lt::examples::TrainConfig& c, const GptFlags& f) {
   examples::TrainTask task;
   task.name = "char_gpt";
   task.model = &model;
-  auto limited = [](data::Dataset d, int64_t limit) {
+  auto limited = [](data::TensorDataset d, int64_t limit) {
     if (limit >= 0 && limit < d.size()) {
       d.images = slice(d.images, 0, 0, limit);
       d.labels = slice(d.labels, 0, 0, limit);

@@ -14,7 +14,7 @@
 namespace {
 
 /// Fashion-MNIST as [N, 1, 32, 32]: normalized, then padded by 2 with the normalized black.
-lt::data::Dataset padded(const lt::data::Dataset& flat) {
+lt::data::TensorDataset padded(const lt::data::TensorDataset& flat) {
   const double black = (0 - lt::data::kFashionMnistMean) / lt::data::kFashionMnistStd;
   return {lt::data::pad_images(lt::reshape(flat.images, {-1, 1, 28, 28}), 2, black),
           flat.labels};

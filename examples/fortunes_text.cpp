@@ -79,7 +79,7 @@ FortuneSplit load_fortunes(const std::string& dir, uint64_t seed, double validat
   return s;
 }
 
-data::Dataset byte_windows(const std::string& text, int64_t context) {
+data::TensorDataset byte_windows(const std::string& text, int64_t context) {
   if (context < 1) throw InputError(fmt::format("context {} is not positive", context));
   const int64_t n = text.size() > 1 ? (static_cast<int64_t>(text.size()) - 1) / context : 0;
   if (n == 0)

@@ -25,7 +25,7 @@ FortuneSplit load_fortunes(const std::string& dir, uint64_t seed,
 /// Windows of next-byte prediction: `images` [N, context] are bytes [i*context, (i+1)*context)
 /// of `text` and `labels` [N, context] the bytes one further on, both I64, for the N =
 /// (size - 1) / context windows that fit.
-data::Dataset byte_windows(const std::string& text, int64_t context);
+data::TensorDataset byte_windows(const std::string& text, int64_t context);
 
 /// Entropy of the byte frequencies of `text`, in nats per byte: the loss of the best model that
 /// ignores context, which char_gpt's validation loss is compared with.

@@ -43,7 +43,7 @@ inline Tensor train_step(Mlp& model, optim::Optimizer& opt, const data::Batch& b
 }
 
 /// Fraction of `ds` whose argmax logit is the label, evaluated in chunks to bound memory.
-inline double accuracy(Mlp& model, const data::Dataset& ds, int64_t chunk = 1000) {
+inline double accuracy(Mlp& model, const data::TensorDataset& ds, int64_t chunk = 1000) {
   NoGradGuard no_grad;
   const int64_t n = ds.size();
   if (n == 0) return 0;

@@ -153,7 +153,7 @@ std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig
       {std::move(decay), wd}, {std::move(no_decay), no_wd}});
 }
 
-EvalResult evaluate(TrainTask& task, const data::Dataset& ds, const std::string& amp) {
+EvalResult evaluate(TrainTask& task, const data::TensorDataset& ds, const std::string& amp) {
   const AmpMode autocast_mode = amp_mode(amp);
   nn::Module& model = *task.model;
   const bool was_training = model.is_training();

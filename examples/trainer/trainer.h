@@ -20,8 +20,8 @@ namespace lt::examples {
 struct TrainTask {
   std::string name;  ///< the program's name, e.g. "fmnist_mlp"
   nn::Module* model = nullptr;
-  data::Dataset train;
-  data::Dataset test;
+  data::TensorDataset train;
+  data::TensorDataset test;
   /// Logits [M, C] and integer targets [M] of a batch: M is the batch for a classifier and
   /// batch * context for a language model. Loss: their mean cross-entropy.
   std::function<std::pair<Tensor, Tensor>(const data::Batch&)> logits_and_targets;
@@ -57,7 +57,7 @@ RunSummary train(TrainTask& task, const TrainConfig& config);
 
 /// Mean loss and accuracy of the model on `ds`, in eval mode, without gradients, under autocast
 /// as --amp says (off, bf16 or fp16).
-EvalResult evaluate(TrainTask& task, const data::Dataset& ds, const std::string& amp = "off");
+EvalResult evaluate(TrainTask& task, const data::TensorDataset& ds, const std::string& amp = "off");
 
 /// Parameters for weight decay (rank >= 2: weights of linear, conv and embedding layers) and the
 /// rest (biases, norm scales and shifts), as PyTorch recipes split them.

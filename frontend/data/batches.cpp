@@ -47,7 +47,7 @@ Tensor gather_rows(const Tensor& x, std::span<const int64_t> rows, Loc loc) {
   return Tensor(std::move(out));
 }
 
-BatchIterator::BatchIterator(Dataset dataset, BatchOptions options)
+BatchIterator::BatchIterator(TensorDataset dataset, BatchOptions options)
     : dataset_(std::move(dataset)), options_(options) {
   if (options_.batch_size < 1)
     throw Error(fmt::format("BatchIterator: batch_size must be >= 1, got {}", options_.batch_size));

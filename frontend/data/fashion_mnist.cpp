@@ -67,7 +67,7 @@ std::string fashion_mnist_dir() {
   return options::text(options::Setting::FashionMnistDir);
 }
 
-Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options) {
+TensorDataset load_fashion_mnist(Split split, const FashionMnistOptions& options) {
   const std::string dir = options.dir.empty() ? fashion_mnist_dir() : options.dir;
   const std::string prefix = split == Split::Train ? "train" : "t10k";
   const std::string images_path = find_file(dir, prefix + "-images-idx3-ubyte");
@@ -77,7 +77,7 @@ Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options) {
   if (images.dims[0] != labels.dims[0])
     throw InputError(fmt::format("load_fashion_mnist: {} holds {} images but {} holds {} labels",
                                  images_path, images.dims[0], labels_path, labels.dims[0]));
-  return Dataset{images_tensor(images, images_path, options.normalize),
+  return TensorDataset{images_tensor(images, images_path, options.normalize),
                  labels_tensor(labels, labels_path)};
 }
 

@@ -8,16 +8,18 @@
 namespace lt {
 namespace {
 std::atomic<Mode> g_mode{Mode::Eager};
+thread_local bool t_eager = false;
 }  // namespace
 
-Mode mode() { return g_mode.load(); }
+Mode mode() { return t_eager ? Mode::Eager : g_mode.load(); }
 void set_mode(Mode m) {
   init();  // the settings are read before anything is traced
   g_mode.store(m);
 }
 
 namespace lazy {
-bool tracing() { return g_mode.load(std::memory_order_relaxed) == Mode::Lazy; }
+bool tracing() { return !t_eager && g_mode.load(std::memory_order_relaxed) == Mode::Lazy; }
+void set_eager_thread(bool on) { t_eager = on; }
 }  // namespace lazy
 
 }  // namespace lt

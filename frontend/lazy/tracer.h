@@ -13,6 +13,9 @@ namespace lt::lazy {
 
 /// Whether an op on these inputs is traced: lazy mode is on. (Eager mode refuses pending inputs.)
 bool tracing();
+/// Runs this thread's ops eagerly whatever the mode: the data loader's workers, while the thread
+/// that steps traces (the trace is that thread's).
+void set_eager_thread(bool on);
 /// Records a node; fills `outs` (one per type) with pending tensors of the given (already
 /// inferred) types.
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,

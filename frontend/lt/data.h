@@ -1,22 +1,43 @@
-// Data for the trainers: Fashion-MNIST loaded from its IDX files, and a seeded, deterministic
-// batch order. Batches are gathered on the host into fresh tensors, so every step sees ordinary
-// contiguous inputs in eager and lazy mode alike.
+// Data for the trainers: the Dataset interface, Fashion-MNIST loaded from its IDX files, and a
+// seeded, deterministic batch order (lt/data_loader.h makes batches on worker threads). Batches
+// are gathered on the host into fresh tensors, so every step sees ordinary contiguous inputs in
+// eager and lazy mode alike.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lt/tensor.h"
 
 namespace lt::data {
 
-/// An in-memory labelled dataset: inputs [N, ...] and integer labels i64[N].
-struct Dataset {
+/// One example, or one batch of them: tensors by position, as the tuple a PyTorch dataset's
+/// __getitem__ returns.
+using Example = std::vector<Tensor>;
+
+/// A map-style dataset, as torch.utils.data.Dataset: examples 0 .. size() - 1. A DataLoader with
+/// workers calls get from several threads at once (in eager mode), so get must only read what
+/// it shares.
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual int64_t size() const = 0;
+  virtual Example get(int64_t index) const = 0;
+};
+
+/// An in-memory labelled dataset: inputs [N, ...] and integer labels i64[N]; example i is
+/// {images[i], labels[i]} (torch.utils.data.TensorDataset of the two).
+struct TensorDataset final : Dataset {
   Tensor images;
   Tensor labels;
-  int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
+  TensorDataset() = default;
+  TensorDataset(Tensor images, Tensor labels)
+      : images(std::move(images)), labels(std::move(labels)) {}
+  int64_t size() const override { return labels.defined() ? labels.size(0) : 0; }
+  Example get(int64_t index) const override;
 };
 
 enum class Split { Train, Test };
@@ -38,7 +59,7 @@ std::string fashion_mnist_dir();
 /// Images f32[N,784] and labels i64[N] of one split, read from
 /// {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]. Throws lt::InputError naming the file at
 /// fault.
-Dataset load_fashion_mnist(Split split, const FashionMnistOptions& options = {});
+TensorDataset load_fashion_mnist(Split split, const FashionMnistOptions& options = {});
 
 /// Rows `rows` of x along axis 0, in that order, as a new tensor [rows.size(), ...].
 Tensor gather_rows(const Tensor& x, std::span<const int64_t> rows, Loc loc = Loc::current());
@@ -77,7 +98,7 @@ struct BatchOptions {
 ///   }
 class BatchIterator {
  public:
-  BatchIterator(Dataset dataset, BatchOptions options);
+  BatchIterator(TensorDataset dataset, BatchOptions options);
 
   /// Resets to the first batch of epoch `epoch`, whose order depends on (seed, epoch) only.
   void start_epoch(int64_t epoch);
@@ -97,7 +118,7 @@ class BatchIterator {
   const std::vector<int64_t>& order() const { return order_; }
 
  private:
-  Dataset dataset_;
+  TensorDataset dataset_;
   BatchOptions options_;
   std::vector<int64_t> order_;
   int64_t pos_ = 0;

@@ -13,6 +13,7 @@
 // After the basics, which these build on.
 #include "lt/amp.h"
 #include "lt/data.h"
+#include "lt/data_loader.h"
 #include "lt/dist.h"
 #include "lt/lazy.h"
 #include "lt/metrics.h"

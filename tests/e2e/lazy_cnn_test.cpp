@@ -12,7 +12,7 @@
 namespace lt {
 namespace {
 
-std::vector<float> train(Mode mode, const data::Dataset& ds, int steps) {
+std::vector<float> train(Mode mode, const data::TensorDataset& ds, int steps) {
   manual_seed(5);
   examples::Cnn model;
   optim::SGD opt(model.parameters(), {.lr = 0.02, .momentum = 0.9});
@@ -27,7 +27,7 @@ std::vector<float> train(Mode mode, const data::Dataset& ds, int steps) {
 }
 
 TEST(LazyCnn, SameLossesAsEager) {
-  const data::Dataset ds =
+  const data::TensorDataset ds =
       data::load_fashion_mnist(data::Split::Train, {.limit = 160, .normalize = true});
   const std::vector<float> eager = train(Mode::Eager, ds, 8);
   clear_graph_cache();

@@ -14,7 +14,7 @@
 namespace lt {
 namespace {
 
-std::vector<float> train(Mode mode, const data::Dataset& train_set, int steps) {
+std::vector<float> train(Mode mode, const data::TensorDataset& train_set, int steps) {
   manual_seed(7);
   examples::Mlp model({784, 128, 10});
   constexpr double kLr = 0.05;
@@ -27,7 +27,7 @@ std::vector<float> train(Mode mode, const data::Dataset& train_set, int steps) {
 }
 
 TEST(LazyMlp, SameLossesAsEagerAndOneGraph) {
-  const data::Dataset train_set =
+  const data::TensorDataset train_set =
       data::load_fashion_mnist(data::Split::Train, {.limit = 6400, .normalize = true});
   constexpr int kSteps = 100;
   const std::vector<float> eager = train(Mode::Eager, train_set, kSteps);

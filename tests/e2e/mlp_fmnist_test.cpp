@@ -20,9 +20,9 @@ double mean_of(const std::vector<float>& v, size_t begin, size_t end) {
 
 TEST(MlpFashionMnist, OneEpochOnTenThousandImagesReachesEightyPercent) {
   manual_seed(0);
-  const data::Dataset train =
+  const data::TensorDataset train =
       data::load_fashion_mnist(data::Split::Train, {.limit = 10000, .normalize = true});
-  const data::Dataset test = data::load_fashion_mnist(data::Split::Test, {.normalize = true});
+  const data::TensorDataset test = data::load_fashion_mnist(data::Split::Test, {.normalize = true});
   ASSERT_EQ(train.size(), 10000);
   ASSERT_EQ(test.size(), 10000);
 

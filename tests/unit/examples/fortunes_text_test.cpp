@@ -85,7 +85,7 @@ TEST(Fortunes, MissingOrEmptyDirectoryIsNamed) {
 }
 
 TEST(ByteWindows, InputsAndNextBytes) {
-  const data::Dataset w = byte_windows("abcdefg", 3);  // (7 - 1) / 3 = 2 windows
+  const data::TensorDataset w = byte_windows("abcdefg", 3);  // (7 - 1) / 3 = 2 windows
   ASSERT_EQ(w.images.shape(), (Shape{2, 3}));
   EXPECT_EQ(w.images.dtype(), DType::I64);
   EXPECT_EQ(w.images.to_vector<int64_t>(), (std::vector<int64_t>{'a', 'b', 'c', 'd', 'e', 'f'}));

@@ -189,7 +189,7 @@ class TinyFashionMnist : public DataFiles {
 
 TEST_F(TinyFashionMnist, LoadsScaledImagesAndLabels) {
   write_split("t10k", 3, {0, 9, 4});
-  const Dataset ds = load_fashion_mnist(Split::Test, {.dir = dir_.string()});
+  const TensorDataset ds = load_fashion_mnist(Split::Test, {.dir = dir_.string()});
   ASSERT_EQ(ds.images.type(), (TensorType{DType::F32, {3, 784}}));
   ASSERT_EQ(ds.labels.type(), (TensorType{DType::I64, {3}}));
   EXPECT_EQ(ds.labels.to_vector<int64_t>(), (std::vector<int64_t>{0, 9, 4}));
@@ -198,7 +198,7 @@ TEST_F(TinyFashionMnist, LoadsScaledImagesAndLabels) {
   for (size_t i : {size_t{0}, size_t{1}, size_t{785}, size_t{2351}})
     EXPECT_FLOAT_EQ(px[i], raw[i] / 255.0f) << i;
 
-  const Dataset two =
+  const TensorDataset two =
       load_fashion_mnist(Split::Test, {.dir = dir_.string(), .limit = 2, .normalize = true});
   EXPECT_EQ(two.size(), 2);
   EXPECT_NEAR(two.images.to_vector<float>()[1],
@@ -246,7 +246,7 @@ TEST(Batches, ShuffleIsASeededPermutation) {
   EXPECT_TRUE(shuffled_indices(0, 1, 0).empty());
 }
 
-Dataset rows_dataset(int64_t n) {
+TensorDataset rows_dataset(int64_t n) {
   std::vector<float> x;
   std::vector<int64_t> y;
   for (int64_t i = 0; i < n; ++i) {
@@ -313,7 +313,7 @@ TEST(Batches, NextRowsAreTheRowsOfTheWholeBatch) {
 }
 
 TEST(Batches, GatherRowsChecksIndices) {
-  const Dataset ds = rows_dataset(3);
+  const TensorDataset ds = rows_dataset(3);
   const std::vector<int64_t> rows{2, 0, 2};
   EXPECT_EQ(gather_rows(ds.images, rows).to_vector<float>(),
             (std::vector<float>{2, -2, 0, 0, 2, -2}));

@@ -12,7 +12,7 @@
 namespace lt {
 namespace {
 
-data::Dataset numbered(int64_t n) {
+data::TensorDataset numbered(int64_t n) {
   std::vector<float> x(static_cast<size_t>(n));
   std::vector<int64_t> y(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -23,7 +23,7 @@ data::Dataset numbered(int64_t n) {
 }
 
 TEST(ResumeState, SeekContinuesTheEpochsOrder) {
-  const data::Dataset ds = numbered(50);
+  const data::TensorDataset ds = numbered(50);
   data::BatchIterator straight(ds, {.batch_size = 8, .seed = 4});
   straight.start_epoch(3);
   std::vector<std::vector<int64_t>> want;
