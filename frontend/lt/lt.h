@@ -4,6 +4,7 @@
 #pragma once
 #include "lt/autocast.h"
 #include "lt/autograd.h"
+#include "lt/checkpoint.h"
 #include "lt/function.h"
 #include "lt/ops.h"
 #include "lt/options.h"
