@@ -5,7 +5,7 @@ set -u
 root=${1:-.}
 limit=100
 cd "$root" || exit 2
-mapfile -t files < <(find frontend ir passes codegen backends runtime tools examples bench -type f \
+mapfile -t files < <(find frontend ir passes codegen backends runtime tools examples bench python -type f \
   \( -name '*.h' -o -name '*.cpp' -o -name '*.def' \) 2>/dev/null | sort)
 [ ${#files[@]} -gt 0 ] || { echo "line_length: no sources under $root"; exit 2; }
 hits=$(LC_ALL=C.UTF-8 grep -HnE "^.{$((limit + 1)),}" "${files[@]}" | cut -d: -f1,2)

@@ -1,0 +1,108 @@
+"""Lazy and eager mode, and gradient mode: functions, context managers and decorators."""
+import functools
+
+from . import _C
+
+
+def mark_step():
+    """Runs every pending lazy computation as one graph (compiled once per graph structure);
+    the GIL is released while it compiles and runs."""
+    _C.mark_step()
+
+
+def set_mode(mode):
+    if mode not in ("eager", "lazy"):
+        raise ValueError(f"set_mode: expected 'eager' or 'lazy', got {mode!r}")
+    _C.set_lazy(mode == "lazy")
+
+
+def get_mode():
+    return "lazy" if _C.is_lazy() else "eager"
+
+
+class _Switch:
+    """A context manager that is also a decorator (as torch.no_grad is)."""
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with self.__class__(*self._args):
+                return fn(*args, **kwargs)
+        return wrapped
+
+    _args = ()
+
+
+class _ModeScope(_Switch):
+    def __init__(self):
+        self._prev = []
+
+    def __enter__(self):
+        self._prev.append(_C.is_lazy())
+        _C.set_lazy(self._lazy)
+        return self
+
+    def __exit__(self, *exc):
+        _C.set_lazy(self._prev.pop())
+        return False
+
+
+class lazy(_ModeScope):
+    """Ops in this scope trace into the pending graph; lt.mark_step() runs it."""
+    _lazy = True
+
+
+class eager(_ModeScope):
+    """Ops in this scope run at once on CPU kernels."""
+    _lazy = False
+
+
+class _GradScope(_Switch):
+    def __init__(self):
+        self._guards = []
+
+    def __enter__(self):
+        g = self._guard_type()
+        g.enter()
+        self._guards.append(g)
+        return self
+
+    def __exit__(self, *exc):
+        self._guards.pop().exit()
+        return False
+
+
+class no_grad(_GradScope):
+    """Ops in this scope record no autograd history."""
+    _guard_type = _C.NoGradGuard
+
+
+class enable_grad(_GradScope):
+    """Ops in this scope record history again, inside no_grad."""
+    _guard_type = _C.EnableGradGuard
+
+
+def is_grad_enabled():
+    return _C.grad_enabled()
+
+
+class set_grad_enabled(_Switch):
+    def __init__(self, mode):
+        self._args = (mode,)
+        self._scope = enable_grad() if mode else no_grad()
+        self._scope.__enter__()  # as torch: takes effect at once, even without `with`
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._scope.__exit__(*exc)
+        return False
+
+
+class inference_mode(no_grad):
+    pass
+
+
+NAMES = ["mark_step", "set_mode", "get_mode", "lazy", "eager", "no_grad", "enable_grad",
+         "is_grad_enabled", "set_grad_enabled", "inference_mode"]

@@ -1,0 +1,173 @@
+"""torch.nn.functional over the C++ ops."""
+from .. import _C, _ops
+from .. import _dtype as D
+from .._convert import as_tensor
+
+relu = _ops.relu
+gelu = _ops.gelu
+leaky_relu = _ops.leaky_relu
+softmax = _ops.softmax
+log_softmax = _ops.log_softmax
+
+
+def _pair(v):
+    return [int(v), int(v)] if isinstance(v, int) else [int(x) for x in v]
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def silu(input, inplace=False):
+    return _C.silu(input)
+
+
+def hardswish(input, inplace=False):
+    return _C.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _C.hardsigmoid(input)
+
+
+def mish(input, inplace=False):
+    return _C.mish(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _C.elu(input, alpha)
+
+
+def softplus(input, beta=1, threshold=20):
+    return _C.softplus(input, beta, threshold)
+
+
+def linear(input, weight, bias=None):
+    return _C.linear(input, weight, bias)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        else:
+            raise NotImplementedError("conv2d: padding='same' is not supported yet")
+    return _C.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if dilation not in (1, (1, 1), [1, 1]) or return_indices:
+        raise NotImplementedError("max_pool2d: dilation and return_indices are not supported yet")
+    stride = [] if stride is None or stride == [] else _pair(stride)
+    return _C.max_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override is not supported yet")
+    stride = [] if stride is None or stride == [] else _pair(stride)
+    return _C.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode,
+                         count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _C.adaptive_avg_pool2d(input, _pair(output_size))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d: return_indices is not supported yet")
+    return _C.adaptive_max_pool2d(input, _pair(output_size))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _C.dropout(input, p, training)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if weight is None:
+        weight = _C.ones(shape, input._dtype)
+    if bias is None:
+        bias = _C.zeros(shape, input._dtype)
+    return _C.layer_norm(input, weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    c = [input._shape[1]]
+    if weight is None:
+        weight = _C.ones(c, input._dtype)
+    if bias is None:
+        bias = _C.zeros(c, input._dtype)
+    return _C.batch_norm(input, weight, bias, running_mean, running_var, training,
+                         0.1 if momentum is None else momentum, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
+                                  "supported yet")
+    return _C.embedding(weight, as_tensor(input))
+
+
+def one_hot(tensor, num_classes=-1):
+    if num_classes < 0:
+        num_classes = int(_C.max(tensor, [], False).item()) + 1
+    return _C.one_hot(tensor, num_classes, D.int64._code)
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("size_average and reduce are deprecated; use reduction=")
+    return reduction
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    return _C.cross_entropy(input, target, weight, ignore_index,
+                            _reduction(size_average, reduce, reduction), label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    return _C.nll_loss(input, target, weight, ignore_index,
+                       _reduction(size_average, reduce, reduction))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _C.mse_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _C.l1_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    return _C.smooth_l1_loss(input, target, beta, _reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                               _reduction(size_average, reduce, reduction))
+
+
+def pad(input, pad, mode="constant", value=0.0):
+    """torch.nn.functional.pad: pairs from the last dim backwards."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported yet")
+    n = input.dim()
+    pairs = [(0, 0)] * n
+    for i in range(len(pad) // 2):
+        pairs[n - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    return _C.pad(input, pairs, value if value is not None else 0.0)

@@ -1,0 +1,118 @@
+"""Optimizers with PyTorch's constructor arguments and param_groups over the C++ optimizers,
+whose update is traced into the step graph (no sync) with every option entering it as data: an
+edited g["lr"] takes effect at the next step() and does not recompile it."""
+from .. import _C
+from .._modes import enable_grad
+
+
+class Optimizer:
+    _cpp_type = None
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, _C.Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + type(params).__name__)
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        self.param_groups = []
+        self.state = {}
+        for g in groups:
+            g = dict(g)
+            g["params"] = [g["params"]] if isinstance(g["params"], _C.Tensor) else list(
+                g["params"])
+            for k, v in defaults.items():
+                g.setdefault(k, v)
+            self._check(g)
+            self.param_groups.append(g)
+        self._cpp = self._cpp_type([(g["params"], g) for g in self.param_groups])
+
+    def _check(self, group):
+        if group["lr"] < 0:
+            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        if group.get("weight_decay", 0) < 0:
+            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+
+    def add_param_group(self, param_group):
+        raise NotImplementedError("add_param_group: lazytrain's optimizers take every group at "
+                                  "construction (their state is created then)")
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for i, g in enumerate(self.param_groups):
+            self._check(g)
+            self._cpp.set_options(i, g)
+        self._cpp.step()
+        return loss
+
+    def zero_grad(self, set_to_none=True):
+        self._cpp.zero_grad(set_to_none)
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {v}" for k, v in sorted(g.items()) if k != "params"]
+        return "\n".join(lines) + "\n)"
+
+
+class SGD(Optimizer):
+    _cpp_type = _C.SGD
+
+    def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False):
+        if maximize:
+            raise NotImplementedError("SGD: maximize is not supported yet")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov))
+
+    def _check(self, group):
+        super()._check(group)
+        if group["momentum"] < 0:
+            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+
+
+class _AdamBase(Optimizer):
+    def __init__(self, params, lr, betas, eps, weight_decay, amsgrad, maximize, capturable,
+                 differentiable, fused):
+        if maximize or fused:
+            raise NotImplementedError(f"{type(self).__name__}: maximize and fused are not "
+                                      "supported yet")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay, amsgrad=amsgrad))
+
+    def _check(self, group):
+        super()._check(group)
+        if group["eps"] < 0:
+            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        for i, b in enumerate(group["betas"]):
+            if not 0.0 <= b < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+
+
+class Adam(_AdamBase):
+    _cpp_type = _C.Adam
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize, capturable,
+                         differentiable, fused)
+
+
+class AdamW(_AdamBase):
+    _cpp_type = _C.AdamW
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize, capturable,
+                         differentiable, fused)

@@ -1,0 +1,47 @@
+// Lazy mode, gradient mode and the generator: the state PyTorch's context managers switch.
+#include <memory>
+
+#include "python/src/bind.h"
+
+namespace lt::py {
+namespace {
+
+/// A C++ guard held between a Python context manager's __enter__ and __exit__.
+template <class Guard>
+struct ScopedGuard {
+  std::unique_ptr<Guard> guard;
+  void enter() { guard = std::make_unique<Guard>(); }
+  void exit() { guard.reset(); }
+};
+
+template <class Guard>
+void bind_guard(pb::module_& m, const char* name) {
+  pb::class_<ScopedGuard<Guard>>(m, name)
+      .def(pb::init<>())
+      .def("enter", &ScopedGuard<Guard>::enter)
+      .def("exit", &ScopedGuard<Guard>::exit);
+}
+
+}  // namespace
+
+void bind_modes(pb::module_& m) {
+  const Loc& at = call_site();
+  m.def("mark_step", [at]() {
+    pb::gil_scoped_release release;  // compiling and running the step need no Python
+    mark_step(at);
+  });
+  m.def("is_lazy", []() { return mode() == Mode::Lazy; });
+  m.def("set_lazy", [](bool lazy) { set_mode(lazy ? Mode::Lazy : Mode::Eager); });
+  m.def("is_pending", &is_pending);
+  m.def("clear_graph_cache", &clear_graph_cache);
+  m.def("grad_enabled", &grad_enabled);
+  bind_guard<NoGradGuard>(m, "NoGradGuard");
+  bind_guard<EnableGradGuard>(m, "EnableGradGuard");
+  m.def("graph_text", [](const std::vector<Tensor>& ts) {
+    return debug::graph_text(std::span<const Tensor>(ts));
+  });
+  m.def("set_debug", &debug::set_enabled);
+  m.def("take_debug_log", &debug::take_log);
+}
+
+}  // namespace lt::py

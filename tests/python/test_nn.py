@@ -1,0 +1,191 @@
+"""lt.nn against torch.nn: the same model written with each, torch's weights loaded strictly
+into lazytrain's, then the same outputs and gradients; Module's registration and tree walks."""
+import collections
+
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close
+
+
+def make_cnn(nn):
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, stride=1, padding=1, bias=False),
+                nn.BatchNorm2d(8), nn.GELU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.blocks = nn.ModuleList([nn.Linear(8, 16), nn.Linear(16, 16)])
+            self.heads = nn.ModuleDict({"out": nn.Linear(16, 5), "aux": nn.Identity()})
+            self.norm = nn.LayerNorm(16)
+            self.drop = nn.Dropout(0.3)
+            self.emb = nn.Embedding(5, 16)
+            self.register_buffer("scale", torch_or_lt(nn).ones(16) * 0.5)
+
+        def forward(self, x, ids):
+            h = self.features(x)
+            for b in self.blocks:
+                h = b(h).relu()
+            h = self.norm(h + self.emb(ids)) * self.scale
+            return self.heads["out"](self.drop(self.heads["aux"](h)))
+    return Net()
+
+
+def torch_or_lt(nn):
+    return torch if nn is torch.nn else lt
+
+
+def _pair_models():
+    torch.manual_seed(0)
+    t_model = make_cnn(torch.nn).double()
+    model = make_cnn(lt.nn).double()
+    result = model.load_state_dict(t_model.state_dict(), strict=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    return model, t_model
+
+
+def test_state_dict_names_match_torchs():
+    model, t_model = _pair_models()
+    assert list(model.state_dict()) == list(t_model.state_dict())
+    assert [n for n, _ in model.named_parameters()] == [n for n, _ in t_model.named_parameters()]
+    assert [n for n, _ in model.named_buffers()] == [n for n, _ in t_model.named_buffers()]
+    assert [n for n, _ in model.named_modules()] == [n for n, _ in t_model.named_modules()]
+    assert [type(m).__name__ for m in model.children()] == [
+        type(m).__name__ for m in t_model.children()]
+    for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+        assert isinstance(p, lt.nn.Parameter) and p.requires_grad
+        assert_close(p.detach(), q.detach())
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_same_outputs_and_gradients_as_torch(training, mode):
+    model, t_model = _pair_models()
+    model.train(training)
+    t_model.train(training)
+    model.drop.p = t_model.drop.p = 0.0  # dropout draws differ between the libraries
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3, 8, 8))
+    ids = np.array([0, 4, 2, 2])
+    for step in range(2):
+        out = model(lt.tensor(x), lt.tensor(ids))
+        t_out = t_model(torch.tensor(x), torch.tensor(ids))
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        (out ** 2).mean().backward()
+        (t_out ** 2).mean().backward()
+        for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+            assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-11)
+        lt.mark_step()
+    for (name, b), (_, c) in zip(model.named_buffers(), t_model.named_buffers()):
+        assert_close(b, c, rtol=1e-10, atol=1e-12)
+
+
+def test_round_trip_back_into_torch():
+    model, _ = _pair_models()
+    with lt.no_grad():
+        for p in model.parameters():
+            p += 0.25
+    t_model = make_cnn(torch.nn).double()
+    t_model.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()},
+                            strict=True)
+    for (k, v), (_, w) in zip(model.state_dict().items(), t_model.state_dict().items()):
+        assert_close(v, w)
+
+
+def test_load_state_dict_checks_keys_and_shapes():
+    model = lt.nn.Linear(3, 2)
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        model.load_state_dict({"weight": torch.zeros(2, 3)})
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "extra"'):
+        model.load_state_dict({"weight": torch.zeros(2, 3), "bias": torch.zeros(2),
+                               "extra": torch.zeros(1)})
+    with pytest.raises(RuntimeError, match="size mismatch for weight"):
+        model.load_state_dict({"weight": torch.zeros(3, 3), "bias": torch.zeros(2)})
+    r = model.load_state_dict({"weight": torch.ones(2, 3)}, strict=False)
+    assert r.missing_keys == ["bias"] and r.unexpected_keys == []
+    assert model.weight.tolist() == [[1.0] * 3] * 2
+
+
+def test_initialization_follows_torchs_bounds():
+    lt.manual_seed(0)
+    lin = lt.nn.Linear(400, 300)
+    w = lin.weight.detach().numpy()
+    bound = 1 / np.sqrt(400)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
+    assert abs(w.std() - bound / np.sqrt(3)) < 0.02 * bound
+    conv = lt.nn.Conv2d(4, 6, 3)
+    assert np.abs(conv.weight.detach().numpy()).max() <= 1 / np.sqrt(36)
+    bn = lt.nn.BatchNorm2d(3)
+    assert bn.weight.tolist() == [1.0] * 3 and bn.running_var.tolist() == [1.0] * 3
+    emb = lt.nn.Embedding(1000, 10)
+    assert abs(emb.weight.detach().numpy().std() - 1) < 0.05
+
+
+def test_module_registration_and_modes():
+    class M(lt.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lt.nn.Parameter(lt.ones(2))
+            self.sub = lt.nn.Linear(2, 2)
+            self.register_buffer("count", lt.zeros(1), persistent=False)
+            self.plain = lt.ones(1)  # a tensor attribute that is neither
+
+        def forward(self, x):
+            return self.sub(x) * self.a
+    m = M()
+    assert [n for n, _ in m.named_parameters()] == ["a", "sub.weight", "sub.bias"]
+    assert list(m.state_dict()) == ["a", "sub.weight", "sub.bias"]
+    assert [n for n, _ in m.named_buffers()] == ["count"]
+    assert m.training and m.sub.training
+    m.eval()
+    assert not m.training and not m.sub.training
+    m.requires_grad_(False)
+    assert not any(p.requires_grad for p in m.parameters())
+    m.requires_grad_(True)
+    m(lt.ones(3, 2)).sum().backward()
+    assert all(p.grad is not None for p in m.parameters())
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+    m.to(lt.float64)
+    assert all(p.dtype is lt.float64 for p in m.parameters())
+    assert isinstance(m.a, lt.nn.Parameter)
+    with pytest.raises(AttributeError):
+        m.missing
+    with pytest.raises(TypeError, match="parameter 'a'"):
+        m.a = lt.ones(2)
+
+
+def test_forward_hooks():
+    lin = lt.nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda mod, args: calls.append("pre"))
+    h2 = lin.register_forward_hook(lambda mod, args, out: out * 0)
+    out = lin(lt.ones(1, 2))
+    assert calls == ["pre"] and out.tolist() == [[0.0, 0.0]]
+    h1.remove()
+    h2.remove()
+    assert lin(lt.ones(1, 2)).abs().sum().item() > 0 and calls == ["pre"]
+
+
+def test_sequential_containers():
+    seq = lt.nn.Sequential(collections.OrderedDict([("fc", lt.nn.Linear(2, 3)),
+                                                    ("act", lt.nn.ReLU())]))
+    assert list(seq.state_dict()) == ["fc.weight", "fc.bias"] and len(seq) == 2
+    assert isinstance(seq[0], lt.nn.Linear) and isinstance(seq[-1], lt.nn.ReLU)
+    ml = lt.nn.ModuleList([lt.nn.Linear(1, 1)]).append(lt.nn.Linear(1, 1))
+    assert list(ml.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert repr(lt.nn.Linear(2, 3)) == repr(torch.nn.Linear(2, 3))
+
+
+def test_clip_grad_norm_matches_torch():
+    g = np.arange(6.0).reshape(2, 3)
+    p, q = lt.nn.Parameter(lt.zeros(2, 3, dtype=lt.float64)), torch.nn.Parameter(
+        torch.zeros(2, 3, dtype=torch.float64))
+    (p * lt.tensor(g)).sum().backward()
+    (q * torch.tensor(g)).sum().backward()
+    n = lt.nn.utils.clip_grad_norm_([p], 1.0)
+    n_t = torch.nn.utils.clip_grad_norm_([q], 1.0)
+    assert_close(n, n_t)
+    assert_close(p.grad, q.grad)
