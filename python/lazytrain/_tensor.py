@@ -32,17 +32,20 @@ Tensor.shape = property(lambda self: Size(self._shape))
 Tensor.ndim = property(lambda self: len(self._shape))
 Tensor.T = property(lambda self: _ops.permute(self, list(reversed(range(len(self._shape))))))
 Tensor.mT = property(lambda self: _ops.transpose(self, -2, -1))
-Tensor.data = property(lambda self: self.detach(), lambda self, v: self._copy_detached(v))
+Tensor.data = property(lambda self: self.detach(), lambda self, v: self._set_data(v))
 Tensor.device = property(lambda self: "cpu")
 Tensor.is_leaf = property(lambda self: not self.requires_grad or self.grad_fn_name() is None)
 Tensor.requires_grad = property(_requires_grad, lambda self, v: self._requires_grad_(v))
 Tensor.grad = property(lambda self: self._grad(), lambda self, g: self._set_grad(g))
 
 
-def _copy_detached(self, v):
-    from ._modes import no_grad
-    with no_grad():
-        self._copy_(v)
+def _set_data(self, v):
+    """t.data = v: t becomes a handle to v's values (dtype and shape too), history dropped,
+    t's requires_grad kept."""
+    requires_grad = self.requires_grad
+    self._set_handle(v.detach() if v.requires_grad else v)
+    if requires_grad:
+        self._requires_grad_(True)
 
 
 def grad_fn_name(self):
@@ -204,7 +207,7 @@ def new_tensor(self, data, dtype=None):
 for _fn in [grad_fn_name, size, dim, element_size, is_floating_point, requires_grad_, backward,
             to, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__, __index__,
             __array__, __format__, where, expand_as, view_as, reshape_as, new_zeros, new_ones,
-            new_full, new_tensor, _copy_detached]:
+            new_full, new_tensor, _set_data]:
     _method(_fn.__name__, _fn)
 Tensor.__str__ = __repr__
 Tensor.__array_priority__ = 1000  # numpy defers to the reflected operators

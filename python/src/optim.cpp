@@ -64,6 +64,14 @@ void bind_optim(pb::module_& m) {
         o.step({}, at);
       })
       .def("zero_grad", &optim::Optimizer::zero_grad)
+      // State as lt/optim.h names it ("optim.<group>.<param>.<slot>"); the Python side maps it
+      // to PyTorch's {"state", "param_groups"}.
+      .def("state_tensors", [](const optim::Optimizer& o) { return o.state_dict().tensors; })
+      .def("load_state_tensors", [at](optim::Optimizer& o, const TensorDict& tensors) {
+        Checkpoint c = o.state_dict();
+        for (const auto& [name, t] : tensors) c.tensors[name] = t;
+        o.load_state_dict(c, "optim", at);
+      })
       .def("num_groups", &optim::Optimizer::num_groups);
   bind_optimizer<optim::SGD, optim::SGDOptions>(m, "SGD");
   bind_optimizer<optim::Adam, optim::AdamOptions>(m, "Adam");

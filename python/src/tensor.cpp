@@ -92,6 +92,9 @@ void bind_tensor(pb::module_& m) {
         if (g) t.set_grad(*g); else t.zero_grad();
       })
       .def("detach", &T::detach)
+      // Points this Python object at another tensor (PyTorch's `p.data = t`): the object, a
+      // module's Parameter, keeps its identity while its values, dtype and shape change.
+      .def("_set_handle", [](T& t, const T& other) { t = other; })
       .def_property_readonly("_version", &T::version)
       .def("_backward", [at](const T& t, std::optional<T> grad) {
         pb::gil_scoped_release release;  // hooks written in Python take the GIL back

@@ -148,9 +148,11 @@ def test_module_registration_and_modes():
     assert all(p.grad is not None for p in m.parameters())
     m.zero_grad()
     assert all(p.grad is None for p in m.parameters())
+    a = m.a
     m.to(lt.float64)
     assert all(p.dtype is lt.float64 for p in m.parameters())
-    assert isinstance(m.a, lt.nn.Parameter)
+    assert m.a is a and a.requires_grad  # the same Parameter, as PyTorch's
+    assert m.count.dtype is lt.float64
     with pytest.raises(AttributeError):
         m.missing
     with pytest.raises(TypeError, match="parameter 'a'"):

@@ -107,3 +107,66 @@ def test_constructor_errors_are_torchs():
         lt.optim.Adam([w], betas=(1.0, 0.9))
     with pytest.raises(ValueError, match="empty parameter list"):
         lt.optim.AdamW([])
+
+
+STATE_CONFIGS = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
+                 ("AdamW", dict(lr=0.01, weight_decay=0.1))]
+
+
+def _loss(m, w, x):
+    return ((m.tensor(x) @ w).tanh() ** 2).sum()
+
+
+@pytest.mark.parametrize("name, kwargs", STATE_CONFIGS, ids=[n for n, _ in STATE_CONFIGS])
+def test_torch_state_dict_continues_step_for_step(name, kwargs, mode):
+    """Two steps in torch, its weights and optimizer state loaded, two more steps in both."""
+    rng = np.random.default_rng(2)
+    w0, x = rng.standard_normal((4, 2)), rng.standard_normal((3, 4))
+    w_t = torch.nn.Parameter(torch.tensor(w0))
+    opt_t = getattr(torch.optim, name)([w_t], **kwargs)
+    for _ in range(2):
+        opt_t.zero_grad()
+        _loss(torch, w_t, x).backward()
+        opt_t.step()
+    w = lt.nn.Parameter(lt.tensor(w_t.detach().numpy()))
+    opt = getattr(lt.optim, name)([w], **kwargs)
+    opt.load_state_dict(opt_t.state_dict())
+    for _ in range(2):
+        for m, p, o in ((torch, w_t, opt_t), (lt, w, opt)):
+            o.zero_grad()
+            _loss(m, p, x).backward()
+            o.step()
+        lt.mark_step()
+        assert_close(w, w_t.detach(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, kwargs", STATE_CONFIGS, ids=[n for n, _ in STATE_CONFIGS])
+def test_state_dict_round_trip(name, kwargs):
+    rng = np.random.default_rng(3)
+    w0, x = rng.standard_normal((4, 2)), rng.standard_normal((3, 4))
+    ws = [lt.nn.Parameter(lt.tensor(w0)) for _ in range(2)]
+    opts = [getattr(lt.optim, name)([w], **kwargs) for w in ws]
+    for _ in range(2):
+        opts[0].zero_grad()
+        _loss(lt, ws[0], x).backward()
+        opts[0].step()
+    sd = opts[0].state_dict()
+    assert sorted(sd) == ["param_groups", "state"] and sd["param_groups"][0]["params"] == [0]
+    assert sd["param_groups"][0]["lr"] == kwargs["lr"]
+    want_slots = {"SGD": {"momentum_buffer", "step"},
+                  "Adam": {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"},
+                  "AdamW": {"exp_avg", "exp_avg_sq", "step"}}[name]
+    assert set(sd["state"][0]) == want_slots
+    with lt.no_grad():
+        ws[1].copy_(ws[0])
+    sd["param_groups"][0]["lr"] = kwargs["lr"] / 2
+    opts[1].load_state_dict(sd)
+    assert opts[1].param_groups[0]["lr"] == kwargs["lr"] / 2
+    opts[0].param_groups[0]["lr"] = kwargs["lr"] / 2
+    for w, o in zip(ws, opts):
+        o.zero_grad()
+        _loss(lt, w, x).backward()
+        o.step()
+    np.testing.assert_array_equal(ws[1].detach().numpy(), ws[0].detach().numpy())
+    with pytest.raises(ValueError, match="number of parameter groups"):
+        opts[1].load_state_dict({"state": {}, "param_groups": []})

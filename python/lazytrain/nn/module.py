@@ -286,10 +286,13 @@ class Module:
             for store in (m._parameters, m._buffers):
                 for name, t in store.items():
                     if t is not None:
-                        new = fn(t)
-                        if new is not t:
-                            if isinstance(t, Parameter):
-                                new = Parameter(new, t.requires_grad)
+                        with no_grad():
+                            new = fn(t)
+                        if new is t:
+                            continue
+                        if isinstance(t, Parameter):
+                            t.data = new  # the same Parameter object, as PyTorch's
+                        else:
                             store[name] = new
         return self
 

@@ -54,6 +54,51 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         self._cpp.zero_grad(set_to_none)
 
+    def _slots(self, tensors, group, index):
+        prefix = f"optim.{group}.{index}."
+        return {k[len(prefix):]: (k, v) for k, v in tensors.items() if k.startswith(prefix)}
+
+    def state_dict(self):
+        """PyTorch's layout: {"state": {param id: {slot: tensor}}, "param_groups": [options with
+        "params": ids]}, ids counting the parameters across groups in order. The slots are the
+        C++ optimizer's (PyTorch's names; SGD also keeps its "step")."""
+        tensors = self._cpp.state_tensors()
+        state, groups, pid = {}, [], 0
+        for gi, g in enumerate(self.param_groups):
+            ids = list(range(pid, pid + len(g["params"])))
+            for pi, i in enumerate(ids):
+                slots = {name: t for name, (_, t) in self._slots(tensors, gi, pi).items()}
+                if slots:
+                    state[i] = slots
+            groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": ids})
+            pid += len(ids)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Options and state from state_dict(), this library's or PyTorch's (a PyTorch SGD state
+        has no step count: a momentum buffer means the parameter has had its first step)."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for g, saved in zip(self.param_groups, groups):
+            if len(g["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        from .._convert import as_tensor
+        tensors, new = self._cpp.state_tensors(), {}
+        for gi, saved in enumerate(groups):
+            for pi, pid in enumerate(saved["params"]):
+                src = state_dict["state"].get(pid, {})
+                for slot, (key, current) in self._slots(tensors, gi, pi).items():
+                    value = src.get(slot)
+                    if value is None and slot == "step" and src.get("momentum_buffer") is not None:
+                        value = 1.0
+                    if value is not None:
+                        new[key] = as_tensor(value, current).to(current.dtype)
+        self._cpp.load_state_tensors(new)
+        for g, saved in zip(self.param_groups, groups):
+            g.update({k: v for k, v in saved.items() if k != "params"})
+
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
         for i, g in enumerate(self.param_groups):
