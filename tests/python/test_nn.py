@@ -191,3 +191,61 @@ def test_clip_grad_norm_matches_torch():
     n_t = torch.nn.utils.clip_grad_norm_([q], 1.0)
     assert_close(n, n_t)
     assert_close(p.grad, q.grad)
+
+
+def make_mixed(nn):
+    return nn.Sequential(
+        nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2), nn.SiLU(),
+        nn.AvgPool2d(2, stride=1), nn.Conv2d(6, 4, (1, 2), bias=False), nn.Tanh(),
+        nn.Flatten(), nn.Linear(4 * 2 * 1, 6), nn.BatchNorm1d(6, momentum=0.3),
+        nn.LeakyReLU(0.2), nn.LayerNorm(6, elementwise_affine=False), nn.Sigmoid(),
+        nn.Linear(6, 3, bias=False), nn.LogSoftmax(dim=1))
+
+
+def test_more_layers_match_torch(mode):
+    torch.manual_seed(1)
+    t_model = make_mixed(torch.nn).double()
+    model = make_mixed(lt.nn).double()
+    model.load_state_dict(t_model.state_dict())
+    x = np.random.default_rng(4).standard_normal((5, 4, 6, 5))
+    for _ in range(2):
+        out, t_out = model(lt.tensor(x)), t_model(torch.tensor(x))
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        lt.nn.functional.nll_loss(out, lt.tensor([0, 1, 2, 1, 0])).backward()
+        torch.nn.functional.nll_loss(t_out, torch.tensor([0, 1, 2, 1, 0])).backward()
+        for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+            assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-11)
+        lt.mark_step()
+    for (name, b), (_, c) in zip(model.state_dict().items(), t_model.state_dict().items()):
+        assert_close(b, c, rtol=1e-10, atol=1e-12)
+    model.eval()
+    t_model.eval()
+    assert_close(model(lt.tensor(x)), t_model(torch.tensor(x)), rtol=1e-9, atol=1e-11)
+
+
+def test_dropout_in_training_and_eval(mode):
+    lt.manual_seed(0)
+    drop = lt.nn.Dropout(0.25)
+    x = lt.ones(4000)
+    y = drop(x).numpy()
+    kept = y != 0
+    assert abs(1 - kept.mean() - 0.25) < 0.03
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    drop.eval()
+    np.testing.assert_array_equal(drop(x).numpy(), x.numpy())
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        lt.nn.Dropout(1.5)
+
+
+def test_init_schemes():
+    lt.manual_seed(0)
+    w = lt.empty(300, 200)
+    for fn, std in [(lambda t: lt.nn.init.xavier_uniform_(t), np.sqrt(2 / 500)),
+                    (lambda t: lt.nn.init.kaiming_normal_(t, nonlinearity="relu"),
+                     np.sqrt(2 / 200)),
+                    (lambda t: lt.nn.init.normal_(t, 0.0, 0.5), 0.5)]:
+        assert abs(fn(w).numpy().std() - std) < 0.03 * std
+    assert lt.nn.init.constant_(w, 0.25).numpy().max() == 0.25
+    assert lt.nn.init.calculate_gain("tanh") == torch.nn.init.calculate_gain("tanh")
+    assert lt.nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain(
+        "leaky_relu", 0.2)
