@@ -93,6 +93,14 @@ def from_numpy(a):
     return from_array(a)
 
 
+def array_like_tensor(obj):
+    """The C++ core's conversion of an argument that is not a tensor: objects with __array__
+    only (numbers and lists are typed by the Python wrappers, as PyTorch's wrapped numbers)."""
+    if not hasattr(obj, "__array__") or isinstance(obj, Tensor):
+        raise TypeError(f"expected a Tensor or an array-like, got {type(obj).__name__}")
+    return from_array(obj)
+
+
 def as_tensor(x, like=None):
     """x as a tensor operand: a tensor as it is, a number typed as PyTorch's wrapped numbers, an
     array-like copied."""

@@ -106,3 +106,17 @@ class inference_mode(no_grad):
 
 NAMES = ["mark_step", "set_mode", "get_mode", "lazy", "eager", "no_grad", "enable_grad",
          "is_grad_enabled", "set_grad_enabled", "inference_mode"]
+
+
+def set_option(name, value):
+    """Overrides a setting (an LT_* variable of README's table) from code, validated as the
+    variable is: a bad value raises ValueError naming what is allowed."""
+    _C.set_option(name, ("1" if value else "0") if isinstance(value, bool) else str(value))
+
+
+def option(name):
+    """A setting's effective value, as set_option takes it."""
+    return _C.option(name)
+
+
+NAMES += ["set_option", "option"]

@@ -299,6 +299,7 @@ swapaxes = swapdims = transpose
 
 
 def t(input):
+    input = as_tensor(input)
     if input.dim() < 2:
         return input
     return _C.transpose(input, 0, 1)
@@ -309,6 +310,7 @@ def expand(input, *sizes):
 
 
 def squeeze(input, dim=None):
+    input = as_tensor(input)
     if dim is None:
         for d in reversed(range(input.dim())):
             if input._shape[d] == 1:
@@ -322,6 +324,7 @@ def unsqueeze(input, dim):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    input = as_tensor(input)
     if input.dim() == 0:
         return _C.reshape(input, [1])
     return _C.flatten(input, start_dim, end_dim)
@@ -389,6 +392,7 @@ def flip(input, dims):
 
 
 def roll(input, shifts, dims=None):
+    input = as_tensor(input)
     if dims is None:
         return _C.reshape(_C.roll(_C.reshape(input, [-1]), _dims(shifts), [0]), list(input._shape))
     return _C.roll(input, _dims(shifts), _dims(dims))
@@ -405,6 +409,7 @@ def triu(input, diagonal=0):
 def matmul(input, other):
     """torch.matmul, 1-d operands included: a vector is a matrix of one row (on the left) or
     one column (on the right) whose dim is dropped from the result."""
+    input, other = as_tensor(input), as_tensor(other)
     left, right = input.dim() == 1, other.dim() == 1
     out = _C.matmul(_C.unsqueeze(input, 0) if left else input,
                     _C.unsqueeze(other, 1) if right else other)
@@ -416,12 +421,14 @@ def matmul(input, other):
 
 
 def mm(input, mat2):
+    input, mat2 = as_tensor(input), as_tensor(mat2)
     if input.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"mm: expected 2-d tensors, got {input.dim()}-d and {mat2.dim()}-d")
     return _C.matmul(input, mat2)
 
 
 def bmm(input, mat2):
+    input, mat2 = as_tensor(input), as_tensor(mat2)
     if input.dim() != 3 or mat2.dim() != 3:
         raise RuntimeError(f"bmm: expected 3-d tensors, got {input.dim()}-d and {mat2.dim()}-d")
     return _C.matmul(input, mat2)

@@ -1,5 +1,6 @@
 // Lazy mode, gradient mode and the generator: the state PyTorch's context managers switch.
 #include <memory>
+#include <string>
 
 #include "python/src/bind.h"
 
@@ -41,6 +42,11 @@ void bind_modes(pb::module_& m) {
     return debug::graph_text(std::span<const Tensor>(ts));
   });
   m.def("set_debug", &debug::set_enabled);
+  m.def("set_option", [](const std::string& name, const std::string& value) {
+    set_option(name, value);
+  });
+  m.def("option", [](const std::string& name) { return option(name); });
+  m.def("options_report", &options_report);
   m.def("take_debug_log", &debug::take_log);
 }
 

@@ -77,6 +77,10 @@ void bind_tensor(pb::module_& m) {
   pb::class_<T>(m, "Tensor")
       .def(pb::init<>())
       .def(pb::init([](const T& t) { return t; }), "Another handle to the same tensor")
+      .def(pb::init([](const pb::object& array_like) {
+             return pb::module_::import("lazytrain._convert").attr("array_like_tensor")(
+                 array_like).cast<T>();
+           }), "A copy of an object with __array__ (numpy, torch)")
       .def_property_readonly("_shape", &shape_of)
       .def_property_readonly("_dtype", [](const T& t) { return static_cast<int>(t.dtype()); })
       .def("_defined", &T::defined)
@@ -153,6 +157,9 @@ void bind_tensor(pb::module_& m) {
       .def("_tril_", [at](T& t, int64_t d) { t.tril_(d, at); })
       .def("_triu_", [at](T& t, int64_t d) { t.triu_(d, at); });
 
+  // Where an op takes a tensor, an object with __array__ (a numpy array, a torch batch) is
+  // copied into one, as PyTorch accepts them; other objects still fail the call.
+  pb::implicitly_convertible<pb::object, T>();
   m.def("_from_numpy", &from_numpy, "A copy of a numpy array's values (C++ tensors own theirs)");
   m.def("scalar", [at](double v, int code) { return scalar(v, dtype_of(code), at); });
   m.def("full", [at](const std::vector<int64_t>& shape, double v, int code) {

@@ -155,3 +155,19 @@ def test_gil_is_released_during_mark_step():
     inside = [t for t in ticks if t0 + 0.01 < t < t1 - 0.01]
     assert t1 - t0 > 0.05, "the step must take long enough to see the other thread"
     assert len(inside) >= 3, (t1 - t0, len(inside))
+
+
+def test_bad_settings_raise_value_error_with_lazytrains_message():
+    before = lt.option("LT_OPT_LEVEL")
+    with pytest.raises(ValueError, match="LT_OPT_LEVEL=7 \\(set in code\\): expected an integer "
+                                         "from 0 to 2"):
+        lt.set_option("LT_OPT_LEVEL", 7)
+    assert lt.option("LT_OPT_LEVEL") == before
+    lt.set_option("LT_OPT_LEVEL", 1)
+    try:
+        with lt.lazy():
+            y = lt.ones(3) * 3
+            lt.mark_step()
+        assert y.tolist() == [3.0, 3.0, 3.0]
+    finally:
+        lt.set_option("LT_OPT_LEVEL", before)

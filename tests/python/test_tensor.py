@@ -134,3 +134,19 @@ def test_casts():
     assert x.to(dtype=lt.bfloat16).dtype is lt.bfloat16
     with pytest.raises(ValueError, match="CPU"):
         x.to("cuda")
+
+
+def test_array_likes_feed_ops_and_modules():
+    """A torch batch or a numpy array goes where lazytrain takes a tensor (copied)."""
+    torch.manual_seed(0)
+    t_lin = torch.nn.Linear(3, 2).double()
+    lin = lt.nn.Linear(3, 2).double()
+    lin.load_state_dict(t_lin.state_dict())
+    batch = torch.randn(4, 3, dtype=torch.float64)
+    assert_close(lin(batch), t_lin(batch).detach())
+    assert_close(lin(batch.numpy()), t_lin(batch).detach())
+    assert_close(lt.exp(batch.numpy()), batch.exp())
+    assert_close(lt.matmul(batch, batch.numpy().T), batch @ batch.T)
+    assert_close(lt.tensor([1.0, 2.0], dtype=lt.float64).sum() + lt.sum(batch), batch.sum() + 3)
+    with pytest.raises(TypeError):
+        lt.sum("not an array")

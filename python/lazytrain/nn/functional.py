@@ -93,6 +93,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    input = as_tensor(input)
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     if weight is None:
         weight = _C.ones(shape, input._dtype)
@@ -103,6 +104,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
+    input = as_tensor(input)
     c = [input._shape[1]]
     if weight is None:
         weight = _C.ones(c, input._dtype)
@@ -164,6 +166,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def pad(input, pad, mode="constant", value=0.0):
     """torch.nn.functional.pad: pairs from the last dim backwards."""
+    input = as_tensor(input)
     if mode != "constant":
         raise NotImplementedError(f"pad: mode {mode!r} is not supported yet")
     n = input.dim()
