@@ -335,6 +335,10 @@ def narrow(input, dim, start, length):
 
 
 def select(input, dim, index):
+    size = input._shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input._shape)} at dimension {dim}")
     return _C.select(input, dim, index)
 
 

@@ -96,6 +96,8 @@ def test_index_errors_are_torchs():
     for key in [3, (0, 4), (0, 0, -6)]:
         with pytest.raises(IndexError, match="out of bounds"):
             x[key]
+    with pytest.raises(IndexError, match="index 5 out of range"):
+        x.select(1, 5)
     with pytest.raises(IndexError, match="too many indices"):
         x[0, 0, 0, 0]
     with pytest.raises(IndexError, match="valid indices"):

@@ -202,6 +202,11 @@ def make_mixed(nn):
         nn.Linear(6, 3, bias=False), nn.LogSoftmax(dim=1))
 
 
+def test_module_repr_is_torchs():
+    assert repr(make_mixed(lt.nn)) == repr(make_mixed(torch.nn))
+    assert repr(make_cnn(lt.nn)) == repr(make_cnn(torch.nn))
+
+
 def test_more_layers_match_torch(mode):
     torch.manual_seed(1)
     t_model = make_mixed(torch.nn).double()
