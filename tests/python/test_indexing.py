@@ -55,6 +55,16 @@ def test_views_write_through_both_ways(mode):
     assert_close(x, x_t)
 
 
+def test_augmented_assignment_through_an_index(mode):
+    x, x_t = _base(lt), _base(torch)
+    for m, t in ((lt, x), (torch, x_t)):
+        t[0] += 1
+        t[1, ::2] *= m.arange(5, dtype=m.float64)
+        t[..., -1] -= 7
+        t[2, 3, 4] /= 2
+    assert_close(x, x_t)
+
+
 def test_broadcast_assignment(mode):
     x, x_t = _base(lt), _base(torch)
     x[:, 1] = lt.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
