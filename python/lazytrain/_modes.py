@@ -86,16 +86,26 @@ def is_grad_enabled():
     return _C.grad_enabled()
 
 
+# The scopes of set_grad_enabled calls not (yet) closed by a `with`: the C++ API sets the mode
+# through guards only, and a guard collected with its object would restore the old mode.
+_OPEN_SCOPES = []
+
+
 class set_grad_enabled(_Switch):
+    """As torch.set_grad_enabled: a call sets the mode at once (for good, unless it is a `with`
+    statement's, whose end restores the mode before it)."""
+
     def __init__(self, mode):
         self._args = (mode,)
         self._scope = enable_grad() if mode else no_grad()
-        self._scope.__enter__()  # as torch: takes effect at once, even without `with`
+        self._scope.__enter__()
+        _OPEN_SCOPES.append(self._scope)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        _OPEN_SCOPES.remove(self._scope)
         self._scope.__exit__(*exc)
         return False
 

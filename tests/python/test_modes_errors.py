@@ -1,5 +1,6 @@
 """Lazy and eager mode, gradient mode, and errors as PyTorch's exception types carrying
 lazytrain's message with the caller's Python line."""
+import gc
 import inspect
 import os
 
@@ -79,6 +80,11 @@ def test_no_grad_and_enable_grad():
     with lt.set_grad_enabled(False):
         assert not lt.is_grad_enabled()
     assert lt.is_grad_enabled()
+    lt.set_grad_enabled(False)  # a plain call, as torch's, lasts
+    gc.collect()
+    assert not lt.is_grad_enabled() and not (x * 2).requires_grad
+    lt.set_grad_enabled(True)
+    assert lt.is_grad_enabled()
 
 
 def test_detach_requires_grad():
@@ -144,7 +150,7 @@ def test_gil_is_released_during_mark_step():
     thread = threading.Thread(target=ticker)
     thread.start()
     with lt.lazy():
-        x = lt.randn(384, 384, dtype=lt.float64)
+        x = lt.randn(512, 512, dtype=lt.float64)
         for _ in range(30):
             x = (x @ x).tanh()
         t0 = time.perf_counter()
