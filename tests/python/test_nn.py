@@ -197,7 +197,7 @@ def make_mixed(nn):
     return nn.Sequential(
         nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2), nn.SiLU(),
         nn.AvgPool2d(2, stride=1), nn.Conv2d(6, 4, (1, 2), bias=False), nn.Tanh(),
-        nn.Flatten(), nn.Linear(4 * 2 * 1, 6), nn.BatchNorm1d(6, momentum=0.3),
+        nn.GroupNorm(2, 4), nn.Flatten(), nn.Linear(4 * 2 * 1, 6), nn.BatchNorm1d(6, momentum=0.3),
         nn.LeakyReLU(0.2), nn.LayerNorm(6, elementwise_affine=False), nn.Sigmoid(),
         nn.Linear(6, 3, bias=False), nn.LogSoftmax(dim=1))
 

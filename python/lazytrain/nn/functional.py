@@ -114,6 +114,28 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          0.1 if momentum is None else momentum, eps)
 
 
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Composed of reshape, mean and var (no C++ op of its own): statistics over each group of
+    channels and the rest of the sample."""
+    input = as_tensor(input)
+    shape = list(input._shape)
+    n, c = shape[0], shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {shape} and num_groups={num_groups}")
+    g = _C.reshape(input, [n, num_groups, -1])
+    mean = _C.mean(g, [2], True)
+    var = _C.var(g, [2], False, True)
+    eps_t = _C.scalar(eps, input._dtype)
+    y = _C.reshape(_C.div(_C.sub(g, mean), _C.sqrt(_C.add(var, eps_t))), shape)
+    affine = [1, c] + [1] * (len(shape) - 2)
+    if weight is not None:
+        y = _C.mul(y, _C.reshape(weight, affine))
+    if bias is not None:
+        y = _C.add(y, _C.reshape(bias, affine))
+    return y
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     if max_norm is not None or scale_grad_by_freq or sparse:
