@@ -56,6 +56,23 @@ void bind_layers(pb::module_& m, const Loc& at) {
   });
 }
 
+void bind_resampling(pb::module_& m, const Loc& at) {
+  m.def("conv1d", [at](const T& x, const T& w, const OptT& b, int64_t stride, int64_t padding,
+                       int64_t dilation, int64_t groups) {
+    return conv1d(x, w, or_undefined(b), {stride, padding, dilation, groups}, at);
+  });
+  m.def("conv_transpose2d", [at](const T& x, const T& w, const OptT& b, const Ints& stride,
+                                 const Ints& padding, const Ints& output_padding, int64_t groups,
+                                 const Ints& dilation) {
+    return conv_transpose2d(x, w, or_undefined(b),
+                            {stride, padding, output_padding, groups, dilation}, at);
+  });
+  m.def("interpolate", [at](const T& x, const Ints& size, const std::vector<double>& scale,
+                            const std::string& mode, std::optional<bool> align_corners) {
+    return interpolate(x, {size, scale, mode, align_corners}, at);
+  });
+}
+
 void bind_losses(pb::module_& m, const Loc& at) {
   m.def("cross_entropy", [at](const T& x, const T& y, const OptT& w, int64_t ignore_index,
                               const std::string& reduction, double smoothing) {
@@ -101,6 +118,7 @@ void bind_init(pb::module_& m, const Loc& at) {
 void bind_ops_nn(pb::module_& m) {
   const Loc& at = call_site();
   bind_layers(m, at);
+  bind_resampling(m, at);
   bind_losses(m, at);
   bind_init(m, at);
 }

@@ -254,3 +254,42 @@ def test_init_schemes():
     assert lt.nn.init.calculate_gain("tanh") == torch.nn.init.calculate_gain("tanh")
     assert lt.nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain(
         "leaky_relu", 0.2)
+
+
+class _Resampler:
+    """A conv1d over rows, then transposed convolutions and resampling, as one module."""
+
+    @staticmethod
+    def make(nn):
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rows = nn.Conv1d(3, 4, 3, padding=1, stride=2)
+                self.up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+                self.up2 = nn.ConvTranspose2d(6, 2, (2, 3), groups=2, bias=False, dilation=2)
+                self.near = nn.Upsample(scale_factor=2)
+                self.lin = nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True)
+                self.pool = nn.AdaptiveMaxPool2d((3, 2))
+
+            def forward(self, x):
+                n, c, h, w = x.shape
+                r = self.rows(x.permute(0, 2, 1, 3).reshape(n * h, c, w))
+                r = r.reshape(n, h, 4, -1).permute(0, 2, 1, 3)
+                y = self.up2(self.up(r).tanh())
+                return self.pool(self.near(y)) + self.pool(self.lin(y))
+        return Net()
+
+
+def test_resampling_layers_match_torch(mode):
+    torch.manual_seed(2)
+    t_model = _Resampler.make(torch.nn).double()
+    model = _Resampler.make(lt.nn).double()
+    model.load_state_dict(t_model.state_dict())
+    assert repr(model) == repr(t_model)
+    x = np.random.default_rng(5).standard_normal((2, 3, 4, 6))
+    out, t_out = model(lt.tensor(x)), t_model(torch.tensor(x))
+    assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+    (out ** 2).sum().backward()
+    (t_out ** 2).sum().backward()
+    for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+        assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-10)

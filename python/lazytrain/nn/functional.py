@@ -59,6 +59,36 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
 
 
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if isinstance(padding, str):
+        if padding != "valid":
+            raise NotImplementedError("conv1d: padding='same' is not supported yet")
+        padding = 0
+    one = [int(v[0]) if isinstance(v, (tuple, list)) else int(v) for v in (stride, padding,
+                                                                          dilation)]
+    return _C.conv1d(input, weight, bias, *one, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _C.conv_transpose2d(input, weight, bias, _pair(stride), _pair(padding),
+                               _pair(output_padding), groups, _pair(dilation))
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if recompute_scale_factor or antialias:
+        raise NotImplementedError("interpolate: recompute_scale_factor and antialias are not "
+                                  "supported yet")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined")
+    sizes = [] if size is None else _pair(size)
+    scales = [] if scale_factor is None else (
+        [float(scale_factor)] * 2 if isinstance(scale_factor, (int, float)) else
+        [float(f) for f in scale_factor])
+    return _C.interpolate(input, sizes, scales, mode, align_corners)
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     if dilation not in (1, (1, 1), [1, 1]) or return_indices:

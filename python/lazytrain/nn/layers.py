@@ -82,17 +82,105 @@ class Conv2d(Module):
                         self.groups)
 
     def extra_repr(self):
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
-        if self.padding != (0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return _conv_repr(self)
+
+
+def _conv_repr(conv):
+    """torch.nn's _ConvNd.extra_repr: the arguments that differ from their defaults."""
+    s = (f"{conv.in_channels}, {conv.out_channels}, kernel_size={conv.kernel_size}, "
+         f"stride={conv.stride}")
+    if conv.padding != (0,) * len(conv.padding):
+        s += f", padding={conv.padding}"
+    if conv.dilation != (1,) * len(conv.dilation):
+        s += f", dilation={conv.dilation}"
+    output_padding = getattr(conv, "output_padding", (0,))
+    if output_padding != (0,) * len(output_padding):
+        s += f", output_padding={output_padding}"
+    if conv.groups != 1:
+        s += f", groups={conv.groups}"
+    if conv.bias is None:
+        s += ", bias=False"
+    return s
+
+
+class Conv1d(Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise NotImplementedError("Conv1d: only padding_mode='zeros' is supported")
+        one = [v[0] if isinstance(v, (tuple, list)) else v for v in (kernel_size, stride,
+                                                                    padding, dilation)]
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride, self.padding, self.dilation = [(v,) for v in one]
+        self.weight = Parameter(_empty(out_channels, in_channels // groups, one[0], dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        Conv2d.reset_parameters(self)
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def extra_repr(self):
+        return _conv_repr(self)
+
+
+class ConvTranspose2d(Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise NotImplementedError("ConvTranspose2d: only padding_mode='zeros' is supported")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
+        self.padding, self.output_padding = _pair(padding), _pair(output_padding)
+        self.dilation = _pair(dilation)
+        self.weight = Parameter(_empty(in_channels, out_channels // groups, *self.kernel_size,
+                                       dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        Conv2d.reset_parameters(self)  # PyTorch's: fan_in from the weight's dim 1
+
+    def forward(self, input):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+    def extra_repr(self):
+        return _conv_repr(self)
+
+
+class Upsample(Module):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor = size, float(scale_factor) if scale_factor else None
+        self.mode, self.align_corners = mode, align_corners
+
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            return f"scale_factor={self.scale_factor}, mode={self.mode}"
+        return f"size={self.size}, mode={self.mode}"
+
+
+class AdaptiveMaxPool2d(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
 
 
 class _BatchNorm(Module):
