@@ -170,3 +170,37 @@ def test_state_dict_round_trip(name, kwargs):
     np.testing.assert_array_equal(ws[1].detach().numpy(), ws[0].detach().numpy())
     with pytest.raises(ValueError, match="number of parameter groups"):
         opts[1].load_state_dict({"state": {}, "param_groups": []})
+
+
+SCHEDULES = {
+    "StepLR": lambda s, o: s.StepLR(o, step_size=3, gamma=0.5),
+    "MultiStepLR": lambda s, o: s.MultiStepLR(o, milestones=[2, 5, 5], gamma=0.3),
+    "ExponentialLR": lambda s, o: s.ExponentialLR(o, gamma=0.9),
+    "LinearLR": lambda s, o: s.LinearLR(o, start_factor=0.25, total_iters=4),
+    "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=4, eta_min=0.01),
+    "LambdaLR": lambda s, o: s.LambdaLR(o, lambda epoch: 1 / (1 + epoch)),
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULES))
+def test_schedules_match_torch(name, mode):
+    """The rates agree to the bit, and so do the weights they train."""
+    rng = np.random.default_rng(6)
+    w0, x = rng.standard_normal((4, 2)), rng.standard_normal((3, 4))
+    runs = {}
+    for m in (torch, lt):
+        w = m.nn.Parameter(m.tensor(w0))
+        opt = m.optim.SGD([w], lr=0.2, momentum=0.5)
+        sched = SCHEDULES[name](m.optim.lr_scheduler, opt)
+        lrs = []
+        for _ in range(10):
+            opt.zero_grad()
+            _loss(m, w, x).backward()
+            opt.step()
+            sched.step()
+            if m is lt:
+                lt.mark_step()
+            lrs.append(sched.get_last_lr())
+        runs[m] = (w, lrs)
+    assert runs[lt][1] == runs[torch][1]
+    assert_close(runs[lt][0], runs[torch][0].detach(), rtol=1e-10, atol=1e-12)
