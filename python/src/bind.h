@@ -16,6 +16,8 @@ void bind_ops(pb::module_& m);
 void bind_ops_nn(pb::module_& m);
 void bind_modes(pb::module_& m);
 void bind_optim(pb::module_& m);
+void bind_amp(pb::module_& m);
+void bind_io(pb::module_& m);
 
 /// The dtype codes the Python side names (lazytrain/_dtype.py keeps the same order).
 inline DType dtype_of(int code) { return static_cast<DType>(code); }

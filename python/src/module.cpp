@@ -10,4 +10,6 @@ PYBIND11_MODULE(_C, m) {
   lt::py::bind_ops_nn(m);
   lt::py::bind_modes(m);
   lt::py::bind_optim(m);
+  lt::py::bind_amp(m);
+  lt::py::bind_io(m);
 }

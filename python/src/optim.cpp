@@ -34,6 +34,23 @@ void read_adam_options(const pb::dict& d, O& o) {
 void read_options(const pb::dict& d, optim::AdamOptions& o) { read_adam_options(d, o); }
 void read_options(const pb::dict& d, optim::AdamWOptions& o) { read_adam_options(d, o); }
 
+void read_options(const pb::dict& d, optim::RMSpropOptions& o) {
+  read(d, "lr", o.lr);
+  read(d, "alpha", o.alpha);
+  read(d, "eps", o.eps);
+  read(d, "weight_decay", o.weight_decay);
+  read(d, "momentum", o.momentum);
+  read(d, "centered", o.centered);
+}
+
+void read_options(const pb::dict& d, optim::AdagradOptions& o) {
+  read(d, "lr", o.lr);
+  read(d, "lr_decay", o.lr_decay);
+  read(d, "weight_decay", o.weight_decay);
+  read(d, "initial_accumulator_value", o.initial_accumulator_value);
+  read(d, "eps", o.eps);
+}
+
 using Groups = std::vector<std::pair<std::vector<Tensor>, pb::dict>>;
 
 template <class Opt, class Options>
@@ -76,6 +93,8 @@ void bind_optim(pb::module_& m) {
   bind_optimizer<optim::SGD, optim::SGDOptions>(m, "SGD");
   bind_optimizer<optim::Adam, optim::AdamOptions>(m, "Adam");
   bind_optimizer<optim::AdamW, optim::AdamWOptions>(m, "AdamW");
+  bind_optimizer<optim::RMSprop, optim::RMSpropOptions>(m, "RMSprop");
+  bind_optimizer<optim::Adagrad, optim::AdagradOptions>(m, "Adagrad");
 }
 
 }  // namespace lt::py

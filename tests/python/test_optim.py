@@ -43,6 +43,10 @@ CONFIGS = [
     ("Adam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=True)),
     ("AdamW", dict(lr=0.01)),
     ("AdamW", dict(lr=0.02, weight_decay=0.1, eps=1e-6)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1, alpha=0.9)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
 ]
 
 
@@ -110,7 +114,8 @@ def test_constructor_errors_are_torchs():
 
 
 STATE_CONFIGS = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
-                 ("AdamW", dict(lr=0.01, weight_decay=0.1))]
+                 ("AdamW", dict(lr=0.01, weight_decay=0.1)),
+                 ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)), ("Adagrad", dict(lr=0.1))]
 
 
 def _loss(m, w, x):
@@ -155,7 +160,9 @@ def test_state_dict_round_trip(name, kwargs):
     assert sd["param_groups"][0]["lr"] == kwargs["lr"]
     want_slots = {"SGD": {"momentum_buffer", "step"},
                   "Adam": {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"},
-                  "AdamW": {"exp_avg", "exp_avg_sq", "step"}}[name]
+                  "AdamW": {"exp_avg", "exp_avg_sq", "step"},
+                  "RMSprop": {"square_avg", "momentum_buffer", "grad_avg", "step"},
+                  "Adagrad": {"sum", "step"}}[name]
     assert set(sd["state"][0]) == want_slots
     with lt.no_grad():
         ws[1].copy_(ws[0])

@@ -45,11 +45,15 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        self._sync_options()
+        self._cpp.step()
+        return loss
+
+    def _sync_options(self):
+        """The param_groups' options, edited or not, into the C++ optimizer's."""
         for i, g in enumerate(self.param_groups):
             self._check(g)
             self._cpp.set_options(i, g)
-        self._cpp.step()
-        return loss
 
     def zero_grad(self, set_to_none=True):
         self._cpp.zero_grad(set_to_none)
@@ -161,3 +165,45 @@ class AdamW(_AdamBase):
                  differentiable=False, fused=None):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize, capturable,
                          differentiable, fused)
+
+
+class RMSprop(Optimizer):
+    _cpp_type = _C.RMSprop
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, foreach=None, maximize=False, differentiable=False):
+        if maximize:
+            raise NotImplementedError("RMSprop: maximize is not supported yet")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                      momentum=momentum, centered=centered))
+
+    def _check(self, group):
+        super()._check(group)
+        if group["eps"] < 0:
+            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        if group["momentum"] < 0:
+            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        if group["alpha"] < 0:
+            raise ValueError(f"Invalid alpha value: {group['alpha']}")
+
+
+class Adagrad(Optimizer):
+    _cpp_type = _C.Adagrad
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False):
+        if maximize:
+            raise NotImplementedError("Adagrad: maximize is not supported yet")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      eps=eps))
+
+    def _check(self, group):
+        super()._check(group)
+        if group["lr_decay"] < 0:
+            raise ValueError(f"Invalid lr_decay value: {group['lr_decay']}")
+        if group["initial_accumulator_value"] < 0:
+            raise ValueError("Invalid initial_accumulator_value value: "
+                             f"{group['initial_accumulator_value']}")
+        if group["eps"] < 0:
+            raise ValueError(f"Invalid epsilon value: {group['eps']}")
