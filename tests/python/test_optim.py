@@ -186,9 +186,13 @@ SCHEDULES = {
     "LinearLR": lambda s, o: s.LinearLR(o, start_factor=0.25, total_iters=4),
     "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=4, eta_min=0.01),
     "LambdaLR": lambda s, o: s.LambdaLR(o, lambda epoch: 1 / (1 + epoch)),
+    "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=3),
+    "SequentialLR": lambda s, o: s.SequentialLR(o, [s.LinearLR(o, 0.1, total_iters=3),
+                                                    s.CosineAnnealingLR(o, T_max=5)], [3]),
 }
 
 
+@pytest.mark.filterwarnings("ignore:The epoch parameter")  # torch's SequentialLR calls step(0)
 @pytest.mark.parametrize("name", list(SCHEDULES))
 def test_schedules_match_torch(name, mode):
     """The rates agree to the bit, and so do the weights they train."""
@@ -211,3 +215,17 @@ def test_schedules_match_torch(name, mode):
         runs[m] = (w, lrs)
     assert runs[lt][1] == runs[torch][1]
     assert_close(runs[lt][0], runs[torch][0].detach(), rtol=1e-10, atol=1e-12)
+
+
+def test_reduce_lr_on_plateau_matches_torch():
+    metrics = [1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]
+    lrs = {}
+    for m in (torch, lt):
+        opt = m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=1.0)
+        sched = m.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1, cooldown=1,
+                                                       min_lr=0.1)
+        lrs[m] = []
+        for v in metrics:
+            sched.step(m.tensor(v))
+            lrs[m].append(opt.param_groups[0]["lr"])
+    assert lrs[lt] == lrs[torch] and min(lrs[lt]) < 1.0
