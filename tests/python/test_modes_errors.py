@@ -63,6 +63,23 @@ def test_lazy_training_step_matches_eager():
     np.testing.assert_allclose(grads["lazy"], grads["eager"], rtol=1e-12)
 
 
+def test_changing_python_numbers_do_not_recompile():
+    x = lt.ones(4)
+    lt._C.clear_graph_cache()
+    lt._C.set_debug(True)
+    try:
+        with lt.lazy():
+            for scale in (0.5, 2.5, 7.25):
+                y = (x * scale + scale / 2).exp()
+                lt.mark_step()
+                assert y.tolist() == pytest.approx([np.exp(1.5 * scale)] * 4, rel=1e-6)
+        runs = [line for line in lt._C.take_debug_log() if "cache=" in line]
+    finally:
+        lt._C.set_debug(False)
+    assert len(runs) == 3 and "cache=miss" in runs[0], runs
+    assert all("cache=hit" in line for line in runs[1:]), runs
+
+
 def test_no_grad_and_enable_grad():
     x = lt.ones(2, requires_grad=True)
     with lt.no_grad():
