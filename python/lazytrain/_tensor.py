@@ -216,23 +216,43 @@ Tensor.nelement = Tensor.numel
 for _n, _dt in [("float", D.float32), ("double", D.float64), ("half", D.float16),
                 ("bfloat16", D.bfloat16), ("long", D.int64), ("int", D.int32), ("bool", D.bool)]:
     _method(_n, _caster(_dt))
+def __deepcopy__(self, memo):
+    """A copy with its own values (copy.deepcopy of a module: an EMA model, a best checkpoint);
+    a Parameter stays a Parameter."""
+    values = _C.clone(self.detach())
+    if type(self) is not Tensor:
+        return type(self)(values, self.requires_grad)
+    return values.requires_grad_(self.requires_grad)
+
+
+Tensor.__deepcopy__ = __deepcopy__
 Tensor.__float__ = lambda self: builtins.float(self._item())
 Tensor.__int__ = lambda self: builtins.int(self._item())
 
 
 # --- operators: a number operand is typed as PyTorch's wrapped numbers ---
+def _operand(x):
+    """Whether an operator takes x (else NotImplemented: Python's TypeError, or == is False)."""
+    return isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float, list, tuple)) or (
+        hasattr(x, "__array__"))
+
+
+def _operator(fn):
+    return lambda self, other: fn(self, other) if _operand(other) else NotImplemented
+
+
 def _reflected(fn):
-    return lambda self, other: fn(other, self)
+    return lambda self, other: fn(other, self) if _operand(other) else NotImplemented
 
 
 _OPERATORS = {"add": _ops.add, "sub": _ops.sub, "mul": _ops.mul, "truediv": _ops.div,
               "pow": _ops.pow, "matmul": _ops.matmul, "and": _ops.bitwise_and,
               "or": _ops.bitwise_or, "xor": _ops.bitwise_xor}
 for _n, _fn in _OPERATORS.items():
-    _method(f"__{_n}__", _fn)
+    _method(f"__{_n}__", _operator(_fn))
     _method(f"__r{_n}__", _reflected(_fn))
 for _n in ["eq", "ne", "lt", "le", "gt", "ge"]:
-    _method(f"__{_n}__", getattr(_ops, _n))
+    _method(f"__{_n}__", _operator(getattr(_ops, _n)))
 Tensor.__neg__ = _ops.neg
 Tensor.__abs__ = _ops.abs
 Tensor.__invert__ = _ops.bitwise_not

@@ -140,6 +140,9 @@ def test_argument_type_errors():
     with pytest.raises(TypeError):
         lt.ones(2) + "a"
     with pytest.raises(TypeError):
+        torch.ones(2) + "a"
+    assert (lt.ones(2) == None) is False and (lt.ones(2) != "x") is True  # noqa: E711
+    with pytest.raises(TypeError):
         lt.zeros("x")
     with pytest.raises(TypeError):
         torch.zeros("x")

@@ -293,3 +293,14 @@ def test_resampling_layers_match_torch(mode):
     (t_out ** 2).sum().backward()
     for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
         assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-10)
+
+
+def test_deepcopy_of_a_module_owns_its_values():
+    import copy
+    model = lt.nn.Sequential(lt.nn.Linear(2, 2), lt.nn.BatchNorm1d(2))
+    twin = copy.deepcopy(model)
+    assert list(twin.state_dict()) == list(model.state_dict())
+    assert all(isinstance(p, lt.nn.Parameter) and p.requires_grad for p in twin.parameters())
+    with lt.no_grad():
+        model[0].weight.fill_(3.0)
+    assert twin[0].weight.detach().numpy().max() < 3.0
