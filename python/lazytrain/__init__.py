@@ -8,7 +8,7 @@ from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, flo
 from ._size import Size
 from . import _tensor  # noqa: F401 - adds PyTorch's methods to Tensor
 from ._convert import as_tensor, from_numpy, tensor
-from . import _ops, _creation, _modes
+from . import _ops, _creation, _modes, _more_ops
 
 Tensor = _C.Tensor
 for _name in _ops.FUNCTIONS:
@@ -17,6 +17,10 @@ for _name in _creation.NAMES:
     globals()[_name] = getattr(_creation, _name)
 for _name in _modes.NAMES:
     globals()[_name] = getattr(_modes, _name)
+for _name in _more_ops.FUNCTIONS:
+    globals()[_name] = getattr(_more_ops, _name)
+for _name in _more_ops.METHODS:
+    setattr(Tensor, _name, getattr(_more_ops, _name))
 del _name
 
 

@@ -304,3 +304,17 @@ def test_deepcopy_of_a_module_owns_its_values():
     with lt.no_grad():
         model[0].weight.fill_(3.0)
     assert twin[0].weight.detach().numpy().max() < 3.0
+
+
+def test_embedding_padding_idx_matches_torch(mode):
+    torch.manual_seed(3)
+    t_emb = torch.nn.Embedding(6, 3, padding_idx=-2).double()
+    emb = lt.nn.Embedding(6, 3, padding_idx=-2).double()
+    assert emb.weight[4].tolist() == [0.0, 0.0, 0.0] and repr(emb) == repr(t_emb)
+    emb.load_state_dict(t_emb.state_dict())
+    ids = [[4, 1, 4], [0, 5, 2]]
+    out, t_out = emb(lt.tensor(ids)), t_emb(torch.tensor(ids))
+    assert_close(out, t_out)
+    (out * lt.arange(3.0)).sum().backward()
+    (t_out * torch.arange(3.0)).sum().backward()
+    assert_close(emb.weight.grad, t_emb.weight.grad)

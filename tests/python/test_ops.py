@@ -249,3 +249,32 @@ def test_backward_accumulates_and_hooks(mode):
     assert seen == [[2.0, 4.0, 6.0], [3.0, 3.0, 3.0]]
     x.grad = None
     assert x.grad is None
+
+
+def test_composed_ops_match_torch(mode):
+    a_np = np.array([[1.5, -2.0, 0.0], [0.25, 3.0, -0.5]])
+    results = {}
+    for m in (torch, lt):
+        a = m.tensor(a_np, requires_grad=True)
+        outs = [m.square(a), a.sign(), m.norm(a), a.norm(p=1, dim=1), m.norm(a, p=3, dim=0),
+                m.norm(a, p=float("inf")), m.all(a > -3), a.any(dim=1), (a > 0).all(dim=0),
+                m.count_nonzero(a, dim=1), m.masked_select(a, a > 0), m.nonzero(a),
+                m.isclose(a, a + 1e-9), m.eye(3, 4, dtype=m.float64),
+                m.linspace(-1, 2, 7, dtype=m.float64), m.linspace(0, 1, 5)]
+        (outs[0].sum() + outs[2] + outs[3].sum() + outs[4].sum() + outs[10].sum()).backward()
+        results[m] = outs + [a.grad]
+        assert m.allclose(a, a + 1e-9) and not m.allclose(a, a + 1)
+        assert m.equal(a, a.clone()) and not m.equal(a, a[:1])
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got.detach(), want.detach(), rtol=1e-7, atol=1e-7)
+
+
+def test_random_integers_and_permutations(mode):
+    lt.manual_seed(5)
+    r = lt.randint(-3, 4, (2000,))
+    assert r.dtype is lt.int64 and set(r.tolist()) == set(range(-3, 4))
+    assert lt.randint(5, (3, 2)).shape == (3, 2)
+    p = lt.randperm(50)
+    assert sorted(p.tolist()) == list(range(50)) and p.tolist() != list(range(50))
+    lt.manual_seed(5)
+    assert lt.randint(-3, 4, (2000,)).tolist() == r.tolist()

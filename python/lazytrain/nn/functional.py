@@ -171,7 +171,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
                                   "supported yet")
-    return _C.embedding(weight, as_tensor(input))
+    ids = as_tensor(input)
+    out = _C.embedding(weight, ids)
+    if padding_idx is None:
+        return out
+    # The padding row's lookups give its values but no gradient, as PyTorch's.
+    if padding_idx < 0:
+        padding_idx += weight._shape[0]
+    keep = _C.unsqueeze(_C.ne(ids, _C.scalar(padding_idx, ids._dtype)), -1)
+    return _C.where(keep, out, out.detach())
 
 
 def one_hot(tensor, num_classes=-1):

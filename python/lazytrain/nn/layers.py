@@ -285,20 +285,27 @@ class Embedding(Module):
                  device=None, dtype=None):
         super().__init__()
         if padding_idx is not None:
-            raise NotImplementedError("Embedding: padding_idx is not supported yet")
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
         if _weight is None:
             self.weight = Parameter(_empty(num_embeddings, embedding_dim, dtype=dtype))
             init.normal_(self.weight)
+            if padding_idx is not None:
+                from .._modes import no_grad
+                with no_grad():
+                    self.weight[padding_idx] = 0.0
         else:
             self.weight = Parameter(_weight)
 
     def forward(self, input):
-        return F.embedding(input, self.weight)
+        return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self):
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"
 
 
 class Dropout(Module):
