@@ -318,3 +318,42 @@ def test_embedding_padding_idx_matches_torch(mode):
     (out * lt.arange(3.0)).sum().backward()
     (t_out * torch.arange(3.0)).sum().backward()
     assert_close(emb.weight.grad, t_emb.weight.grad)
+
+
+RNNS = [("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+        ("GRU", dict()), ("GRU", dict(num_layers=2, bias=False, bidirectional=True))]
+
+
+@pytest.mark.parametrize("name, kwargs", RNNS, ids=[f"{n}-{k}" for n, k in RNNS])
+def test_recurrent_layers_match_torch(name, kwargs, mode):
+    torch.manual_seed(4)
+    t_rnn = getattr(torch.nn, name)(3, 5, **kwargs).double()
+    rnn = getattr(lt.nn, name)(3, 5, **kwargs).double()
+    assert repr(rnn) == repr(t_rnn)
+    assert list(rnn.state_dict()) == list(t_rnn.state_dict())
+    rnn.load_state_dict(t_rnn.state_dict())
+    x = np.random.default_rng(8).standard_normal((4, 2, 3))  # [L, N, in] or [N, L, in]
+    out, state = rnn(lt.tensor(x))
+    t_out, t_state = t_rnn(torch.tensor(x))
+    assert_close(out, t_out, rtol=1e-10, atol=1e-12)
+    states = state if name == "LSTM" else (state,)
+    t_states = t_state if name == "LSTM" else (t_state,)
+    for s, t in zip(states, t_states):
+        assert_close(s, t, rtol=1e-10, atol=1e-12)
+    (out.sum() + states[0].sum() * 2).backward()
+    (t_out.sum() + t_states[0].sum() * 2).backward()
+    for (n, p), (_, q) in zip(rnn.named_parameters(), t_rnn.named_parameters()):
+        assert_close(p.grad, q.grad, rtol=1e-9, atol=1e-11)
+
+
+def test_lstm_with_initial_state_and_unbatched_input():
+    torch.manual_seed(5)
+    t_rnn = torch.nn.LSTM(2, 3).double()
+    rnn = lt.nn.LSTM(2, 3).double()
+    rnn.load_state_dict(t_rnn.state_dict())
+    x = np.random.default_rng(9).standard_normal((5, 2))
+    h0 = np.random.default_rng(10).standard_normal((1, 3))
+    out, (h, c) = rnn(lt.tensor(x), (lt.tensor(h0), lt.tensor(h0 * 2)))
+    t_out, (t_h, t_c) = t_rnn(torch.tensor(x), (torch.tensor(h0), torch.tensor(h0 * 2)))
+    for got, want in ((out, t_out), (h, t_h), (c, t_c)):
+        assert_close(got, want.detach(), rtol=1e-10, atol=1e-12)

@@ -8,3 +8,4 @@ from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1
                      Upsample)
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from .rnn import GRU, LSTM  # noqa: F401
