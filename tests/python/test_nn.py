@@ -357,3 +357,54 @@ def test_lstm_with_initial_state_and_unbatched_input():
     t_out, (t_h, t_c) = t_rnn(torch.tensor(x), (torch.tensor(h0), torch.tensor(h0 * 2)))
     for got, want in ((out, t_out), (h, t_h), (c, t_c)):
         assert_close(got, want.detach(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_attention_matches_torch(batch_first, mode):
+    torch.manual_seed(6)
+    t_mha = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first).double()
+    mha = lt.nn.MultiheadAttention(8, 2, batch_first=batch_first).double()
+    assert repr(mha) == repr(t_mha) and list(mha.state_dict()) == list(t_mha.state_dict())
+    mha.load_state_dict(t_mha.state_dict())
+    rng = np.random.default_rng(11)
+    q, kv = rng.standard_normal((3, 2, 8)), rng.standard_normal((4, 2, 8))  # [len, N, E]
+    if batch_first:
+        q, kv = q.transpose(1, 0, 2).copy(), kv.transpose(1, 0, 2).copy()
+    causal = np.triu(np.ones((3, 4), dtype=bool), 1)
+    padding = np.array([[False, False, False, True], [False, True, False, False]])
+    for kwargs in (dict(), dict(attn_mask=causal, key_padding_mask=padding),
+                   dict(attn_mask=np.where(causal, -1.5, 0.25), average_attn_weights=False)):
+        out, w = mha(lt.tensor(q), lt.tensor(kv), lt.tensor(kv),
+                     **{k: lt.tensor(v) if isinstance(v, np.ndarray) else v
+                        for k, v in kwargs.items()})
+        t_out, t_w = t_mha(torch.tensor(q), torch.tensor(kv), torch.tensor(kv),
+                           **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
+                              for k, v in kwargs.items()})
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        assert_close(w, t_w, rtol=1e-9, atol=1e-11)
+    out.sum().backward()
+    t_out.sum().backward()
+    for (n, p), (_, r) in zip(mha.named_parameters(), t_mha.named_parameters()):
+        assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_matches_torch(norm_first, mode):
+    torch.manual_seed(7)
+    t_layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                               activation="gelu", norm_first=norm_first)
+    t_enc = torch.nn.TransformerEncoder(t_layer, 2, enable_nested_tensor=False).double()
+    layer = lt.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                          activation="gelu", norm_first=norm_first)
+    enc = lt.nn.TransformerEncoder(layer, 2).double()
+    assert list(enc.state_dict()) == list(t_enc.state_dict())
+    enc.load_state_dict(t_enc.state_dict())
+    x = np.random.default_rng(12).standard_normal((5, 3, 8))
+    causal = np.triu(np.ones((5, 5), dtype=bool), 1)
+    out = enc(lt.tensor(x), mask=lt.tensor(causal))
+    t_out = t_enc(torch.tensor(x), mask=torch.tensor(causal))
+    assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+    (out ** 2).sum().backward()
+    (t_out ** 2).sum().backward()
+    for (n, p), (_, r) in zip(enc.named_parameters(), t_enc.named_parameters()):
+        assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)

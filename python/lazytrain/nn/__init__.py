@@ -9,3 +9,5 @@ from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 from .rnn import GRU, LSTM  # noqa: F401
+from .attention import (MultiheadAttention, TransformerEncoder,  # noqa: F401
+                        TransformerEncoderLayer)
