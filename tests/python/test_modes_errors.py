@@ -197,3 +197,22 @@ def test_bad_settings_raise_value_error_with_lazytrains_message():
         assert y.tolist() == [3.0, 3.0, 3.0]
     finally:
         lt.set_option("LT_OPT_LEVEL", before)
+
+
+def test_debug_graph_text_and_log():
+    with lt.lazy():
+        x = lt.ones(2, 3)
+        lt.mark_step()
+        y = (x * 2.5).sum(dim=1)
+        assert lt.debug.is_pending(y)
+        text = lt.debug.graph_text(y)
+        assert "mul" in text and "sum" in text and "f32[2]" in text, text
+        lt.debug.clear_graph_cache()
+        lt.debug.set_enabled(True)
+        try:
+            lt.mark_step()
+            log = lt.debug.take_log()
+        finally:
+            lt.debug.set_enabled(False)
+    assert any("cache=miss" in line for line in log), log
+    assert "LT_OPT_LEVEL" in lt.debug.options_report()
