@@ -8,6 +8,7 @@ import numpy as np
 from . import _C, _indexing, _ops
 from . import _dtype as D
 from ._convert import as_tensor
+from ._device import check_device
 from ._size import Size
 
 Tensor = _C.Tensor
@@ -93,8 +94,8 @@ def to(self, *args, **kwargs):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif str(a) not in ("cpu", "lazytrain", "lazy"):
-            raise ValueError(f"to: lazytrain runs on the CPU only, got device {a!r}")
+        else:
+            check_device(kwargs.get("device", a))
     if dtype is None or dtype._code == self._dtype:
         return self
     return _C.cast(self, dtype._code)

@@ -134,6 +134,13 @@ def test_casts():
     assert x.to(dtype=lt.bfloat16).dtype is lt.bfloat16
     with pytest.raises(ValueError, match="CPU"):
         x.to("cuda")
+    dev = lt.device("cuda" if lt.cuda.is_available() else "cpu")
+    assert x.to(dev) is x and x.to(device=dev, dtype=lt.float64).dtype is lt.float64
+    assert repr(dev) == repr(torch.device("cpu")) and str(dev) == "cpu"
+    model = lt.nn.Linear(2, 2).to(dev)
+    assert model.to("cpu", lt.float64).weight.dtype is lt.float64
+    with pytest.raises(ValueError, match="CPU"):
+        model.to("cuda:0")
 
 
 def test_array_likes_feed_ops_and_modules():

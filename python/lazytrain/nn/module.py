@@ -297,11 +297,16 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        from .._device import check_device
         from .._dtype import dtype as dtype_type
         dt = kwargs.get("dtype")
+        if "device" in kwargs:
+            check_device(kwargs["device"])
         for a in args:
             if isinstance(a, dtype_type):
                 dt = a
+            elif not isinstance(a, _C.Tensor):
+                check_device(a)
         if dt is None or not dt.is_floating_point:
             return self
         return self._apply_to_tensors(lambda t: t.to(dt) if t.dtype.is_floating_point else t)
