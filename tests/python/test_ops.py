@@ -127,6 +127,24 @@ CASES = {
     "swapaxes": ([A], lambda m, a: a.swapaxes(0, 1) * m.arange(3)),
     "squeeze_dim": ([A], lambda m, a: a.unsqueeze(1).squeeze(1) * a),
     "one_hot": ([A], lambda m, a: a * m.nn.functional.one_hot(m.tensor([0, 3, 1]), 4)),
+    "relu6_hardtanh": ([A], lambda m, a: m.nn.functional.relu6(a * 5 + 0.01) +
+                       m.nn.functional.hardtanh(a * 2 + 0.01, -0.5, 1.5)),
+    "logsigmoid": ([A], lambda m, a: m.nn.functional.logsigmoid(a)),
+    "normalize": ([A], lambda m, a: m.nn.functional.normalize(a, dim=1)),
+    "cosine_similarity": ([A, B], lambda m, a, b: m.nn.functional.cosine_similarity(a, b)),
+    "bce": ([POS, POS], lambda m, p, t: m.nn.functional.binary_cross_entropy(
+        p / 2.5, t / 2.5, reduction="sum")),
+    "kl_div": ([A, POS], lambda m, a, t: m.nn.functional.kl_div(
+        a.log_softmax(1), (t * (t > 1)).detach() / 4, reduction="batchmean")),
+    "kl_div_log": ([A, B], lambda m, a, b: m.nn.functional.kl_div(
+        a.log_softmax(1), b.log_softmax(1), reduction="sum", log_target=True)),
+    "loss_modules": ([A, B], lambda m, a, b: m.nn.L1Loss()(a, b) + m.nn.SmoothL1Loss(beta=0.5)(
+        a, b) + m.nn.BCEWithLogitsLoss()(a, b.sigmoid()) + m.nn.NLLLoss()(
+        a.log_softmax(1), m.tensor([0, 1, 3])) + m.nn.KLDivLoss(reduction="sum")(
+        a.log_softmax(1), b.softmax(1)) + m.nn.BCELoss()(a.sigmoid(), b.sigmoid())),
+    "activation_modules": ([A], lambda m, a: m.nn.ELU(0.5)(a) + m.nn.Softplus(2)(a) +
+                           m.nn.Mish()(a) + m.nn.Hardswish()(a * 4) + m.nn.LogSigmoid()(a) +
+                           m.nn.ReLU6()(a * 7 + 0.01) + m.nn.Hardtanh()(a * 2 + 0.01)),
 }
 
 

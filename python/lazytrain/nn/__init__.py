@@ -11,3 +11,5 @@ from .parameter import Buffer, Parameter  # noqa: F401
 from .rnn import GRU, LSTM  # noqa: F401
 from .attention import (MultiheadAttention, TransformerEncoder,  # noqa: F401
                         TransformerEncoderLayer)
+from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa
+                     KLDivLoss, L1Loss, LogSigmoid, Mish, NLLLoss, ReLU6, SmoothL1Loss, Softplus)

@@ -234,3 +234,69 @@ def pad(input, pad, mode="constant", value=0.0):
     for i in range(len(pad) // 2):
         pairs[n - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     return _C.pad(input, pairs, value if value is not None else 0.0)
+
+
+def relu6(input, inplace=False):
+    return _C.clamp(input, 0.0, 6.0)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _C.clamp(input, min_val, max_val)
+
+
+def logsigmoid(input):
+    return _C.neg(_C.softplus(_C.neg(input), 1.0, 20.0))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """x / max(||x||_p, eps) along dim."""
+    from .._more_ops import norm
+    return _C.div(input, _C.clamp(norm(input, p, dim, True), eps, None))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """PyTorch 1.13's: sum(x1 x2) / sqrt(max(|x1|^2 |x2|^2, eps^2)) along dim."""
+    dot = _C.sum(_C.mul(x1, x2), [dim], False)
+    n1 = _C.sum(_C.mul(x1, x1), [dim], False)
+    n2 = _C.sum(_C.mul(x2, x2), [dim], False)
+    return _C.div(dot, _C.sqrt(_C.clamp(_C.mul(n1, n2), eps * eps, None)))
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return _C.sum(loss, [], False)
+    if reduction == "mean":
+        return _C.mean(loss, [], False)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)), each log clamped to >= -100 as PyTorch's."""
+    reduction = _reduction(size_average, reduce, reduction)
+    log_p = _C.clamp(_C.log(input), -100.0, None)
+    one = _C.scalar(1, input._dtype)
+    log_q = _C.clamp(_C.log(_C.sub(one, input)), -100.0, None)
+    loss = _C.neg(_C.add(_C.mul(target, log_p), _C.mul(_C.sub(one, target), log_q)))
+    if weight is not None:
+        loss = _C.mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target (log target - input), 0 where target is 0; "batchmean" divides the sum by the
+    batch size."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = _C.mul(_C.exp(target), _C.sub(target, input))
+    else:
+        zero = _C.scalar(0, target._dtype)
+        positive = _C.gt(target, zero)
+        safe = _C.where(positive, target, _C.scalar(1, target._dtype))
+        loss = _C.where(positive, _C.mul(target, _C.sub(_C.log(safe), input)),
+                        _C.mul(zero, input))
+    if reduction == "batchmean":
+        return _C.div(_C.sum(loss, [], False), _C.scalar(input._shape[0], loss._dtype))
+    return _reduce(loss, reduction)

@@ -408,6 +408,81 @@ Softmax = _activation("Softmax", F.softmax, ("dim",), (None,))
 LogSoftmax = _activation("LogSoftmax", F.log_softmax, ("dim",), (None,))
 
 
+ReLU6 = _activation("ReLU6", lambda x: F.relu6(x), ("inplace",), (False,))
+Hardtanh = _activation("Hardtanh", F.hardtanh, ("min_val", "max_val", "inplace"),
+                       (-1.0, 1.0, False))
+ELU = _activation("ELU", F.elu, ("alpha", "inplace"), (1.0, False))
+Softplus = _activation("Softplus", F.softplus, ("beta", "threshold"), (1, 20))
+Mish = _activation("Mish", lambda x: F.mish(x), ("inplace",), (False,))
+Hardswish = _activation("Hardswish", lambda x: F.hardswish(x), ("inplace",), (False,))
+Hardsigmoid = _activation("Hardsigmoid", lambda x: F.hardsigmoid(x), ("inplace",), (False,))
+LogSigmoid = _activation("LogSigmoid", F.logsigmoid)
+
+
+class _Loss(Module):
+    """A loss module over F.<name>(input, target, reduction=...)."""
+    _fn = None
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return type(self)._fn(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    _fn = staticmethod(F.l1_loss)
+
+
+class BCELoss(_Loss):
+    _fn = staticmethod(F.binary_cross_entropy)
+
+
+class BCEWithLogitsLoss(Module):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class SmoothL1Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__()
+        self.reduction, self.beta = reduction, beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class NLLLoss(Module):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.ignore_index, self.reduction = ignore_index, reduction
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class KLDivLoss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class CrossEntropyLoss(Module):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
