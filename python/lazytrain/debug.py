@@ -32,3 +32,33 @@ def clear_graph_cache():
 def is_pending(tensor):
     """Whether a lazy tensor has work not yet run."""
     return _C.is_pending(tensor)
+
+
+def metrics_report():
+    """Every counter and timing of the lazy runtime (what LT_METRICS=1 prints at exit)."""
+    return _C.metrics_report()
+
+
+def counter(name):
+    """A counter's value ("mark_step", "cache_hit", "cache_miss", "sync", ...); 0 if none."""
+    return _C.metrics_counter(name)
+
+
+def total_ns(name):
+    """A timing's total in nanoseconds ("compile", "execute", ...); 0 if none."""
+    return _C.metrics_total_ns(name)
+
+
+def reset_metrics():
+    _C.metrics_reset()
+
+
+def memory_stats():
+    """{"current_bytes", "peak_bytes"}: tensor data held now and at the most since the start or
+    reset_peak_memory(), eager tensors and lazy runs' buffers alike."""
+    current, peak = _C.memory_stats()
+    return {"current_bytes": current, "peak_bytes": peak}
+
+
+def reset_peak_memory():
+    _C.reset_peak_memory()

@@ -24,6 +24,13 @@ std::string located(const char* what) {
   return msg;
 }
 
+/// PyTorch raises IndexError for a dim out of range ("Dimension out of range"), where the C++
+/// API says "<op>: axis 5 out of range for rank 2".
+PyObject* error_type(const std::string& msg) {
+  return msg.find(" out of range for rank ") != std::string::npos ? PyExc_IndexError
+                                                                  : PyExc_RuntimeError;
+}
+
 }  // namespace
 
 void bind_errors(pb::module_& m) {
@@ -36,7 +43,8 @@ void bind_errors(pb::module_& m) {
     } catch (const InputError& e) {
       PyErr_SetString(PyExc_ValueError, located(e.what()).c_str());
     } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, located(e.what()).c_str());
+      const std::string msg = located(e.what());
+      PyErr_SetString(error_type(msg), msg.c_str());
     } catch (const InternalError& e) {
       PyErr_SetString(PyExc_RuntimeError, located(e.what()).c_str());
     }

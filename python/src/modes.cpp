@@ -1,4 +1,5 @@
-// Lazy mode, gradient mode and the generator: the state PyTorch's context managers switch.
+// Lazy mode, gradient mode and the generator: the state PyTorch's context managers switch; and
+// what lt.debug reads (the debug log, settings, metrics, memory).
 #include <memory>
 #include <string>
 
@@ -47,6 +48,15 @@ void bind_modes(pb::module_& m) {
   });
   m.def("option", [](const std::string& name) { return option(name); });
   m.def("options_report", &options_report);
+  m.def("metrics_report", &metrics::report);
+  m.def("metrics_counter", [](const std::string& name) { return metrics::counter(name); });
+  m.def("metrics_total_ns", [](const std::string& name) { return metrics::total_ns(name); });
+  m.def("metrics_reset", &metrics::reset);
+  m.def("memory_stats", []() {
+    const MemoryStats s = memory_stats();
+    return pb::make_tuple(s.current_bytes, s.peak_bytes);
+  });
+  m.def("reset_peak_memory", &reset_peak_memory);
   m.def("take_debug_log", &debug::take_log);
 }
 

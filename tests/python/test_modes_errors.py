@@ -216,3 +216,29 @@ def test_debug_graph_text_and_log():
             lt.debug.set_enabled(False)
     assert any("cache=miss" in line for line in log), log
     assert "LT_OPT_LEVEL" in lt.debug.options_report()
+
+
+def test_metrics_and_memory():
+    lt.debug.reset_metrics()
+    with lt.lazy():
+        x = lt.ones(64, 64) * 3
+        lt.mark_step()
+        x.sum().item()
+    assert lt.debug.counter("mark_step") >= 1 and lt.debug.counter("sync") >= 1
+    assert "mark_step" in lt.debug.metrics_report()
+    lt.debug.reset_peak_memory()
+    before = lt.debug.memory_stats()
+    big = lt.zeros(1024, 1024)
+    after = lt.debug.memory_stats()
+    assert after["current_bytes"] >= before["current_bytes"] + 4 * 1024 * 1024
+    assert after["peak_bytes"] >= after["current_bytes"]
+    del big
+
+
+def test_dim_out_of_range_is_index_error_as_torch():
+    for f in (lambda m: m.ones(2, 3).sum(dim=5), lambda m: m.ones(2, 3).transpose(0, 4),
+              lambda m: m.ones(2, 3).unsqueeze(4)):
+        with pytest.raises(IndexError):
+            f(torch)
+        with pytest.raises(IndexError, match="out of range for rank"):
+            f(lt)
