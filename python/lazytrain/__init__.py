@@ -5,7 +5,7 @@ from . import _C
 from . import _dtype
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, half,
                      int, int32, int64, long)
-from ._device import cuda, device
+from ._device import backends, cuda, device
 from ._size import Size
 from . import _tensor  # noqa: F401 - adds PyTorch's methods to Tensor
 from ._convert import as_tensor, from_numpy, tensor

@@ -35,3 +35,20 @@ class cuda:
     @staticmethod
     def device_count():
         return 0
+
+    @staticmethod
+    def manual_seed(seed):
+        """No CUDA generator to seed (scripts call it next to torch.manual_seed)."""
+
+    manual_seed_all = manual_seed
+
+
+class _Cudnn:
+    """torch.backends.cudnn's switches, which scripts set; they change nothing here."""
+    benchmark = False
+    deterministic = False
+    enabled = False
+
+
+class backends:
+    cudnn = _Cudnn()

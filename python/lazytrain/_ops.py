@@ -309,6 +309,22 @@ def expand(input, *sizes):
     return _C.expand(input, _sizes(sizes))
 
 
+def repeat(input, *sizes):
+    """Tensor.repeat: tiles the tensor sizes[i] times along dim i (new leading dims for extra
+    sizes), through expand and reshape, so the gradient sums the tiles."""
+    reps = _sizes(sizes)
+    shape = [1] * (len(reps) - input.dim()) + list(input._shape)
+    if len(reps) < len(shape):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    spread = []
+    for r, d in zip(reps, shape):
+        spread += [1, d]
+    x = _C.reshape(input, spread)
+    x = _C.expand(x, [v for r, d in zip(reps, shape) for v in (r, d)])
+    return _C.reshape(x, [r * d for r, d in zip(reps, shape)])
+
+
 def squeeze(input, dim=None):
     input = as_tensor(input)
     if dim is None:
@@ -455,7 +471,7 @@ METHODS = UNARY + BINARY + [
     "bitwise_xor", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
     "var", "std", "cumsum", "topk", "sort", "argsort", "softmax", "log_softmax", "reshape",
     "view", "permute", "transpose", "swapaxes", "swapdims", "t", "expand", "squeeze",
-    "unsqueeze", "flatten", "narrow", "select", "split", "chunk", "unbind", "gather", "scatter",
+    "unsqueeze", "flatten", "narrow", "repeat", "select", "split", "chunk", "unbind", "gather", "scatter",
     "scatter_add", "index_select", "index_add", "flip", "roll", "tril", "triu", "matmul", "mm",
     "bmm", "baddbmm", "negative", "absolute", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "subtract", "multiply", "divide", "true_divide", "gelu", "outer"]

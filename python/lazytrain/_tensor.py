@@ -8,7 +8,9 @@ import numpy as np
 from . import _C, _indexing, _ops
 from . import _dtype as D
 from ._convert import as_tensor
-from ._device import check_device
+from ._device import check_device, device as _device
+
+_CPU = _device("cpu")
 from ._size import Size
 
 Tensor = _C.Tensor
@@ -34,7 +36,8 @@ Tensor.ndim = property(lambda self: len(self._shape))
 Tensor.T = property(lambda self: _ops.permute(self, list(reversed(range(len(self._shape))))))
 Tensor.mT = property(lambda self: _ops.transpose(self, -2, -1))
 Tensor.data = property(lambda self: self.detach(), lambda self, v: self._set_data(v))
-Tensor.device = property(lambda self: "cpu")
+Tensor.device = property(lambda self: _CPU)
+Tensor.is_cuda = property(lambda self: False)
 Tensor.is_leaf = property(lambda self: not self.requires_grad or self.grad_fn_name() is None)
 Tensor.requires_grad = property(_requires_grad, lambda self, v: self._requires_grad_(v))
 Tensor.grad = property(lambda self: self._grad(), lambda self, g: self._set_grad(g))
@@ -99,6 +102,23 @@ def to(self, *args, **kwargs):
     if dtype is None or dtype._code == self._dtype:
         return self
     return _C.cast(self, dtype._code)
+
+
+def type_(self, dtype=None, non_blocking=False):
+    """With a dtype: the tensor cast to it; without: PyTorch's type name ("torch.FloatTensor")."""
+    if dtype is None:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half",
+                 "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "bool": "Bool"}
+        return f"torch.{names[self.dtype._name]}Tensor"
+    return to(self, dtype)
+
+
+def cpu(self):
+    return self
+
+
+def cuda(self, device=None, non_blocking=False):
+    raise ValueError("lazytrain runs on the CPU only, there is no CUDA device")
 
 
 def type_as(self, other):
@@ -206,7 +226,7 @@ def new_tensor(self, data, dtype=None):
 
 
 for _fn in [grad_fn_name, size, dim, element_size, is_floating_point, requires_grad_, backward,
-            to, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__, __index__,
+            to, cpu, cuda, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__, __index__,
             __array__, __format__, where, expand_as, view_as, reshape_as, new_zeros, new_ones,
             new_full, new_tensor, _set_data]:
     _method(_fn.__name__, _fn)
@@ -353,5 +373,22 @@ for _fn in [copy_, zero_, fill_, masked_fill_, clamp_, scatter_, index_add_, tri
             uniform_, normal_]:
     _method(_fn.__name__, _fn)
 Tensor.clip_ = clamp_
+Tensor.type = type_  # not named type here: __deepcopy__ calls the builtin
+
+
+def _unary_inplace(name):
+    """t.<op>_(): t's values replaced by op(t) (copy_, through views, history kept)."""
+    fn = getattr(_ops, name)
+
+    def op(self, *args, **kwargs):
+        self._copy_(fn(self, *args, **kwargs))
+        return self
+    op.__name__ = name + "_"
+    return op
+
+
+for _n in ["abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "neg", "sin", "cos",
+           "reciprocal", "pow"]:
+    _method(_n + "_", _unary_inplace(_n))
 Tensor.__getitem__ = _indexing.getitem
 Tensor.__setitem__ = _indexing.setitem

@@ -296,3 +296,24 @@ def test_random_integers_and_permutations(mode):
     assert sorted(p.tolist()) == list(range(50)) and p.tolist() != list(range(50))
     lt.manual_seed(5)
     assert lt.randint(-3, 4, (2000,)).tolist() == r.tolist()
+
+
+def test_common_script_idioms(mode):
+    a_np = np.arange(6.0).reshape(2, 3)
+    results = {}
+    for m in (torch, lt):
+        a = m.tensor(a_np, requires_grad=True)
+        r = a.repeat(2, 1, 2) * m.arange(6.0)
+        b = a.detach().clone()
+        b.mul_(2).exp_().log_().sqrt_().pow_(2)
+        c = m.nn.functional.relu(a - 2, inplace=False)
+        r.sum().backward()
+        results[m] = [r, b, c, a.grad, a.type(m.float32), a.cpu()]
+        assert a.type() == "torch.DoubleTensor" and not a.is_cuda
+        assert str(a.device) == "cpu"
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got.detach(), want.detach())
+    lt.backends.cudnn.benchmark = True
+    lt.cuda.manual_seed_all(0)
+    with pytest.raises(ValueError, match="CPU"):
+        lt.ones(1).cuda()

@@ -3,7 +3,10 @@ from .. import _C, _ops
 from .. import _dtype as D
 from .._convert import as_tensor
 
-relu = _ops.relu
+def relu(input, inplace=False):
+    return _C.relu(input)
+
+
 gelu = _ops.gelu
 leaky_relu = _ops.leaky_relu
 softmax = _ops.softmax
