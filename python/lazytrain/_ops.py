@@ -471,7 +471,8 @@ METHODS = UNARY + BINARY + [
     "bitwise_xor", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp",
     "var", "std", "cumsum", "topk", "sort", "argsort", "softmax", "log_softmax", "reshape",
     "view", "permute", "transpose", "swapaxes", "swapdims", "t", "expand", "squeeze",
-    "unsqueeze", "flatten", "narrow", "repeat", "select", "split", "chunk", "unbind", "gather", "scatter",
+    "unsqueeze", "flatten", "narrow", "repeat", "select", "split", "chunk", "unbind", "gather",
+    "scatter",
     "scatter_add", "index_select", "index_add", "flip", "roll", "tril", "triu", "matmul", "mm",
     "bmm", "baddbmm", "negative", "absolute", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "subtract", "multiply", "divide", "true_divide", "gelu", "outer"]

@@ -226,7 +226,8 @@ def new_tensor(self, data, dtype=None):
 
 
 for _fn in [grad_fn_name, size, dim, element_size, is_floating_point, requires_grad_, backward,
-            to, cpu, cuda, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__, __index__,
+            to, cpu, cuda, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__,
+            __index__,
             __array__, __format__, where, expand_as, view_as, reshape_as, new_zeros, new_ones,
             new_full, new_tensor, _set_data]:
     _method(_fn.__name__, _fn)
