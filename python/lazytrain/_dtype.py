@@ -49,7 +49,3 @@ def from_numpy_dtype(np_dtype):
 def numpy_name(dt):
     return _TO_NUMPY.get(dt)
 
-
-def from_torch_name(name):
-    """torch.float32 (from an __array__-less torch tensor's str) -> float32."""
-    return globals()[name.split(".")[-1]]

@@ -119,7 +119,7 @@ def setitem(self, key, value):
     if mask is not None:
         if isinstance(value, Tensor) and value.numel() != 1:
             raise NotImplementedError("t[mask] = tensor is not supported yet; use "
-                                      "torch.where(mask, value, t) or masked_fill_ with a number")
+                                      "lt.where(mask, value, t) or masked_fill_ with a number")
         _mask_indices(self, mask)  # PyTorch's shape check
         trailing = [1] * (self.dim() - mask.dim())
         self.masked_fill_(_C.reshape(mask, list(mask._shape) + trailing),

@@ -157,3 +157,16 @@ def test_array_likes_feed_ops_and_modules():
     assert_close(lt.tensor([1.0, 2.0], dtype=lt.float64).sum() + lt.sum(batch), batch.sum() + 3)
     with pytest.raises(TypeError):
         lt.sum("not an array")
+
+
+def test_the_package_runs_without_torch():
+    import subprocess
+    import sys
+    program = ("import sys; sys.modules['torch'] = None\n"  # any import of torch fails
+               "import lazytrain as lt\n"
+               "m = lt.nn.Linear(3, 2); opt = lt.optim.AdamW(m.parameters())\n"
+               "m(lt.ones(4, 3)).sum().backward(); opt.step()\n"
+               "print(m(lt.ones(1, 3)).shape)")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "lazytrain.Size([1, 2])"
