@@ -6,10 +6,10 @@
 # shared loop and command line (examples/trainer/, tools/cli.h), with the example models'
 # headers, so that a program written like examples/fmnist_cnn.cpp builds against the install.
 #
-# The installed libraries are the static ones the build makes, not a shared library: a shared
-# one would need the whole engine compiled as position-independent code (a second compile, or a
-# change to the code every trainer and benchmark runs). So a user links lazytrain's six layer
-# libraries and, through lazytrainConfig.cmake, the system libraries they use privately.
+# The installed libraries are the static ones the build makes (position-independent, as the
+# Python module links them), not a shared library: a user links lazytrain's six layer libraries
+# and, through lazytrainConfig.cmake, the system libraries they use privately. The Python package
+# goes where Debian's python3 finds it (python/CMakeLists.txt).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

@@ -23,6 +23,7 @@ check codegen 'frontend/|backends/|passes/|lt/' "codegen depends on ir and runti
 check backends 'frontend/|lt/' "backends depend on passes, codegen, runtime and ir"
 for d in ir passes runtime backends frontend tools examples; do check "$d" 'llvm/|llvm-c/' "LLVM only in codegen/"; done
 for d in ir passes codegen backends frontend tools examples; do check "$d" 'Eigen/|unsupported/Eigen' "Eigen only in runtime/kernels/"; done
+for d in ir passes codegen backends runtime frontend tools examples bench tests; do check "$d" 'pybind11/' "pybind11 only in python/"; done
 eigen_outside=$(grep -rlE '#include *[<"](Eigen/|unsupported/Eigen)' runtime 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$eigen_outside" ] && { echo "layering: Eigen outside runtime/kernels/: $eigen_outside"; fail=1; }
 blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen backends runtime frontend tools examples 2>/dev/null | grep -v '^runtime/kernels/')

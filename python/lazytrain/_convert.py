@@ -1,0 +1,125 @@
+"""Python values to tensors: numbers, nested lists, numpy arrays and anything with __array__
+(a torch tensor, a DataLoader's batch)."""
+import builtins
+
+import numpy as np
+
+from . import _C
+from . import _dtype as D
+
+Tensor = _C.Tensor
+_NUMBER = (builtins.bool, builtins.int, builtins.float)
+
+
+def _category(dt):
+    return 0 if dt is D.bool else 2 if dt.is_floating_point else 1
+
+
+def _number_dtype(value):
+    if isinstance(value, builtins.bool):
+        return D.bool
+    if isinstance(value, builtins.int):
+        return D.int64
+    return D.float32
+
+
+def scalar_for(value, like=None):
+    """A Python number as an operand next to `like`, typed as PyTorch types a wrapped number:
+    the tensor's dtype where the number's category is not higher (int32 + 2 stays int32), else
+    the number's default dtype (int64 + 0.5 is float32)."""
+    dt = _number_dtype(value)
+    if like is not None:
+        ldt = D.BY_CODE[like._dtype]
+        if _category(dt) <= _category(ldt):
+            # A 0-d tensor of the same category never widens the result; f32 holds what f16 and
+            # bf16 (storage types in C++) would.
+            dt = D.float32 if ldt in (D.float16, D.bfloat16) else ldt
+    return _C.scalar(builtins.float(value), dt._code)
+
+
+def to_numpy(obj):
+    """A numpy view of an array-like: numpy itself, or anything with __array__ (torch tensors
+    are detached first, as their __array__ refuses tensors that require grad)."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    if hasattr(obj, "detach") and hasattr(obj, "numpy") and not isinstance(obj, Tensor):
+        obj = obj.detach()
+        if str(getattr(obj, "dtype", "")) == "torch.bfloat16":
+            obj = obj.float()
+        return obj.numpy()
+    return np.asarray(obj)
+
+
+def from_array(a, dtype=None):
+    a = to_numpy(a)
+    dt = dtype if dtype is not None else D.from_numpy_dtype(a.dtype)
+    if a.dtype == np.float16:
+        a = a.astype(np.float32)
+    return _C._from_numpy(a, dt._code)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """torch.tensor: a new tensor with a copy of `data` (a number, nested lists, a numpy array or
+    anything with __array__, a tensor). Lists of Python floats are float32, as in PyTorch."""
+    if isinstance(data, Tensor):
+        t = _C.clone(data.detach())
+        if dtype is not None and data._dtype != dtype._code:
+            t = _C.cast(t, dtype._code)
+    elif isinstance(data, _NUMBER) or isinstance(data, (list, tuple)):
+        a = np.array(_as_nested(data))
+        if dtype is None:
+            dtype = D.float32 if a.dtype.kind == "f" else D.from_numpy_dtype(a.dtype)
+        t = from_array(a.astype(np.float64) if dtype.is_floating_point else a, dtype)
+    else:
+        t = from_array(data, dtype)
+    if requires_grad:
+        t._requires_grad_(True)
+    return t
+
+
+def _as_nested(data):
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_as_nested(d) for d in data]
+    return data
+
+
+def from_numpy(a):
+    """torch.from_numpy's values as a tensor of the array's dtype. The C++ tensors own their
+    storage, so this copies: writes to the array afterwards are not seen by the tensor."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    return from_array(a)
+
+
+def array_like_tensor(obj):
+    """The C++ core's conversion of an argument that is not a tensor: objects with __array__
+    only (numbers and lists are typed by the Python wrappers, as PyTorch's wrapped numbers)."""
+    if not hasattr(obj, "__array__") or isinstance(obj, Tensor):
+        raise TypeError(f"expected a Tensor or an array-like, got {type(obj).__name__}")
+    return from_array(obj)
+
+
+def as_tensor(x, like=None):
+    """x as a tensor operand: a tensor as it is, a number typed as PyTorch's wrapped numbers, an
+    array-like copied."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, _NUMBER):
+        return scalar_for(x, like)
+    if isinstance(x, (list, tuple)):
+        return tensor(x)
+    if hasattr(x, "__array__"):
+        return from_array(x)
+    raise TypeError(f"expected a Tensor, a number or an array-like, got {type(x).__name__}")
+
+
+def as_tensor_pair(a, b):
+    """Two operands of a binary op, a number typed against the other operand."""
+    if isinstance(a, Tensor):
+        return a, as_tensor(b, a)
+    if isinstance(b, Tensor):
+        return as_tensor(a, b), b
+    a = as_tensor(a)
+    return a, as_tensor(b, a)

@@ -1,0 +1,15 @@
+"""torch.nn: Module, Parameter, the layers, functional (F), init and utils."""
+from . import functional, init, utils  # noqa: F401
+from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1d,  # noqa
+                     BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, CrossEntropyLoss, Dropout,
+                     Embedding, Flatten, GELU, GroupNorm, Identity, LayerNorm, LeakyReLU, Linear,
+                     LogSoftmax, MaxPool2d, MSELoss, ReLU, Sigmoid, SiLU, Softmax, Tanh,
+                     Upsample)
+from .module import Module  # noqa: F401
+from .parameter import Buffer, Parameter  # noqa: F401
+from .rnn import GRU, LSTM  # noqa: F401
+from .attention import (MultiheadAttention, TransformerEncoder,  # noqa: F401
+                        TransformerEncoderLayer)
+from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa
+                     KLDivLoss, L1Loss, LogSigmoid, Mish, NLLLoss, ReLU6, SmoothL1Loss, Softplus)

@@ -1,0 +1,153 @@
+"""nn.MultiheadAttention, nn.TransformerEncoderLayer and nn.TransformerEncoder in Python over the
+ops, with PyTorch 1.13's parameter names, initialization and math (q scaled by 1/sqrt(head
+dim) before q k^T; a bool mask marks the positions that may not be attended)."""
+import copy
+import math
+
+from .. import _C, _ops
+from .. import _dtype as D
+from . import functional as F
+from . import init
+from .container import ModuleList
+from .layers import Dropout, LayerNorm, Linear
+from .module import Module
+from .parameter import Parameter
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's name for the attention's output projection (its repr and checkpoints)."""
+
+
+def _additive(mask, dtype, shape):
+    """A bool mask (True: masked) as -inf where masked, else 0; a float mask as it is."""
+    if mask._dtype == D.bool._code:
+        zeros = _C.zeros(list(mask._shape), dtype)
+        mask = _C.masked_fill(zeros, mask, -math.inf)
+    return _C.expand(mask, shape)
+
+
+class MultiheadAttention(Module):
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) or vdim not in (
+                None, embed_dim):
+            raise NotImplementedError("MultiheadAttention: add_bias_kv, add_zero_attn and kdim/"
+                                      "vdim other than embed_dim are not supported yet")
+        if embed_dim % num_heads:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
+        code = (dtype or D.float32)._code
+        self.in_proj_weight = Parameter(_C.zeros([3 * embed_dim, embed_dim], code))
+        if bias:
+            self.in_proj_bias = Parameter(_C.zeros([3 * embed_dim], code))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        init.xavier_uniform_(self.in_proj_weight)
+        if bias:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True):
+        batched = query.dim() == 3
+        if not batched:
+            query, key, value = (_C.unsqueeze(t, 1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = _C.unsqueeze(key_padding_mask, 0)
+        elif self.batch_first:
+            query, key, value = (_C.transpose(t, 0, 1) for t in (query, key, value))
+        L, N, E = query._shape
+        S, H, d = key._shape[0], self.num_heads, self.head_dim
+        w_q, w_k, w_v = _ops.chunk(self.in_proj_weight, 3, 0)
+        b_q, b_k, b_v = (_ops.chunk(self.in_proj_bias, 3, 0) if self.in_proj_bias is not None
+                         else (None, None, None))
+        # [len, N, E] -> [N * H, len, d]
+        q = _C.transpose(_C.reshape(F.linear(query, w_q, b_q), [L, N * H, d]), 0, 1)
+        k = _C.transpose(_C.reshape(F.linear(key, w_k, b_k), [S, N * H, d]), 0, 1)
+        v = _C.transpose(_C.reshape(F.linear(value, w_v, b_v), [S, N * H, d]), 0, 1)
+        q = _C.div(q, _C.scalar(math.sqrt(d), q._dtype))
+        scores = _C.matmul(q, _C.transpose(k, 1, 2))  # [N * H, L, S]
+        if attn_mask is not None:
+            shape = [N * H, L, S] if attn_mask.dim() == 3 else [L, S]
+            scores = _C.add(scores, _additive(attn_mask, scores._dtype, shape))
+        if key_padding_mask is not None:
+            pad = _C.reshape(key_padding_mask, [N, 1, 1, S])
+            scores = _C.reshape(scores, [N, H, L, S])
+            scores = _C.add(scores, _additive(pad, scores._dtype, [N, H, L, S]))
+            scores = _C.reshape(scores, [N * H, L, S])
+        weights = _C.softmax(scores, -1)
+        if self.dropout > 0 and self.training:
+            weights = F.dropout(weights, self.dropout, True)
+        out = _C.matmul(weights, v)  # [N * H, L, d]
+        out = _C.reshape(_C.transpose(out, 0, 1), [L, N, E])
+        out = self.out_proj(out)
+        if not batched:
+            out = _C.squeeze(out, 1)
+        elif self.batch_first:
+            out = _C.transpose(out, 0, 1)
+        if not need_weights:
+            return out, None
+        weights = _C.reshape(weights, [N, H, L, S])
+        if average_attn_weights:
+            weights = _C.mean(weights, [1], False)
+        if not batched:
+            weights = _C.squeeze(weights, 0)
+        return out, weights
+
+
+class TransformerEncoderLayer(Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            if activation not in ("relu", "gelu"):
+                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+            activation = F.relu if activation == "relu" else F.gelu
+        self.activation = activation
+
+    def _sa(self, x, mask, padding):
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                             need_weights=False)[0]
+        return self.dropout1(out)
+
+    def _ff(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None):
+        x = src
+        if self.norm_first:
+            x = _C.add(x, self._sa(self.norm1(x), src_mask, src_key_padding_mask))
+            return _C.add(x, self._ff(self.norm2(x)))
+        x = self.norm1(_C.add(x, self._sa(x, src_mask, src_key_padding_mask)))
+        return self.norm2(_C.add(x, self._ff(x)))
+
+
+class TransformerEncoder(Module):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None):
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
+        return x if self.norm is None else self.norm(x)

@@ -1,0 +1,68 @@
+"""lt.save(obj, f) and lt.load(f) in safetensors (atomic writes, lt/serialize.h): a tensor or a
+nested dict/list of tensors and plain values (a model's, an optimizer's and a scheduler's state
+dicts, metadata). Tensors are stored under their dotted path ("model.fc.weight"), readable by
+any safetensors reader; the nesting and the other values go in the file's metadata as JSON."""
+import json
+import os
+
+from . import _C
+
+_TREE = "lazytrain.tree"
+Tensor = _C.Tensor
+
+
+def _encode(obj, path, tensors):
+    if isinstance(obj, Tensor):
+        name = path or "tensor"
+        while name in tensors:  # a key with a dot can spell another entry's path
+            name += "_"
+        tensors[name] = obj.detach()
+        return {"t": name}
+    if isinstance(obj, dict):
+        return {"d": [[_key(k), _encode(v, _join(path, k), tensors)] for k, v in obj.items()]}
+    if isinstance(obj, (list, tuple)):
+        return {"l" if isinstance(obj, list) else "u":
+                [_encode(v, _join(path, i), tensors) for i, v in enumerate(obj)]}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return {"v": obj}
+    raise TypeError(f"lt.save: cannot store a {type(obj).__name__} (tensors, dicts, lists, "
+                    "tuples, numbers, strings and None only)")
+
+
+def _key(k):
+    if not isinstance(k, (str, int)) or isinstance(k, bool):
+        raise TypeError(f"lt.save: dict keys must be str or int, got {type(k).__name__}")
+    return k
+
+
+def _join(path, k):
+    return f"{path}.{k}" if path else str(k)
+
+
+def _decode(node, tensors):
+    (kind, value), = node.items()
+    if kind == "t":
+        return tensors[value]
+    if kind == "d":
+        return {k: _decode(v, tensors) for k, v in value}
+    if kind == "l":
+        return [_decode(v, tensors) for v in value]
+    if kind == "u":
+        return tuple(_decode(v, tensors) for v in value)
+    return value
+
+
+def save(obj, f):
+    """Writes obj to the path f (a crash leaves the old file or the new one, never a torn one);
+    pending lazy tensors are materialized first, in one graph."""
+    tensors = {}
+    tree = _encode(obj, "", tensors)
+    _C.save(os.fspath(f), tensors, {_TREE: json.dumps(tree)})
+
+
+def load(f, map_location=None):
+    """What save(obj, f) wrote; a safetensors file from elsewhere gives its dict of tensors."""
+    tensors, metadata = _C.load(os.fspath(f))
+    if _TREE not in metadata:
+        return dict(tensors)
+    return _decode(json.loads(metadata[_TREE]), tensors)

@@ -1,0 +1,2 @@
+"""torch.utils: data loading (lt.utils.data)."""
+from . import data  # noqa: F401

@@ -1,0 +1,5 @@
+"""torch.utils.data: Dataset, TensorDataset, DataLoader (batching, seeded shuffling,
+drop_last), in the loop's thread."""
+from .dataset import Dataset, Subset, TensorDataset  # noqa: F401
+from .fashion_mnist import fashion_mnist  # noqa: F401
+from .loader import DataLoader, default_collate  # noqa: F401

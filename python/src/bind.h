@@ -1,0 +1,25 @@
+// What the binding files share: pybind11, the C++ API and one registration function per file.
+#pragma once
+#include "lt/lt.h"
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "python/src/call_site.h"
+
+namespace lt::py {
+
+namespace pb = pybind11;
+
+void bind_errors(pb::module_& m);
+void bind_tensor(pb::module_& m);
+void bind_ops(pb::module_& m);
+void bind_ops_nn(pb::module_& m);
+void bind_modes(pb::module_& m);
+void bind_optim(pb::module_& m);
+void bind_amp(pb::module_& m);
+void bind_io(pb::module_& m);
+
+/// The dtype codes the Python side names (lazytrain/_dtype.py keeps the same order).
+inline DType dtype_of(int code) { return static_cast<DType>(code); }
+
+}  // namespace lt::py

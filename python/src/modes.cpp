@@ -1,0 +1,63 @@
+// Lazy mode, gradient mode and the generator: the state PyTorch's context managers switch; and
+// what lt.debug reads (the debug log, settings, metrics, memory).
+#include <memory>
+#include <string>
+
+#include "python/src/bind.h"
+
+namespace lt::py {
+namespace {
+
+/// A C++ guard held between a Python context manager's __enter__ and __exit__.
+template <class Guard>
+struct ScopedGuard {
+  std::unique_ptr<Guard> guard;
+  void enter() { guard = std::make_unique<Guard>(); }
+  void exit() { guard.reset(); }
+};
+
+template <class Guard>
+void bind_guard(pb::module_& m, const char* name) {
+  pb::class_<ScopedGuard<Guard>>(m, name)
+      .def(pb::init<>())
+      .def("enter", &ScopedGuard<Guard>::enter)
+      .def("exit", &ScopedGuard<Guard>::exit);
+}
+
+}  // namespace
+
+void bind_modes(pb::module_& m) {
+  const Loc& at = call_site();
+  m.def("mark_step", [at]() {
+    pb::gil_scoped_release release;  // compiling and running the step need no Python
+    mark_step(at);
+  });
+  m.def("is_lazy", []() { return mode() == Mode::Lazy; });
+  m.def("set_lazy", [](bool lazy) { set_mode(lazy ? Mode::Lazy : Mode::Eager); });
+  m.def("is_pending", &is_pending);
+  m.def("clear_graph_cache", &clear_graph_cache);
+  m.def("grad_enabled", &grad_enabled);
+  bind_guard<NoGradGuard>(m, "NoGradGuard");
+  bind_guard<EnableGradGuard>(m, "EnableGradGuard");
+  m.def("graph_text", [](const std::vector<Tensor>& ts) {
+    return debug::graph_text(std::span<const Tensor>(ts));
+  });
+  m.def("set_debug", &debug::set_enabled);
+  m.def("set_option", [](const std::string& name, const std::string& value) {
+    set_option(name, value);
+  });
+  m.def("option", [](const std::string& name) { return option(name); });
+  m.def("options_report", &options_report);
+  m.def("metrics_report", &metrics::report);
+  m.def("metrics_counter", [](const std::string& name) { return metrics::counter(name); });
+  m.def("metrics_total_ns", [](const std::string& name) { return metrics::total_ns(name); });
+  m.def("metrics_reset", &metrics::reset);
+  m.def("memory_stats", []() {
+    const MemoryStats s = memory_stats();
+    return pb::make_tuple(s.current_bytes, s.peak_bytes);
+  });
+  m.def("reset_peak_memory", &reset_peak_memory);
+  m.def("take_debug_log", &debug::take_log);
+}
+
+}  // namespace lt::py

@@ -1,0 +1,186 @@
+// lt::Tensor as _C.Tensor: its handle, autograd state, in-place ops and host values. The Python
+// class lazytrain.Tensor is this type with PyTorch's methods added (lazytrain/_tensor.py).
+#include <pybind11/numpy.h>
+
+#include <vector>
+
+#include "python/src/bind.h"
+
+namespace lt::py {
+namespace {
+
+template <class T>
+pb::array host_array(const Tensor& t) {
+  std::vector<T> v;
+  {
+    pb::gil_scoped_release release;  // in lazy mode reading values runs the pending graph
+    v = t.to_vector<T>(call_site());
+  }
+  std::vector<pb::ssize_t> shape(t.shape().begin(), t.shape().end());
+  pb::array_t<T> out(shape);
+  T* dst = out.mutable_data();
+  for (size_t i = 0; i < v.size(); ++i) dst[i] = v[i];  // element-wise: vector<bool> has no data()
+  return out;
+}
+
+/// The values; f16 and bf16 come as float32 (the Python side narrows f16, numpy has no bf16).
+pb::array to_numpy(const Tensor& t) {
+  switch (t.dtype()) {
+    case DType::Bool: return host_array<bool>(t);
+    case DType::I32: return host_array<int32_t>(t);
+    case DType::I64: return host_array<int64_t>(t);
+    case DType::F64: return host_array<double>(t);
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32: return host_array<float>(t);
+  }
+  LT_UNREACHABLE();
+}
+
+template <class T>
+Tensor from_array(const pb::array& a, DType dtype) {
+  auto c = pb::array_t<T, pb::array::c_style | pb::array::forcecast>::ensure(a);
+  if (!c) throw pb::error_already_set();
+  Shape shape;
+  for (pb::ssize_t i = 0; i < c.ndim(); ++i) shape.push_back(c.shape(i));
+  std::vector<T> v(c.data(), c.data() + c.size());
+  Tensor t = from_vector<T>(v, shape, call_site());
+  return t.dtype() == dtype ? t : cast(t, dtype, call_site());
+}
+
+/// A copy of a numpy array's values as a tensor of `dtype` (f16 and bf16 through float32).
+Tensor from_numpy(const pb::array& a, int code) {
+  const DType dtype = dtype_of(code);
+  switch (dtype) {
+    case DType::Bool: return from_array<bool>(a, dtype);
+    case DType::I32: return from_array<int32_t>(a, dtype);
+    case DType::I64: return from_array<int64_t>(a, dtype);
+    case DType::F64: return from_array<double>(a, dtype);
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32: return from_array<float>(a, dtype);
+  }
+  LT_UNREACHABLE();
+}
+
+pb::tuple shape_of(const Tensor& t) {
+  pb::tuple out(t.shape().size());
+  for (size_t i = 0; i < t.shape().size(); ++i) out[i] = t.shape()[i];
+  return out;
+}
+
+}  // namespace
+
+void bind_tensor(pb::module_& m) {
+  using T = Tensor;
+  const Loc& at = call_site();
+  pb::class_<T>(m, "Tensor")
+      .def(pb::init<>())
+      .def(pb::init([](const T& t) { return t; }), "Another handle to the same tensor")
+      .def(pb::init([](const pb::object& array_like) {
+             return pb::module_::import("lazytrain._convert").attr("array_like_tensor")(
+                 array_like).cast<T>();
+           }), "A copy of an object with __array__ (numpy, torch)")
+      .def_property_readonly("_shape", &shape_of)
+      .def_property_readonly("_dtype", [](const T& t) { return static_cast<int>(t.dtype()); })
+      .def("_defined", &T::defined)
+      .def("numel", &T::numel)
+      .def("_impl_id", [](const T& t) { return reinterpret_cast<uintptr_t>(t.impl()); })
+      .def_property_readonly("requires_grad", &T::requires_grad)
+      .def("_requires_grad_", [at](T& t, bool on) { t.requires_grad_(on, at); })
+      .def("_grad", [](const T& t) -> std::optional<T> {
+        T g = t.grad();
+        return g.defined() ? std::optional<T>(g) : std::nullopt;
+      })
+      .def("_set_grad", [](T& t, std::optional<T> g) {
+        if (g) t.set_grad(*g); else t.zero_grad();
+      })
+      .def("detach", &T::detach)
+      // Points this Python object at another tensor (PyTorch's `p.data = t`): the object, a
+      // module's Parameter, keeps its identity while its values, dtype and shape change.
+      .def("_set_handle", [](T& t, const T& other) { t = other; })
+      .def_property_readonly("_version", &T::version)
+      .def("_backward", [at](const T& t, std::optional<T> grad) {
+        pb::gil_scoped_release release;  // hooks written in Python take the GIL back
+        if (grad) t.backward(*grad, at); else t.backward(at);
+      })
+      .def("register_hook", [at](const T& t, pb::function hook) {
+        return t.register_hook([hook](const T& g) -> T {
+          pb::gil_scoped_acquire gil;
+          pb::object r = hook(g);
+          return r.is_none() ? T() : r.cast<T>();
+        }, at);
+      })
+      .def("remove_hook", &T::remove_hook)
+      .def("_str", [at](const T& t) {
+        pb::gil_scoped_release release;
+        return t.str(at);
+      })
+      .def("_numpy", &to_numpy)
+      .def("_item", [at](const T& t) -> pb::object {
+        if (is_float(t.dtype())) {
+          double v;
+          {
+            pb::gil_scoped_release release;
+            v = t.item<double>(at);
+          }
+          return pb::float_(v);
+        }
+        int64_t v;
+        {
+          pb::gil_scoped_release release;
+          v = t.item<int64_t>(at);
+        }
+        if (t.dtype() == DType::Bool) return pb::bool_(v != 0);
+        return pb::int_(v);
+      })
+      // In place: each rebinds this handle's tensor, so every Python object holding it (and
+      // every view of it) sees the new values.
+      .def("_add_", [at](T& t, const T& o) { t.add_(o, at); })
+      .def("_sub_", [at](T& t, const T& o) { t.sub_(o, at); })
+      .def("_mul_", [at](T& t, const T& o) { t.mul_(o, at); })
+      .def("_div_", [at](T& t, const T& o) { t.div_(o, at); })
+      .def("_copy_", [at](T& t, const T& o) { t.copy_(o, at); })
+      .def("_zero_", [at](T& t) { t.zero_(at); })
+      .def("_fill_", [at](T& t, double v) { t.fill_(v, at); })
+      .def("_fill_int_", [at](T& t, int64_t v) { t.fill_(v, at); })
+      .def("_masked_fill_", [at](T& t, const T& mask, double v) { t.masked_fill_(mask, v, at); })
+      .def("_clamp_", [at](T& t, std::optional<double> lo, std::optional<double> hi) {
+        t.clamp_(lo, hi, at);
+      })
+      .def("_scatter_", [at](T& t, int64_t dim, const T& index, const T& src) {
+        t.scatter_(dim, index, src, at);
+      })
+      .def("_index_add_", [at](T& t, int64_t dim, const T& index, const T& src, double alpha) {
+        t.index_add_(dim, index, src, alpha, at);
+      })
+      .def("_tril_", [at](T& t, int64_t d) { t.tril_(d, at); })
+      .def("_triu_", [at](T& t, int64_t d) { t.triu_(d, at); });
+
+  // Where an op takes a tensor, an object with __array__ (a numpy array, a torch batch) is
+  // copied into one, as PyTorch accepts them; other objects still fail the call.
+  pb::implicitly_convertible<pb::object, T>();
+  m.def("_from_numpy", &from_numpy, "A copy of a numpy array's values (C++ tensors own theirs)");
+  m.def("scalar", [at](double v, int code) { return scalar(v, dtype_of(code), at); });
+  m.def("full", [at](const std::vector<int64_t>& shape, double v, int code) {
+    return full(shape, v, dtype_of(code), at);
+  });
+  m.def("zeros", [at](const std::vector<int64_t>& shape, int code) {
+    return zeros(shape, dtype_of(code), at);
+  });
+  m.def("ones", [at](const std::vector<int64_t>& shape, int code) {
+    return ones(shape, dtype_of(code), at);
+  });
+  m.def("arange", [at](double start, double stop, double step, int code) {
+    return arange(start, stop, step, dtype_of(code), at);
+  });
+  m.def("rand", [at](const std::vector<int64_t>& shape, int code) {
+    return rand(shape, dtype_of(code), at);
+  });
+  m.def("randn", [at](const std::vector<int64_t>& shape, int code) {
+    return randn(shape, dtype_of(code), at);
+  });
+  m.def("manual_seed", &manual_seed);
+}
+
+}  // namespace lt::py

@@ -1,0 +1,105 @@
+"""autocast and GradScaler against torch's CPU autocast and GradScaler's rules; lt.save/lt.load
+round trips of nested training state."""
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close
+
+
+def test_autocast_runs_matmul_in_bfloat16_like_torch(mode):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((8, 16)).astype(np.float32), rng.standard_normal(
+        (16, 4)).astype(np.float32)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        want = torch.tensor(a) @ torch.tensor(b)
+    with lt.autocast("cpu", dtype=lt.bfloat16):
+        assert lt.amp.is_autocast_enabled()
+        got = lt.tensor(a) @ lt.tensor(b)
+        lin = lt.nn.functional.linear(lt.tensor(a), lt.tensor(b.T.copy()))
+    assert not lt.amp.is_autocast_enabled()
+    # Inputs rounded to bf16, products accumulated in f32: torch rounds the result to bf16,
+    # lazytrain gives the f32 accumulator back (lt/autocast.h).
+    exact = a.astype(np.float64) @ b
+    assert got.dtype is lt.float32 and want.dtype == torch.bfloat16
+    np.testing.assert_allclose(got.numpy(), want.float().numpy(), rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(lin.numpy(), got.numpy(), rtol=1e-6)
+    assert np.abs(got.numpy() - exact).max() > 1e-4  # bf16 operands, not f32 ones
+    with lt.autocast(enabled=False):
+        np.testing.assert_allclose((lt.tensor(a) @ lt.tensor(b)).numpy(), exact, rtol=1e-4,
+                                   atol=1e-5)
+
+
+def test_grad_scaler_skips_overflowing_steps_and_backs_off(mode):
+    w = lt.nn.Parameter(lt.tensor([1.0, 2.0]))
+    w_t = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    opt, opt_t = lt.optim.SGD([w], lr=0.1), torch.optim.SGD([w_t], lr=0.1)
+    scaler = lt.amp.GradScaler(init_scale=1024.0, growth_interval=2)
+    # torch's GradScaler needs CUDA; its rules, written out: skip on inf, scale *= 0.5;
+    # grow by 2 after growth_interval finite steps.
+    scale, finite_run = 1024.0, 0
+    for step, factor in enumerate([1.0, float("inf"), 1.0, 1.0, 1.0]):
+        opt.zero_grad()
+        scaler.scale((w * w).sum() * factor).backward()
+        scaler.step(opt)
+        scaler.update()
+        lt.mark_step()
+        opt_t.zero_grad()
+        ((w_t * w_t).sum() * factor).backward()
+        if factor == 1.0:
+            opt_t.step()
+            finite_run += 1
+            if finite_run == 2:
+                scale, finite_run = scale * 2, 0
+        else:
+            scale, finite_run = scale * 0.5, 0
+        assert scaler.get_scale() == scale, step
+        assert_close(w.detach(), w_t.detach(), rtol=1e-6)
+    state = scaler.state_dict()
+    assert state == {"scale": scale, "_growth_tracker": finite_run}
+    other = lt.amp.GradScaler()
+    other.load_state_dict(state)
+    assert other.state_dict() == state
+
+
+def test_save_load_round_trips_nested_state(tmp_path, mode):
+    model = lt.nn.Sequential(lt.nn.Linear(3, 4), lt.nn.BatchNorm1d(4))
+    opt = lt.optim.AdamW(model.parameters(), lr=0.01)
+    model(lt.randn(5, 3)).sum().backward()
+    opt.step()
+    lt.mark_step()
+    state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3,
+             "meta": {"name": "run", "betas": (0.9, 0.999), "none": None}}
+    lt.save(state, tmp_path / "ckpt.safetensors")
+    back = lt.load(tmp_path / "ckpt.safetensors")
+    assert back["epoch"] == 3 and back["meta"] == state["meta"]
+    assert list(back["model"]) == list(state["model"])
+    for k, v in state["model"].items():
+        np.testing.assert_array_equal(back["model"][k].numpy(), v.numpy())
+        assert back["model"][k].dtype is v.dtype
+    assert back["optimizer"]["param_groups"] == state["optimizer"]["param_groups"]
+    assert set(back["optimizer"]["state"]) == {0, 1, 2, 3}  # int keys survive
+    model2 = lt.nn.Sequential(lt.nn.Linear(3, 4), lt.nn.BatchNorm1d(4))
+    model2.load_state_dict(back["model"])
+    opt2 = lt.optim.AdamW(model2.parameters(), lr=0.01)
+    opt2.load_state_dict(back["optimizer"])
+    x = lt.randn(5, 3)
+    for m, o in ((model, opt), (model2, opt2)):
+        o.zero_grad()
+        m(x).sum().backward()
+        o.step()
+    for p, q in zip(model.parameters(), model2.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_saved_tensors_are_plain_safetensors(tmp_path):
+    lt.save({"w": lt.arange(6.0).reshape(2, 3), "n": lt.tensor([1, 2])}, tmp_path / "t.st")
+    raw = lt._C.load(str(tmp_path / "t.st"))[0]
+    assert sorted(raw) == ["n", "w"] and raw["w"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    lt._C.save(str(tmp_path / "plain.st"), {"a": lt.ones(2)}, {})
+    assert lt.load(tmp_path / "plain.st")["a"].tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="cannot store a object"):
+        lt.save({"x": object()}, tmp_path / "bad.st")
+    with pytest.raises(RuntimeError):
+        lt.load(tmp_path / "missing.st")

@@ -1,0 +1,118 @@
+"""t[key] and t[key] = v against PyTorch: views that write through, index tensors, masks."""
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close
+
+KEYS = [
+    1, -1, (0, 2), (1, -1, 3), slice(1, 3), (slice(None), 2),
+    (slice(None, None, 2), slice(1, None)),
+    (Ellipsis, 1), (None, 0), (slice(None), None, 1), (0, Ellipsis, None), (Ellipsis,),
+    (slice(-3, -1), slice(None, None, 3)), (1, slice(5, 9)), (slice(10, 2),),
+]
+
+
+def _base(m):
+    return m.arange(60, dtype=m.float64).reshape(3, 4, 5)
+
+
+@pytest.mark.parametrize("key", KEYS, ids=[repr(k) for k in KEYS])
+def test_basic_indexing_is_torchs(key, mode):
+    assert_close(_base(lt)[key], _base(torch)[key])
+
+
+@pytest.mark.parametrize("key", KEYS[:-1], ids=[repr(k) for k in KEYS[:-1]])
+def test_assignment_writes_through(key, mode):
+    x, x_t = _base(lt), _base(torch)
+    x[key] = -1.0
+    x_t[key] = -1.0
+    assert_close(x, x_t)
+    shape = tuple(x_t[key].shape)
+    v = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) + 100
+    x[key] = lt.tensor(v)
+    x_t[key] = torch.tensor(v)
+    assert_close(x, x_t)
+
+
+def test_views_write_through_both_ways(mode):
+    x, x_t = _base(lt), _base(torch)
+    v, v_t = x[1, :, ::2], x_t[1, :, ::2]
+    v += 1000
+    v_t += 1000
+    assert_close(x, x_t)
+    x[1, 0] = 0.5
+    x_t[1, 0] = 0.5
+    assert_close(v, v_t)
+    r, r_t = x.view(12, 5)[3:5], x_t.view(12, 5)[3:5]
+    r.mul_(2)
+    r_t.mul_(2)
+    assert_close(x, x_t)
+    d, d_t = x.detach(), x_t.detach()
+    d[0, 0, 0] = 42.0
+    d_t[0, 0, 0] = 42.0
+    assert_close(x, x_t)
+
+
+def test_augmented_assignment_through_an_index(mode):
+    x, x_t = _base(lt), _base(torch)
+    for m, t in ((lt, x), (torch, x_t)):
+        t[0] += 1
+        t[1, ::2] *= m.arange(5, dtype=m.float64)
+        t[..., -1] -= 7
+        t[2, 3, 4] /= 2
+    assert_close(x, x_t)
+
+
+def test_broadcast_assignment(mode):
+    x, x_t = _base(lt), _base(torch)
+    x[:, 1] = lt.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    x_t[:, 1] = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert_close(x, x_t)
+
+
+@pytest.mark.parametrize("key", [
+    lambda m: m.tensor([2, 0, 2]), lambda m: [1, 0], lambda m: (slice(None), m.tensor([3, 1])),
+    lambda m: (Ellipsis, m.tensor([[0, 4], [1, 1]])), lambda m: (1, m.tensor([0, 3]), 2)])
+def test_integer_tensor_indexing(key, mode):
+    assert_close(_base(lt)[key(lt)], _base(torch)[key(torch)])
+
+
+def test_bool_mask_selects_and_fills():
+    x, x_t = _base(lt), _base(torch)
+    assert_close(x[x > 41.5], x_t[x_t > 41.5])
+    rows = np.array([True, False, True])
+    assert_close(x[lt.tensor(rows)], x_t[torch.tensor(rows)])
+    x[x > 50] = 0.0
+    x_t[x_t > 50] = 0.0
+    assert_close(x, x_t)
+    x[lt.tensor(rows)] = -2.0
+    x_t[torch.tensor(rows)] = -2.0
+    assert_close(x, x_t)
+
+
+def test_gradient_flows_through_indexing(mode):
+    x_np = np.arange(12.0).reshape(3, 4)
+    x, x_t = lt.tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+    for m, t in ((lt, x), (torch, x_t)):
+        y = t[1:, ::2] * 2 + t[0][None].sum() + t[m.tensor([2, 2])].sum() + t[t > 5].sum()
+        y.sum().backward()
+    assert_close(x.grad, x_t.grad)
+
+
+def test_index_errors_are_torchs():
+    x = _base(lt)
+    for key in [3, (0, 4), (0, 0, -6)]:
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[key]
+    with pytest.raises(IndexError, match="index 5 out of range"):
+        x.select(1, 5)
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0, 0]
+    with pytest.raises(IndexError, match="valid indices"):
+        x["a"]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(NotImplementedError, match="more than one index tensor"):
+        x[lt.tensor([0]), lt.tensor([1])]

@@ -1,0 +1,410 @@
+"""lt.nn against torch.nn: the same model written with each, torch's weights loaded strictly
+into lazytrain's, then the same outputs and gradients; Module's registration and tree walks."""
+import collections
+
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close
+
+
+def make_cnn(nn):
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, stride=1, padding=1, bias=False),
+                nn.BatchNorm2d(8), nn.GELU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.blocks = nn.ModuleList([nn.Linear(8, 16), nn.Linear(16, 16)])
+            self.heads = nn.ModuleDict({"out": nn.Linear(16, 5), "aux": nn.Identity()})
+            self.norm = nn.LayerNorm(16)
+            self.drop = nn.Dropout(0.3)
+            self.emb = nn.Embedding(5, 16)
+            self.register_buffer("scale", torch_or_lt(nn).ones(16) * 0.5)
+
+        def forward(self, x, ids):
+            h = self.features(x)
+            for b in self.blocks:
+                h = b(h).relu()
+            h = self.norm(h + self.emb(ids)) * self.scale
+            return self.heads["out"](self.drop(self.heads["aux"](h)))
+    return Net()
+
+
+def torch_or_lt(nn):
+    return torch if nn is torch.nn else lt
+
+
+def _pair_models():
+    torch.manual_seed(0)
+    t_model = make_cnn(torch.nn).double()
+    model = make_cnn(lt.nn).double()
+    result = model.load_state_dict(t_model.state_dict(), strict=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    return model, t_model
+
+
+def test_state_dict_names_match_torchs():
+    model, t_model = _pair_models()
+    assert list(model.state_dict()) == list(t_model.state_dict())
+    assert [n for n, _ in model.named_parameters()] == [n for n, _ in t_model.named_parameters()]
+    assert [n for n, _ in model.named_buffers()] == [n for n, _ in t_model.named_buffers()]
+    assert [n for n, _ in model.named_modules()] == [n for n, _ in t_model.named_modules()]
+    assert [type(m).__name__ for m in model.children()] == [
+        type(m).__name__ for m in t_model.children()]
+    for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+        assert isinstance(p, lt.nn.Parameter) and p.requires_grad
+        assert_close(p.detach(), q.detach())
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_same_outputs_and_gradients_as_torch(training, mode):
+    model, t_model = _pair_models()
+    model.train(training)
+    t_model.train(training)
+    model.drop.p = t_model.drop.p = 0.0  # dropout draws differ between the libraries
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3, 8, 8))
+    ids = np.array([0, 4, 2, 2])
+    for step in range(2):
+        out = model(lt.tensor(x), lt.tensor(ids))
+        t_out = t_model(torch.tensor(x), torch.tensor(ids))
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        (out ** 2).mean().backward()
+        (t_out ** 2).mean().backward()
+        for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+            assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-11)
+        lt.mark_step()
+    for (name, b), (_, c) in zip(model.named_buffers(), t_model.named_buffers()):
+        assert_close(b, c, rtol=1e-10, atol=1e-12)
+
+
+def test_round_trip_back_into_torch():
+    model, _ = _pair_models()
+    with lt.no_grad():
+        for p in model.parameters():
+            p += 0.25
+    t_model = make_cnn(torch.nn).double()
+    t_model.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()},
+                            strict=True)
+    for (k, v), (_, w) in zip(model.state_dict().items(), t_model.state_dict().items()):
+        assert_close(v, w)
+
+
+def test_load_state_dict_checks_keys_and_shapes():
+    model = lt.nn.Linear(3, 2)
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        model.load_state_dict({"weight": torch.zeros(2, 3)})
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "extra"'):
+        model.load_state_dict({"weight": torch.zeros(2, 3), "bias": torch.zeros(2),
+                               "extra": torch.zeros(1)})
+    with pytest.raises(RuntimeError, match="size mismatch for weight"):
+        model.load_state_dict({"weight": torch.zeros(3, 3), "bias": torch.zeros(2)})
+    r = model.load_state_dict({"weight": torch.ones(2, 3)}, strict=False)
+    assert r.missing_keys == ["bias"] and r.unexpected_keys == []
+    assert model.weight.tolist() == [[1.0] * 3] * 2
+
+
+def test_initialization_follows_torchs_bounds():
+    lt.manual_seed(0)
+    lin = lt.nn.Linear(400, 300)
+    w = lin.weight.detach().numpy()
+    bound = 1 / np.sqrt(400)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
+    assert abs(w.std() - bound / np.sqrt(3)) < 0.02 * bound
+    conv = lt.nn.Conv2d(4, 6, 3)
+    assert np.abs(conv.weight.detach().numpy()).max() <= 1 / np.sqrt(36)
+    bn = lt.nn.BatchNorm2d(3)
+    assert bn.weight.tolist() == [1.0] * 3 and bn.running_var.tolist() == [1.0] * 3
+    emb = lt.nn.Embedding(1000, 10)
+    assert abs(emb.weight.detach().numpy().std() - 1) < 0.05
+
+
+def test_module_registration_and_modes():
+    class M(lt.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lt.nn.Parameter(lt.ones(2))
+            self.sub = lt.nn.Linear(2, 2)
+            self.register_buffer("count", lt.zeros(1), persistent=False)
+            self.plain = lt.ones(1)  # a tensor attribute that is neither
+
+        def forward(self, x):
+            return self.sub(x) * self.a
+    m = M()
+    assert [n for n, _ in m.named_parameters()] == ["a", "sub.weight", "sub.bias"]
+    assert list(m.state_dict()) == ["a", "sub.weight", "sub.bias"]
+    assert [n for n, _ in m.named_buffers()] == ["count"]
+    assert m.training and m.sub.training
+    m.eval()
+    assert not m.training and not m.sub.training
+    m.requires_grad_(False)
+    assert not any(p.requires_grad for p in m.parameters())
+    m.requires_grad_(True)
+    m(lt.ones(3, 2)).sum().backward()
+    assert all(p.grad is not None for p in m.parameters())
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+    a = m.a
+    m.to(lt.float64)
+    assert all(p.dtype is lt.float64 for p in m.parameters())
+    assert m.a is a and a.requires_grad  # the same Parameter, as PyTorch's
+    assert m.count.dtype is lt.float64
+    with pytest.raises(AttributeError):
+        m.missing
+    with pytest.raises(TypeError, match="parameter 'a'"):
+        m.a = lt.ones(2)
+
+
+def test_forward_hooks():
+    lin = lt.nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda mod, args: calls.append("pre"))
+    h2 = lin.register_forward_hook(lambda mod, args, out: out * 0)
+    out = lin(lt.ones(1, 2))
+    assert calls == ["pre"] and out.tolist() == [[0.0, 0.0]]
+    h1.remove()
+    h2.remove()
+    assert lin(lt.ones(1, 2)).abs().sum().item() > 0 and calls == ["pre"]
+
+
+def test_sequential_containers():
+    seq = lt.nn.Sequential(collections.OrderedDict([("fc", lt.nn.Linear(2, 3)),
+                                                    ("act", lt.nn.ReLU())]))
+    assert list(seq.state_dict()) == ["fc.weight", "fc.bias"] and len(seq) == 2
+    assert isinstance(seq[0], lt.nn.Linear) and isinstance(seq[-1], lt.nn.ReLU)
+    ml = lt.nn.ModuleList([lt.nn.Linear(1, 1)]).append(lt.nn.Linear(1, 1))
+    assert list(ml.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert repr(lt.nn.Linear(2, 3)) == repr(torch.nn.Linear(2, 3))
+
+
+def test_clip_grad_norm_matches_torch():
+    g = np.arange(6.0).reshape(2, 3)
+    p, q = lt.nn.Parameter(lt.zeros(2, 3, dtype=lt.float64)), torch.nn.Parameter(
+        torch.zeros(2, 3, dtype=torch.float64))
+    (p * lt.tensor(g)).sum().backward()
+    (q * torch.tensor(g)).sum().backward()
+    n = lt.nn.utils.clip_grad_norm_([p], 1.0)
+    n_t = torch.nn.utils.clip_grad_norm_([q], 1.0)
+    assert_close(n, n_t)
+    assert_close(p.grad, q.grad)
+
+
+def make_mixed(nn):
+    return nn.Sequential(
+        nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2), nn.SiLU(),
+        nn.AvgPool2d(2, stride=1), nn.Conv2d(6, 4, (1, 2), bias=False), nn.Tanh(),
+        nn.GroupNorm(2, 4), nn.Flatten(), nn.Linear(4 * 2 * 1, 6), nn.BatchNorm1d(6, momentum=0.3),
+        nn.LeakyReLU(0.2), nn.LayerNorm(6, elementwise_affine=False), nn.Sigmoid(),
+        nn.Linear(6, 3, bias=False), nn.LogSoftmax(dim=1))
+
+
+def test_module_repr_is_torchs():
+    assert repr(make_mixed(lt.nn)) == repr(make_mixed(torch.nn))
+    assert repr(make_cnn(lt.nn)) == repr(make_cnn(torch.nn))
+
+
+def test_more_layers_match_torch(mode):
+    torch.manual_seed(1)
+    t_model = make_mixed(torch.nn).double()
+    model = make_mixed(lt.nn).double()
+    model.load_state_dict(t_model.state_dict())
+    x = np.random.default_rng(4).standard_normal((5, 4, 6, 5))
+    for _ in range(2):
+        out, t_out = model(lt.tensor(x)), t_model(torch.tensor(x))
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        lt.nn.functional.nll_loss(out, lt.tensor([0, 1, 2, 1, 0])).backward()
+        torch.nn.functional.nll_loss(t_out, torch.tensor([0, 1, 2, 1, 0])).backward()
+        for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+            assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-11)
+        lt.mark_step()
+    for (name, b), (_, c) in zip(model.state_dict().items(), t_model.state_dict().items()):
+        assert_close(b, c, rtol=1e-10, atol=1e-12)
+    model.eval()
+    t_model.eval()
+    assert_close(model(lt.tensor(x)), t_model(torch.tensor(x)), rtol=1e-9, atol=1e-11)
+
+
+def test_dropout_in_training_and_eval(mode):
+    lt.manual_seed(0)
+    drop = lt.nn.Dropout(0.25)
+    x = lt.ones(4000)
+    y = drop(x).numpy()
+    kept = y != 0
+    assert abs(1 - kept.mean() - 0.25) < 0.03
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    drop.eval()
+    np.testing.assert_array_equal(drop(x).numpy(), x.numpy())
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        lt.nn.Dropout(1.5)
+
+
+def test_init_schemes():
+    lt.manual_seed(0)
+    w = lt.empty(300, 200)
+    for fn, std in [(lambda t: lt.nn.init.xavier_uniform_(t), np.sqrt(2 / 500)),
+                    (lambda t: lt.nn.init.kaiming_normal_(t, nonlinearity="relu"),
+                     np.sqrt(2 / 200)),
+                    (lambda t: lt.nn.init.normal_(t, 0.0, 0.5), 0.5)]:
+        assert abs(fn(w).numpy().std() - std) < 0.03 * std
+    assert lt.nn.init.constant_(w, 0.25).numpy().max() == 0.25
+    assert lt.nn.init.calculate_gain("tanh") == torch.nn.init.calculate_gain("tanh")
+    assert lt.nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain(
+        "leaky_relu", 0.2)
+
+
+class _Resampler:
+    """A conv1d over rows, then transposed convolutions and resampling, as one module."""
+
+    @staticmethod
+    def make(nn):
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rows = nn.Conv1d(3, 4, 3, padding=1, stride=2)
+                self.up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+                self.up2 = nn.ConvTranspose2d(6, 2, (2, 3), groups=2, bias=False, dilation=2)
+                self.near = nn.Upsample(scale_factor=2)
+                self.lin = nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True)
+                self.pool = nn.AdaptiveMaxPool2d((3, 2))
+
+            def forward(self, x):
+                n, c, h, w = x.shape
+                r = self.rows(x.permute(0, 2, 1, 3).reshape(n * h, c, w))
+                r = r.reshape(n, h, 4, -1).permute(0, 2, 1, 3)
+                y = self.up2(self.up(r).tanh())
+                return self.pool(self.near(y)) + self.pool(self.lin(y))
+        return Net()
+
+
+def test_resampling_layers_match_torch(mode):
+    torch.manual_seed(2)
+    t_model = _Resampler.make(torch.nn).double()
+    model = _Resampler.make(lt.nn).double()
+    model.load_state_dict(t_model.state_dict())
+    assert repr(model) == repr(t_model)
+    x = np.random.default_rng(5).standard_normal((2, 3, 4, 6))
+    out, t_out = model(lt.tensor(x)), t_model(torch.tensor(x))
+    assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+    (out ** 2).sum().backward()
+    (t_out ** 2).sum().backward()
+    for (name, p), (_, q) in zip(model.named_parameters(), t_model.named_parameters()):
+        assert_close(p.grad, q.grad, rtol=1e-8, atol=1e-10)
+
+
+def test_deepcopy_of_a_module_owns_its_values():
+    import copy
+    model = lt.nn.Sequential(lt.nn.Linear(2, 2), lt.nn.BatchNorm1d(2))
+    twin = copy.deepcopy(model)
+    assert list(twin.state_dict()) == list(model.state_dict())
+    assert all(isinstance(p, lt.nn.Parameter) and p.requires_grad for p in twin.parameters())
+    with lt.no_grad():
+        model[0].weight.fill_(3.0)
+    assert twin[0].weight.detach().numpy().max() < 3.0
+
+
+def test_embedding_padding_idx_matches_torch(mode):
+    torch.manual_seed(3)
+    t_emb = torch.nn.Embedding(6, 3, padding_idx=-2).double()
+    emb = lt.nn.Embedding(6, 3, padding_idx=-2).double()
+    assert emb.weight[4].tolist() == [0.0, 0.0, 0.0] and repr(emb) == repr(t_emb)
+    emb.load_state_dict(t_emb.state_dict())
+    ids = [[4, 1, 4], [0, 5, 2]]
+    out, t_out = emb(lt.tensor(ids)), t_emb(torch.tensor(ids))
+    assert_close(out, t_out)
+    (out * lt.arange(3.0)).sum().backward()
+    (t_out * torch.arange(3.0)).sum().backward()
+    assert_close(emb.weight.grad, t_emb.weight.grad)
+
+
+RNNS = [("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+        ("GRU", dict()), ("GRU", dict(num_layers=2, bias=False, bidirectional=True))]
+
+
+@pytest.mark.parametrize("name, kwargs", RNNS, ids=[f"{n}-{k}" for n, k in RNNS])
+def test_recurrent_layers_match_torch(name, kwargs, mode):
+    torch.manual_seed(4)
+    t_rnn = getattr(torch.nn, name)(3, 5, **kwargs).double()
+    rnn = getattr(lt.nn, name)(3, 5, **kwargs).double()
+    assert repr(rnn) == repr(t_rnn)
+    assert list(rnn.state_dict()) == list(t_rnn.state_dict())
+    rnn.load_state_dict(t_rnn.state_dict())
+    x = np.random.default_rng(8).standard_normal((4, 2, 3))  # [L, N, in] or [N, L, in]
+    out, state = rnn(lt.tensor(x))
+    t_out, t_state = t_rnn(torch.tensor(x))
+    assert_close(out, t_out, rtol=1e-10, atol=1e-12)
+    states = state if name == "LSTM" else (state,)
+    t_states = t_state if name == "LSTM" else (t_state,)
+    for s, t in zip(states, t_states):
+        assert_close(s, t, rtol=1e-10, atol=1e-12)
+    (out.sum() + states[0].sum() * 2).backward()
+    (t_out.sum() + t_states[0].sum() * 2).backward()
+    for (n, p), (_, q) in zip(rnn.named_parameters(), t_rnn.named_parameters()):
+        assert_close(p.grad, q.grad, rtol=1e-9, atol=1e-11)
+
+
+def test_lstm_with_initial_state_and_unbatched_input():
+    torch.manual_seed(5)
+    t_rnn = torch.nn.LSTM(2, 3).double()
+    rnn = lt.nn.LSTM(2, 3).double()
+    rnn.load_state_dict(t_rnn.state_dict())
+    x = np.random.default_rng(9).standard_normal((5, 2))
+    h0 = np.random.default_rng(10).standard_normal((1, 3))
+    out, (h, c) = rnn(lt.tensor(x), (lt.tensor(h0), lt.tensor(h0 * 2)))
+    t_out, (t_h, t_c) = t_rnn(torch.tensor(x), (torch.tensor(h0), torch.tensor(h0 * 2)))
+    for got, want in ((out, t_out), (h, t_h), (c, t_c)):
+        assert_close(got, want.detach(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_attention_matches_torch(batch_first, mode):
+    torch.manual_seed(6)
+    t_mha = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first).double()
+    mha = lt.nn.MultiheadAttention(8, 2, batch_first=batch_first).double()
+    assert repr(mha) == repr(t_mha) and list(mha.state_dict()) == list(t_mha.state_dict())
+    mha.load_state_dict(t_mha.state_dict())
+    rng = np.random.default_rng(11)
+    q, kv = rng.standard_normal((3, 2, 8)), rng.standard_normal((4, 2, 8))  # [len, N, E]
+    if batch_first:
+        q, kv = q.transpose(1, 0, 2).copy(), kv.transpose(1, 0, 2).copy()
+    causal = np.triu(np.ones((3, 4), dtype=bool), 1)
+    padding = np.array([[False, False, False, True], [False, True, False, False]])
+    for kwargs in (dict(), dict(attn_mask=causal, key_padding_mask=padding),
+                   dict(attn_mask=np.where(causal, -1.5, 0.25), average_attn_weights=False)):
+        out, w = mha(lt.tensor(q), lt.tensor(kv), lt.tensor(kv),
+                     **{k: lt.tensor(v) if isinstance(v, np.ndarray) else v
+                        for k, v in kwargs.items()})
+        t_out, t_w = t_mha(torch.tensor(q), torch.tensor(kv), torch.tensor(kv),
+                           **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
+                              for k, v in kwargs.items()})
+        assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+        assert_close(w, t_w, rtol=1e-9, atol=1e-11)
+    out.sum().backward()
+    t_out.sum().backward()
+    for (n, p), (_, r) in zip(mha.named_parameters(), t_mha.named_parameters()):
+        assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_matches_torch(norm_first, mode):
+    torch.manual_seed(7)
+    t_layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                               activation="gelu", norm_first=norm_first)
+    t_enc = torch.nn.TransformerEncoder(t_layer, 2, enable_nested_tensor=False).double()
+    layer = lt.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                          activation="gelu", norm_first=norm_first)
+    enc = lt.nn.TransformerEncoder(layer, 2).double()
+    assert list(enc.state_dict()) == list(t_enc.state_dict())
+    enc.load_state_dict(t_enc.state_dict())
+    x = np.random.default_rng(12).standard_normal((5, 3, 8))
+    causal = np.triu(np.ones((5, 5), dtype=bool), 1)
+    out = enc(lt.tensor(x), mask=lt.tensor(causal))
+    t_out = t_enc(torch.tensor(x), mask=torch.tensor(causal))
+    assert_close(out, t_out, rtol=1e-9, atol=1e-11)
+    (out ** 2).sum().backward()
+    (t_out ** 2).sum().backward()
+    for (n, p), (_, r) in zip(enc.named_parameters(), t_enc.named_parameters()):
+        assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)

@@ -1,0 +1,319 @@
+"""Every bound op's values and gradients against PyTorch 1.13, in float64 and float32, eagerly
+and lazily: each case is one function applied to both libraries (`m` is torch or lazytrain)."""
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close, tol
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((3, 4))
+POS = rng.uniform(0.5, 2.0, (3, 4))
+SQ = rng.standard_normal((4, 4))
+V = rng.standard_normal(4)
+
+# name: (inputs, f(m, *tensors)); every input requires grad.
+CASES = {
+    "add": ([A, B], lambda m, a, b: m.add(a, b, alpha=2)),
+    "sub": ([A, B], lambda m, a, b: a - b),
+    "mul": ([A, B], lambda m, a, b: a * b),
+    "div": ([A, POS], lambda m, a, b: a / b),
+    "pow": ([POS, B], lambda m, a, b: a ** b),
+    "pow_scalar": ([A], lambda m, a: a ** 2 + a ** 3.0),
+    "rpow": ([A], lambda m, a: 2 ** a),
+    "neg": ([A], lambda m, a: -a),
+    "abs": ([A], lambda m, a: m.abs(a)),
+    "exp": ([A], lambda m, a: m.exp(a)),
+    "expm1": ([A], lambda m, a: m.expm1(a)),
+    "log": ([POS], lambda m, a: m.log(a)),
+    "log1p": ([POS], lambda m, a: a.log1p()),
+    "sqrt": ([POS], lambda m, a: m.sqrt(a)),
+    "rsqrt": ([POS], lambda m, a: m.rsqrt(a)),
+    "tanh": ([A], lambda m, a: m.tanh(a)),
+    "sigmoid": ([A], lambda m, a: m.sigmoid(a)),
+    "relu": ([A], lambda m, a: m.relu(a)),
+    "gelu": ([A], lambda m, a: m.nn.functional.gelu(a)),
+    "gelu_tanh": ([A], lambda m, a: m.nn.functional.gelu(a, approximate="tanh")),
+    "silu": ([A], lambda m, a: m.nn.functional.silu(a)),
+    "leaky_relu": ([A], lambda m, a: m.nn.functional.leaky_relu(a, 0.2)),
+    "elu": ([A], lambda m, a: m.nn.functional.elu(a)),
+    "softplus": ([A], lambda m, a: m.nn.functional.softplus(a)),
+    "sin_cos": ([A], lambda m, a: m.sin(a) * m.cos(a)),
+    "reciprocal": ([POS], lambda m, a: a.reciprocal()),
+    "erf": ([A], lambda m, a: m.erf(a)),
+    "maximum": ([A, B], lambda m, a, b: m.maximum(a, b)),
+    "minimum": ([A, B], lambda m, a, b: m.minimum(a, b)),
+    "where": ([A, B], lambda m, a, b: m.where(a > b, a, b)),
+    "where_method": ([A, B], lambda m, a, b: a.where(a > 0, b)),
+    "clamp": ([A], lambda m, a: m.clamp(a, -0.5, 0.5)),
+    "clamp_min": ([A], lambda m, a: a.clamp(min=0.1)),
+    "masked_fill": ([A], lambda m, a: a.masked_fill(a < 0, 0.5)),
+    "scalars": ([A], lambda m, a: (3 - a) * 2.5 + 1 / (a * a + 1) - a / 4),
+    "sum": ([A], lambda m, a: m.sum(a)),
+    "sum_dim": ([A], lambda m, a: a.sum(dim=1, keepdim=True)),
+    "sum_dims": ([A], lambda m, a: a.sum((0, 1))),
+    "mean": ([A], lambda m, a: a.mean(dim=0)),
+    "max": ([A], lambda m, a: a.max()),
+    "max_dim": ([A], lambda m, a: m.max(a, dim=1).values),
+    "min_dim": ([A], lambda m, a: a.min(0, keepdim=True)[0]),
+    "amax": ([A], lambda m, a: m.amax(a, dim=1)),
+    "logsumexp": ([A], lambda m, a: m.logsumexp(a, dim=1)),
+    "var": ([A], lambda m, a: a.var(dim=1)),
+    "std": ([A], lambda m, a: a.std(unbiased=False)),
+    "cumsum": ([A], lambda m, a: a.cumsum(dim=1)),
+    "softmax": ([A], lambda m, a: m.softmax(a, dim=1)),
+    "log_softmax": ([A], lambda m, a: a.log_softmax(-1)),
+    "reshape": ([A], lambda m, a: a.reshape(2, 6) * m.arange(6)),
+    "view": ([A], lambda m, a: a.view(-1) * m.arange(12)),
+    "permute": ([A], lambda m, a: a.reshape(3, 2, 2).permute(2, 0, 1) * m.arange(3).view(3, 1)),
+    "transpose": ([A], lambda m, a: a.transpose(0, 1) @ a),
+    "t_and_T": ([A], lambda m, a: a.t() * a.T),
+    "expand": ([V], lambda m, a: a.unsqueeze(0).expand(3, 4) * m.arange(3).view(3, 1)),
+    "squeeze": ([A], lambda m, a: a.reshape(1, 3, 1, 4).squeeze() * a),
+    "flatten": ([A], lambda m, a: a.reshape(3, 2, 2).flatten(1) * a),
+    "narrow": ([A], lambda m, a: a.narrow(1, 1, 2)),
+    "select": ([A], lambda m, a: a.select(1, -1)),
+    "cat": ([A, B], lambda m, a, b: m.cat([a, b], dim=1) * m.arange(8)),
+    "stack": ([A, B], lambda m, a, b: m.stack([a, b * 2], dim=1)),
+    "split": ([A], lambda m, a: a.split(2, dim=1)[1] * 3 + a.split([1, 3], 1)[0]),
+    "chunk": ([A], lambda m, a: m.chunk(a, 2, dim=1)[0] - a.chunk(2, 1)[1]),
+    "unbind": ([A], lambda m, a: a.unbind(1)[2] * a.unbind(0)[1][:3]),
+    "gather": ([A], lambda m, a: a.gather(1, m.tensor([[0, 3], [1, 1], [2, 0]]))),
+    "index_select": ([A], lambda m, a: a.index_select(1, m.tensor([3, 0, 0]))),
+    "flip": ([A], lambda m, a: a.flip(1) * m.arange(4)),
+    "roll": ([A], lambda m, a: a.roll(1, 1) * m.arange(4)),
+    "tril": ([SQ], lambda m, a: a.tril() + a.triu(1) * 2),
+    "matmul": ([A, SQ], lambda m, a, b: a @ b),
+    "matvec": ([A, V], lambda m, a, b: m.matmul(a, b)),
+    "bmm": ([A, B], lambda m, a, b: m.bmm(a.reshape(3, 2, 2), b.reshape(3, 2, 2))),
+    "outer": ([V, V], lambda m, a, b: m.outer(a, b * 2)),
+    "topk": ([A], lambda m, a: a.gather(1, a.topk(2, dim=1).indices) + a.topk(2).values.detach()),
+    "vecmat": ([V, SQ], lambda m, a, b: a @ b + m.matmul(a, a)),
+    "sort": ([A], lambda m, a: a.sort(dim=1, descending=True)[0]),
+    "linear": ([A, SQ, V], lambda m, a, w, b: m.nn.functional.linear(a, w, b)),
+    "mse_loss": ([A, B], lambda m, a, b: m.nn.functional.mse_loss(a, b)),
+    "cross_entropy": ([A], lambda m, a: m.nn.functional.cross_entropy(a, m.tensor([0, 3, 1]))),
+    "cross_entropy_smooth": ([A], lambda m, a: m.nn.functional.cross_entropy(
+        a, m.tensor([0, 3, 1]), label_smoothing=0.1, reduction="sum")),
+    "layer_norm": ([A, V, V], lambda m, a, w, b: m.nn.functional.layer_norm(a, (4,), w, b)),
+    "l1_loss": ([A, B], lambda m, a, b: m.nn.functional.l1_loss(a, b)),
+    "bce_logits": ([A, POS], lambda m, a, t: m.nn.functional.binary_cross_entropy_with_logits(
+        a, t / 2)),
+    "embedding": ([SQ], lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [3, 2]]), w)),
+    "nll_loss": ([A], lambda m, a: m.nn.functional.nll_loss(a.log_softmax(1), m.tensor([1, 0, 3]),
+                                                             reduction="sum")),
+    "cross_entropy_weight": ([A, POS], lambda m, a, p: m.nn.functional.cross_entropy(
+        a, m.tensor([1, -100, 3]), weight=p[0].detach(), ignore_index=-100)),
+    "smooth_l1_loss": ([A, B], lambda m, a, b: m.nn.functional.smooth_l1_loss(a, b, beta=0.5)),
+    "hardswish": ([A], lambda m, a: m.nn.functional.hardswish(a * 4)),
+    # PyTorch's kernel multiplies by 1.0f / 6.0f, an f32 constant, in float64 too.
+    "hardsigmoid": ([A], lambda m, a: m.nn.functional.hardsigmoid(a * 4), dict(rtol=1e-7)),
+    "mish": ([A], lambda m, a: m.nn.functional.mish(a)),
+    "pad": ([A], lambda m, a: m.nn.functional.pad(a, (1, 2, 0, 1), value=0.5) * 3),
+    "baddbmm": ([A, B, SQ], lambda m, i, a, b: m.baddbmm(
+        i.reshape(3, 2, 2), a.reshape(3, 2, 2), b.reshape(4, 2, 2)[:3], beta=0.5, alpha=2)),
+    "scatter_add": ([A, B], lambda m, a, b: a.scatter_add(1, m.tensor([[0, 1], [2, 2], [3, 0]]),
+                                                          b[:, :2])),
+    "index_add": ([A, B], lambda m, a, b: a.index_add(0, m.tensor([2, 0]), b[:2], alpha=2)),
+    "adaptive_max_pool2d": ([A], lambda m, a: m.nn.functional.adaptive_max_pool2d(
+        a.reshape(1, 1, 3, 4), (2, 2))),
+    "clamp_tensors": ([A, B], lambda m, a, b: a.clamp(min=b, max=b + 1)),
+    "var_correction": ([A], lambda m, a: m.var(a, dim=(0, 1), correction=0)),
+    "amin": ([A], lambda m, a: a.amin(dim=(0,), keepdim=True)),
+    "logaddexp": ([A, B], lambda m, a, b: m.logaddexp(a, b)),
+    "split_sizes": ([A], lambda m, a: m.split(a, [1, 2], dim=0)[1] * 2),
+    "swapaxes": ([A], lambda m, a: a.swapaxes(0, 1) * m.arange(3)),
+    "squeeze_dim": ([A], lambda m, a: a.unsqueeze(1).squeeze(1) * a),
+    "one_hot": ([A], lambda m, a: a * m.nn.functional.one_hot(m.tensor([0, 3, 1]), 4)),
+    "relu6_hardtanh": ([A], lambda m, a: m.nn.functional.relu6(a * 5 + 0.01) +
+                       m.nn.functional.hardtanh(a * 2 + 0.01, -0.5, 1.5)),
+    "logsigmoid": ([A], lambda m, a: m.nn.functional.logsigmoid(a)),
+    "normalize": ([A], lambda m, a: m.nn.functional.normalize(a, dim=1)),
+    "cosine_similarity": ([A, B], lambda m, a, b: m.nn.functional.cosine_similarity(a, b)),
+    "bce": ([POS, POS], lambda m, p, t: m.nn.functional.binary_cross_entropy(
+        p / 2.5, t / 2.5, reduction="sum")),
+    "kl_div": ([A, POS], lambda m, a, t: m.nn.functional.kl_div(
+        a.log_softmax(1), (t * (t > 1)).detach() / 4, reduction="batchmean")),
+    "kl_div_log": ([A, B], lambda m, a, b: m.nn.functional.kl_div(
+        a.log_softmax(1), b.log_softmax(1), reduction="sum", log_target=True)),
+    "loss_modules": ([A, B], lambda m, a, b: m.nn.L1Loss()(a, b) + m.nn.SmoothL1Loss(beta=0.5)(
+        a, b) + m.nn.BCEWithLogitsLoss()(a, b.sigmoid()) + m.nn.NLLLoss()(
+        a.log_softmax(1), m.tensor([0, 1, 3])) + m.nn.KLDivLoss(reduction="sum")(
+        a.log_softmax(1), b.softmax(1)) + m.nn.BCELoss()(a.sigmoid(), b.sigmoid())),
+    "activation_modules": ([A], lambda m, a: m.nn.ELU(0.5)(a) + m.nn.Softplus(2)(a) +
+                           m.nn.Mish()(a) + m.nn.Hardswish()(a * 4) + m.nn.LogSigmoid()(a) +
+                           m.nn.ReLU6()(a * 7 + 0.01) + m.nn.Hardtanh()(a * 2 + 0.01)),
+}
+
+
+def _inputs(arrays, dtype, lib):
+    if lib is torch:
+        return [torch.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
+    ltd = lt.float64 if dtype == torch.float64 else lt.float32
+    return [lt.tensor(a, dtype=ltd, requires_grad=True) for a in arrays]
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_values_and_gradients(name, dtype, mode):
+    arrays, f, *loose = CASES[name]
+    tols = {**tol(dtype), **(loose[0] if loose and dtype == torch.float64 else {})}
+    xs_t, xs = _inputs(arrays, dtype, torch), _inputs(arrays, dtype, lt)
+    want, got = f(torch, *xs_t), f(lt, *xs)
+    assert_close(got.detach(), want.detach(), **tols)
+    seed = torch.tensor(rng.standard_normal(tuple(want.shape)), dtype=dtype)
+    want.backward(seed)
+    got.backward(lt.tensor(seed))
+    for x, x_t in zip(xs, xs_t):
+        if x_t.grad is None:
+            assert x.grad is None
+        else:
+            assert_close(x.grad, x_t.grad, **tols)
+
+
+def test_conv_pool_batchnorm_values_and_gradients(mode):
+    x_np = rng.standard_normal((2, 3, 8, 8))
+    w_np = rng.standard_normal((4, 3, 3, 3))
+    results = {}
+    for m in (torch, lt):
+        F = m.nn.functional
+        x = m.tensor(x_np, requires_grad=True)
+        w = m.tensor(w_np, requires_grad=True)
+        b = m.tensor(V, requires_grad=True)
+        y = F.conv2d(x, w, b, stride=1, padding=1)
+        rm, rv = m.zeros(4, dtype=m.float64), m.ones(4, dtype=m.float64)
+        y = F.batch_norm(y, rm, rv, training=True)
+        y = F.max_pool2d(F.relu(y), 2)
+        y = F.avg_pool2d(y, 2) + F.adaptive_avg_pool2d(y, 2)
+        y = F.conv2d(y, w[:, :3, :2, :2].transpose(0, 1).contiguous(), stride=2, groups=1)
+        loss = (y * y).sum()
+        loss.backward()
+        results[m] = (y, x.grad, w.grad, b.grad, rm, rv)
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got.detach(), want.detach(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("a, b", [
+    (np.array([1, 2], dtype=np.int32), 2), (np.array([1, 2], dtype=np.int64), 0.5),
+    (np.array([True, False]), 1), (np.array([1.0, 2.0], dtype=np.float32), 2.5),
+    (np.array([1.0, 2.0], dtype=np.float64), 3), (np.array([1, 2], dtype=np.int32), True),
+])
+def test_number_operands_promote_as_torch(a, b):
+    x, x_t = lt.tensor(a), torch.tensor(a)
+    for f in (lambda p, q: p + q, lambda p, q: q * p, lambda p, q: p / q, lambda p, q: q - p,
+              lambda p, q: p > q, lambda p, q: p == q):
+        try:
+            want = f(x_t, b)
+        except RuntimeError:  # bool subtraction: both refuse it
+            with pytest.raises(RuntimeError, match="Subtraction.*bool"):
+                f(x, b)
+            continue
+        assert_close(f(x, b), want)
+
+
+def test_int_and_bool_ops():
+    a, a_t = lt.tensor([3, -1, 4]), torch.tensor([3, -1, 4])
+    assert_close(a * 2 - 1, a_t * 2 - 1)
+    assert_close(a.argmax(), a_t.argmax())
+    assert_close(lt.argmin(a, dim=0, keepdim=True), torch.argmin(a_t, dim=0, keepdim=True))
+    assert_close(a.sum(), a_t.sum())
+    assert_close(a.max(dim=0).indices, a_t.max(dim=0).indices)
+    m, m_t = a > 0, a_t > 0
+    n, n_t = a < 4, a_t < 4
+    assert_close(~m, ~m_t)
+    assert_close(m & n, m_t & n_t)
+    assert_close(m | n, m_t | n_t)
+    assert_close(m ^ n, m_t ^ n_t)
+    assert_close(a.argsort(), a_t.argsort())
+    assert_close(a.sort().indices, a_t.sort().indices)
+    with pytest.raises(TypeError, match="bitwise"):
+        a & a
+
+
+def test_in_place_ops(mode):
+    x, x_t = lt.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+    for v, v_t in [(x, x_t)]:
+        v += 1
+        v_t += 1
+        v *= lt.tensor([1.0, 2.0, 3.0])
+        v_t *= torch.tensor([1.0, 2.0, 3.0])
+        v -= 0.5
+        v_t -= 0.5
+        v /= 2
+        v_t /= 2
+        v.add_(lt.ones(2, 3), alpha=3)
+        v_t.add_(torch.ones(2, 3), alpha=3)
+    assert_close(x, x_t)
+    x.clamp_(0, 4).masked_fill_(x > 3.5, -1.0)
+    x_t.clamp_(0, 4).masked_fill_(x_t > 3.5, -1.0)
+    assert_close(x, x_t)
+    assert_close(x.zero_(), x_t.zero_())
+    assert_close(x.fill_(2), x_t.fill_(2))
+    i = lt.zeros(3, dtype=lt.int64)
+    i += 2
+    with pytest.raises(RuntimeError, match="Long"):
+        i += 0.5
+
+
+def test_backward_accumulates_and_hooks(mode):
+    x = lt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [5.0, 7.0, 9.0]
+    assert seen == [[2.0, 4.0, 6.0], [3.0, 3.0, 3.0]]
+    x.grad = None
+    assert x.grad is None
+
+
+def test_composed_ops_match_torch(mode):
+    a_np = np.array([[1.5, -2.0, 0.0], [0.25, 3.0, -0.5]])
+    results = {}
+    for m in (torch, lt):
+        a = m.tensor(a_np, requires_grad=True)
+        outs = [m.square(a), a.sign(), m.norm(a), a.norm(p=1, dim=1), m.norm(a, p=3, dim=0),
+                m.norm(a, p=float("inf")), m.all(a > -3), a.any(dim=1), (a > 0).all(dim=0),
+                m.count_nonzero(a, dim=1), m.masked_select(a, a > 0), m.nonzero(a),
+                m.isclose(a, a + 1e-9), m.eye(3, 4, dtype=m.float64),
+                m.linspace(-1, 2, 7, dtype=m.float64), m.linspace(0, 1, 5)]
+        (outs[0].sum() + outs[2] + outs[3].sum() + outs[4].sum() + outs[10].sum()).backward()
+        results[m] = outs + [a.grad]
+        assert m.allclose(a, a + 1e-9) and not m.allclose(a, a + 1)
+        assert m.equal(a, a.clone()) and not m.equal(a, a[:1])
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got.detach(), want.detach(), rtol=1e-7, atol=1e-7)
+
+
+def test_random_integers_and_permutations(mode):
+    lt.manual_seed(5)
+    r = lt.randint(-3, 4, (2000,))
+    assert r.dtype is lt.int64 and set(r.tolist()) == set(range(-3, 4))
+    assert lt.randint(5, (3, 2)).shape == (3, 2)
+    p = lt.randperm(50)
+    assert sorted(p.tolist()) == list(range(50)) and p.tolist() != list(range(50))
+    lt.manual_seed(5)
+    assert lt.randint(-3, 4, (2000,)).tolist() == r.tolist()
+
+
+def test_common_script_idioms(mode):
+    a_np = np.arange(6.0).reshape(2, 3)
+    results = {}
+    for m in (torch, lt):
+        a = m.tensor(a_np, requires_grad=True)
+        r = a.repeat(2, 1, 2) * m.arange(6.0)
+        b = a.detach().clone()
+        b.mul_(2).exp_().log_().sqrt_().pow_(2)
+        c = m.nn.functional.relu(a - 2, inplace=False)
+        r.sum().backward()
+        results[m] = [r, b, c, a.grad, a.type(m.float32), a.cpu()]
+        assert a.type() == "torch.DoubleTensor" and not a.is_cuda
+        assert str(a.device) == "cpu"
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got.detach(), want.detach())
+    lt.backends.cudnn.benchmark = True
+    lt.cuda.manual_seed_all(0)
+    with pytest.raises(ValueError, match="CPU"):
+        lt.ones(1).cuda()
