@@ -1,7 +1,9 @@
 """t[key] and t[key] = v. Ints, slices, None and ... are views (select, slice, unsqueeze), so a
 write to the result, or t[key] = v, reaches t and every view of it. One integer tensor (or
-list) in the key selects along its dim (index_select, a copy); a bool mask as the whole key
-selects the masked elements, which reads the mask's values (a sync point in lazy mode)."""
+list) in the key selects along its dim (index_select, a copy; negative entries count from the
+end); a bool mask as the whole key selects the masked elements (lt's index), which reads the
+mask's values (a sync point in lazy mode). t[mask] = v and t[index] = v write through
+index_put_."""
 import builtins
 
 import numpy as np
@@ -81,6 +83,7 @@ def _apply(x, key):
             if idx.dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             shape = list(x._shape)
+            idx = _wrap_negative(idx, x._shape[d])
             x = _C.index_select(x, d, _C.reshape(idx, [-1]))
             if idx.dim() != 1:
                 x = _C.reshape(x, shape[:d] + list(idx._shape) + shape[d + 1:])
@@ -91,19 +94,23 @@ def _apply(x, key):
     return x
 
 
-def _mask_indices(x, mask):
+def _wrap_negative(idx, size):
+    """Negative entries count from the end, as PyTorch's indexing."""
+    zero = _C.scalar(0, idx._dtype)
+    return _C.where(_C.lt(idx, zero), _C.add(idx, _C.scalar(size, idx._dtype)), idx)
+
+
+def _check_mask(x, mask):
     if tuple(mask._shape) != tuple(x._shape[:mask.dim()]):
         raise IndexError(f"The shape of the mask {list(mask._shape)} does not match the shape "
                          f"of the indexed tensor {list(x._shape)}")
-    flat = np.flatnonzero(mask._numpy())
-    return _C._from_numpy(flat.astype(np.int64), D.int64._code)
 
 
 def getitem(self, key):
     mask = _bool_mask(key)
     if mask is not None:
-        rows = _C.reshape(self, [-1] + list(self._shape[mask.dim():]))
-        return _C.index_select(rows, 0, _mask_indices(self, mask))
+        _check_mask(self, mask)
+        return _C.index(self, mask)
     return _apply(self, key if isinstance(key, tuple) else (key,))
 
 
@@ -117,16 +124,25 @@ def _write(view, value):
 def setitem(self, key, value):
     mask = _bool_mask(key)
     if mask is not None:
-        if isinstance(value, Tensor) and value.numel() != 1:
-            raise NotImplementedError("t[mask] = tensor is not supported yet; use "
-                                      "lt.where(mask, value, t) or masked_fill_ with a number")
-        _mask_indices(self, mask)  # PyTorch's shape check
+        _check_mask(self, mask)
+        many = value.numel() != 1 if isinstance(value, Tensor) else np.size(value) != 1
+        if many:
+            self._index_put_(mask, as_tensor(value), False)
+            return
         trailing = [1] * (self.dim() - mask.dim())
         self.masked_fill_(_C.reshape(mask, list(mask._shape) + trailing),
                           value.item() if isinstance(value, Tensor) else value)
         return
+    if _is_index_array(key):
+        idx = _as_index(key)
+        if idx.dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        values = value if isinstance(value, Tensor) else _C.full([], float(value), self._dtype) \
+            if isinstance(value, (int, float)) else as_tensor(value)
+        self._index_put_(idx, values, False)
+        return
     key = key if isinstance(key, tuple) else (key,)
     if any(_is_index_array(k) for k in key):
-        raise NotImplementedError("t[index_tensor] = v is not supported yet; use index_add_, "
-                                  "scatter_ or masked_fill_")
+        raise NotImplementedError("t[..., index_tensor] = v is not supported yet; index the "
+                                  "first dim alone (t[index] = v), or use index_add_ or scatter_")
     _write(_apply(self, key), value)

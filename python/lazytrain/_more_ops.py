@@ -54,21 +54,46 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def nonzero(input, *, as_tuple=False):
     """The indices of the non-zero elements: reads the values (a sync point in lazy mode)."""
-    found = np.argwhere(as_tensor(input)._numpy() != 0).astype(np.int64)
+    found = _C.nonzero(as_tensor(input))
     if as_tuple:
-        return tuple(_C._from_numpy(np.ascontiguousarray(found[:, i]), D.int64._code)
-                     for i in range(found.shape[1]))
-    return _C._from_numpy(found, D.int64._code)
+        return tuple(_C.select(found, 1, i) for i in range(found._shape[1]))
+    return found
 
 
 def masked_select(input, mask):
-    """The elements where mask (broadcast to input) is true, flattened: reads the mask's values
-    (a sync point in lazy mode); the gradient reaches the selected elements."""
-    input, mask = as_tensor(input), as_tensor(mask)
-    mask = _C.expand(mask, list(input._shape))
-    flat = np.flatnonzero(mask._numpy())
-    return _C.index_select(_C.reshape(input, [-1]), 0,
-                           _C._from_numpy(flat.astype(np.int64), D.int64._code))
+    """The elements where mask (broadcast with input) is true, flattened: reads the mask's
+    values (a sync point in lazy mode); the gradient reaches the selected elements."""
+    return _C.masked_select(as_tensor(input), as_tensor(mask))
+
+
+def einsum(equation, *operands):
+    """torch.einsum: operands as arguments or as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return _C.einsum(equation, [as_tensor(o) for o in operands])
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the (i, i + offset) elements of dims dim1 and dim2 (writes reach input)."""
+    return _C.diagonal(input, offset, dim1, dim2)
+
+
+def diag(input, diagonal=0):
+    return _C.diag(as_tensor(input), diagonal)
+
+
+def trace(input):
+    return _C.trace(input)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values in ascending order (reads the values: a sync point in lazy mode)."""
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not supported by lazytrain yet; unique "
+                                  "of the flattened tensor is")
+    values, inverse, counts = _C.unique(as_tensor(input), sorted, return_inverse, return_counts)
+    out = (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
 
 
 def equal(input, other):
@@ -132,6 +157,7 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False):
 
 
 FUNCTIONS = ["square", "sign", "all", "any", "count_nonzero", "norm", "nonzero", "masked_select",
-             "equal", "isclose", "allclose", "eye", "linspace", "randint", "randperm"]
+             "equal", "isclose", "allclose", "eye", "linspace", "randint", "randperm", "einsum",
+             "diagonal", "diag", "trace", "unique"]
 METHODS = ["square", "sign", "all", "any", "count_nonzero", "norm", "nonzero", "masked_select",
-           "equal", "isclose", "allclose"]
+           "equal", "isclose", "allclose", "diagonal", "diag", "trace", "unique"]

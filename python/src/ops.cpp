@@ -117,6 +117,24 @@ void bind_indexing(pb::module_& m, const Loc& at) {
   m.def("roll", [at](const T& x, const Ints& s, const Ints& d) { return roll(x, s, d, at); });
   m.def("tril", [at](const T& x, int64_t d) { return tril(x, d, at); });
   m.def("triu", [at](const T& x, int64_t d) { return triu(x, d, at); });
+  m.def("einsum", [at](const std::string& eq, const std::vector<T>& ops) {
+    return einsum(eq, ops, at);
+  });
+  m.def("diagonal", [at](const T& x, int64_t o, int64_t d1, int64_t d2) {
+    return diagonal(x, o, d1, d2, at);
+  });
+  m.def("diag", [at](const T& x, int64_t o) { return diag(x, o, at); });
+  m.def("trace", [at](const T& x) { return trace(x, at); });
+  m.def("nonzero", [at](const T& x) { return nonzero(x, at); });
+  m.def("masked_select", [at](const T& x, const T& m) { return masked_select(x, m, at); });
+  m.def("index", [at](const T& x, const T& i) { return index(x, i, at); });
+  m.def("index_put", [at](const T& x, const T& i, const T& v, bool acc) {
+    return index_put(x, i, v, acc, at);
+  });
+  m.def("unique", [at](const T& x, bool sorted, bool inverse, bool counts) {
+    const Unique u = unique(x, sorted, inverse, counts, at);
+    return pb::make_tuple(u.values, u.inverse, u.counts);
+  });
   m.def("matmul", [at](const T& a, const T& b) { return matmul(a, b, at); });
   m.def("baddbmm", [at](const T& i, const T& a, const T& b, double beta, double alpha) {
     return baddbmm(i, a, b, beta, alpha, at);

@@ -154,6 +154,9 @@ void bind_tensor(pb::module_& m) {
       .def("_index_add_", [at](T& t, int64_t dim, const T& index, const T& src, double alpha) {
         t.index_add_(dim, index, src, alpha, at);
       })
+      .def("_index_put_", [at](T& t, const T& index, const T& values, bool accumulate) {
+        t.index_put_(index, values, accumulate, at);
+      })
       .def("_tril_", [at](T& t, int64_t d) { t.tril_(d, at); })
       .def("_triu_", [at](T& t, int64_t d) { t.triu_(d, at); });
 

@@ -116,3 +116,26 @@ def test_index_errors_are_torchs():
         x[::-1]
     with pytest.raises(NotImplementedError, match="more than one index tensor"):
         x[lt.tensor([0]), lt.tensor([1])]
+
+
+def test_negative_index_entries_and_writes_through_an_index(mode):
+    x, x_t = _base(lt), _base(torch)
+    assert_close(x[lt.tensor([-1, 0, -3])], x_t[torch.tensor([-1, 0, -3])])
+    assert_close(x[:, [-1, 1]], x_t[:, [-1, 1]])
+    for m, t in ((lt, x), (torch, x_t)):
+        t[m.tensor([2, 0])] = m.full((2, 4, 5), 7.0, dtype=m.float64)
+        t[m.tensor([-2])] = 1.5
+    assert_close(x, x_t)
+
+
+def test_mask_assignment_of_a_tensor(mode):
+    x, x_t = _base(lt), _base(torch)
+    rows = np.array([True, False, True])
+    values = np.arange(40.0).reshape(2, 4, 5)
+    x[lt.tensor(rows)] = lt.tensor(values)
+    x_t[torch.tensor(rows)] = torch.tensor(values)
+    assert_close(x, x_t)
+    picked = x > 30
+    x[picked] = lt.arange(int(picked.sum().item()), dtype=lt.float64)
+    x_t[x_t > 30] = torch.arange(int((x_t > 30).sum().item()), dtype=torch.float64)
+    assert_close(x, x_t)

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import lazytrain as lt
-from conftest import assert_close, tol
+from conftest import assert_close, pair, tol
 
 rng = np.random.default_rng(0)
 A = rng.standard_normal((3, 4))
@@ -317,3 +317,36 @@ def test_common_script_idioms(mode):
     lt.cuda.manual_seed_all(0)
     with pytest.raises(ValueError, match="CPU"):
         lt.ones(1).cuda()
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ii", [(3, 3)]), ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)]), ("bn,anm,bm->ba",
+                                                                  [(3, 2), (4, 2, 5), (3, 5)])])
+def test_einsum_values_and_gradients_are_torchs(equation, shapes, mode):
+    rng = np.random.default_rng(len(equation))
+    arrays = [rng.standard_normal(s) for s in shapes]
+    ours = [lt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    y, y_t = lt.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    assert_close(y, y_t)
+    (y * y).sum().backward()
+    (y_t * y_t).sum().backward()
+    for a, b in zip(ours, theirs):
+        assert_close(a.grad, b.grad)
+
+
+def test_diagonal_is_a_view_and_diag_trace_unique_are_torchs(mode):
+    x, x_t = pair(np.arange(12.0).reshape(3, 4))
+    assert_close(x.diagonal(1), x_t.diagonal(1))
+    x.diagonal().fill_(-1.0)
+    x_t.diagonal().fill_(-1.0)
+    assert_close(x, x_t)
+    assert_close(lt.diag(lt.tensor([1.0, 2.0]), -1), torch.diag(torch.tensor([1.0, 2.0]), -1))
+    assert_close(x.trace(), x_t.trace())
+    u, u_t = pair(np.array([[3, 1, 2], [3, -1, 1]]))
+    for got, want in zip(lt.unique(u, return_inverse=True, return_counts=True),
+                         torch.unique(u_t, return_inverse=True, return_counts=True)):
+        assert_close(got, want)
+    assert_close(lt.nonzero(x > 5), torch.nonzero(x_t > 5))
+    assert_close(lt.masked_select(x, x > 5), torch.masked_select(x_t, x_t > 5))
