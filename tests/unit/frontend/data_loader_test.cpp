@@ -170,6 +170,30 @@ TEST(DataLoader, LazyCallerGetsDataAndTheWaitIsCounted) {
   EXPECT_NE(metrics::report().find("data_wait"), std::string::npos);
 }
 
+/// A dataset whose get switches modes, as user code may.
+class ModeSwitching final : public Dataset {
+ public:
+  int64_t size() const override { return 8; }
+  Example get(int64_t i) const override {
+    ModeGuard eager(Mode::Eager);
+    if (i == 5) ModeGuard lazy(Mode::Lazy);
+    return {full({1}, static_cast<double>(i))};
+  }
+};
+
+TEST(DataLoader, AWorkersModeSwitchesStayItsOwn) {
+  ModeGuard lazy(Mode::Lazy);
+  DataLoader loader(std::make_shared<ModeSwitching>(), {.batch_size = 2, .num_workers = 2});
+  EXPECT_TRUE(loader.next());
+  EXPECT_TRUE(loader.next());
+  EXPECT_EQ(mode(), Mode::Lazy);
+  const std::string e = error_of([&] { loader.next(); });
+  EXPECT_EQ(e.substr(0, e.rfind(" at ")),
+            "DataLoader: example 5 (batch 2 of epoch 0): set_mode: a data loader worker runs "
+            "eagerly; lazy mode is the stepping thread's");
+  EXPECT_EQ(mode(), Mode::Lazy);
+}
+
 TEST(DataLoader, BadOptionsAndMismatchedExamples) {
   const auto d = numbered(3);
   const auto reason = [](const std::string& e) { return e.substr(0, e.rfind(" at ")); };
