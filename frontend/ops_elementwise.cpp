@@ -9,8 +9,10 @@ namespace lt {
 
 using ir::Op;
 
-#define LT_UNARY(fn, op) \
-  Tensor fn(const Tensor& x, Loc loc) { return apply1(Op::op, {&x, 1}, ir::NoAttrs{}, loc); }
+#define LT_UNARY(fn, op)                                         \
+  Tensor fn(const Tensor& x, Loc loc) {                          \
+    return apply1_promoted(Op::op, {&x, 1}, ir::NoAttrs{}, loc); \
+  }
 LT_UNARY(neg, Neg)
 LT_UNARY(abs, Abs)
 LT_UNARY(exp, Exp)
@@ -32,18 +34,20 @@ LT_UNARY(isfinite, IsFinite)
 // Each form is one row: the exact one's gradient reads only x (a composition of erf and muls
 // would keep three activation-sized intermediates for its backward instead).
 Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
-  if (approximate == "tanh") return apply1(Op::Gelu, {&x, 1}, ir::NoAttrs{}, loc);
+  if (approximate == "tanh") return apply1_promoted(Op::Gelu, {&x, 1}, ir::NoAttrs{}, loc);
   if (approximate != "none")
     fail_op("gelu", fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\"",
                                 approximate),
             {&x, 1}, loc);
   if (!x.defined()) fail_op("gelu", "operand is an undefined tensor", {&x, 1}, loc);
-  return apply1(Op::GeluErf, {&x, 1}, ir::NoAttrs{}, loc);
+  return apply1_promoted(Op::GeluErf, {&x, 1}, ir::NoAttrs{}, loc);
 }
 
 // Compositions of rows: the loop fusion makes each one kernel, forward and backward.
 Tensor silu(const Tensor& x, Loc loc) {
   if (!x.defined()) fail_op("silu", "operand is an undefined tensor", {&x, 1}, loc);
+  // sigmoid would read an integer as a float; PyTorch's silu refuses it.
+  if (!is_float(x.dtype())) fail_op("silu", "needs a float operand", {&x, 1}, loc);
   return mul(x, sigmoid(x, loc), loc);
 }
 

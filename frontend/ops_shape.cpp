@@ -179,7 +179,7 @@ Tensor concat(std::span<const Tensor> xs, int64_t axis, Loc loc) {
   if (!xs[0].defined()) fail_op("concat", "operand is an undefined tensor", xs, loc);
   axis = norm_axis(axis, xs[0].rank(), "concat", xs[0], loc);
   if (xs.size() == 1) return xs[0];
-  return apply1(Op::Concat, xs, ir::ConcatAttrs{axis}, loc);
+  return apply1_promoted(Op::Concat, xs, ir::ConcatAttrs{axis}, loc);
 }
 Tensor concat(std::initializer_list<Tensor> xs, int64_t axis, Loc loc) {
   return concat(std::span<const Tensor>(xs.begin(), xs.size()), axis, loc);

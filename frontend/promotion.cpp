@@ -31,6 +31,53 @@ void check_sub(std::span<const Tensor> in, const Loc& loc) {
             in, loc);
 }
 
+/// PyTorch's neg and relu refuse bool where the type rule would only name the dtype.
+void check_unary_bool(ir::Op op, const Tensor& x, const Loc& loc) {
+  if (x.dtype() != DType::Bool) return;
+  if (op == ir::Op::Neg)
+    fail_op("neg",
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.",
+            {&x, 1}, loc);
+  if (op == ir::Op::Relu) fail_op("relu", "Boolean inputs not supported for relu", {&x, 1}, loc);
+}
+
+/// PyTorch's unary ops on one operand: the float-only rows read an integer or bool operand as
+/// kDefaultFloat (torch.exp(ids) is f32), except the activations PyTorch implements for floats
+/// only, which the type rule refuses; f16 and bf16 compute in f32 and round once, as the binary
+/// rows do.
+std::optional<Promoted> promote_unary(ir::Op op, const Tensor& x, const Loc& loc) {
+  const ir::OpInfo& row = ir::info(op);
+  check_unary_bool(op, x, loc);
+  const bool float_only_activation =
+      op == ir::Op::Gelu || op == ir::Op::GeluErf || op == ir::Op::GeluErfGrad;
+  DType compute = x.dtype();
+  if (row.operands == ir::OperandKind::Float && !is_float(x.dtype()) && !float_only_activation)
+    compute = kDefaultFloat;
+  // A test of bool values (isfinite) reads them as integers; arithmetic on bool is refused.
+  if (row.operands == ir::OperandKind::Numeric && x.dtype() == DType::Bool &&
+      row.result == ir::ResultKind::Bool)
+    compute = DType::I64;
+  if (!is_compute_type(compute)) compute = DType::F32;  // exact widening, rounded once at the end
+  if (compute == x.dtype()) return std::nullopt;
+  Promoted p{{cast(x, compute, loc)}, std::nullopt};
+  if (is_float(x.dtype()) && row.result == ir::ResultKind::Same) p.round_to = x.dtype();
+  return p;
+}
+
+/// torch.cat: every operand in the common dtype of all of them (none is 0-d: concat refuses).
+std::optional<Promoted> promote_concat(std::span<const Tensor> inputs, const Loc& loc) {
+  std::vector<PromotionOperand> ranks;
+  for (const Tensor& x : inputs) ranks.push_back({x.dtype(), PromotionRank::Dim});
+  const DType common = result_type(std::span<const PromotionOperand>(ranks));
+  if (std::all_of(inputs.begin(), inputs.end(),
+                  [&](const Tensor& x) { return x.dtype() == common; }))
+    return std::nullopt;
+  Promoted p;
+  for (const Tensor& x : inputs) p.inputs.push_back(x.dtype() == common ? x : cast(x, common, loc));
+  return p;
+}
+
 /// Which operands promote together: [first, inputs.size()), or none (first < 0).
 int first_promoted(ir::Op op) {
   const ir::OpInfo& row = ir::info(op);
@@ -62,6 +109,11 @@ std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const
     if (!x.defined()) return std::nullopt;  // the type check names it
   if ((op == ir::Op::Sum || op == ir::Op::Mean) && inputs.size() == 1)
     return promote_reduction(op, inputs[0], loc);
+  if (op == ir::Op::Concat) return promote_concat(inputs, loc);
+  const ir::OpInfo& unary = ir::info(op);
+  if (unary.family == ir::OpFamily::Elementwise && unary.arity == 1 &&
+      unary.result != ir::ResultKind::Attr)
+    return promote_unary(op, inputs[0], loc);
   const int first = first_promoted(op);
   if (first < 0) return std::nullopt;
   const std::span<const Tensor> operands = inputs.subspan(static_cast<size_t>(first));

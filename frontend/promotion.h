@@ -1,8 +1,9 @@
 // PyTorch's type promotion, at the user level only: the op functions (through apply1_promoted)
 // cast an op's operands to their common dtype (torch.result_type) before the op's node is built,
 // so the IR keeps its rule of one dtype per op. What promotes follows from the rows: every binary
-// elementwise row, the branches of where, sums of integers; div divides integers in
-// kDefaultFloat (true division), mean refuses them.
+// elementwise row, the branches of where, the pieces of a concat, sums of integers; div divides
+// integers in kDefaultFloat (true division), mean refuses them; the float-only unary rows read
+// integers as kDefaultFloat; f16 and bf16 compute in f32 on every elementwise row.
 #pragma once
 #include <optional>
 #include <span>

@@ -31,6 +31,12 @@ DType gemm_result(DType dt, bool f32_out) {
   return DType::F32;
 }
 
+/// PyTorch's words (its library ops do not promote either), then the two types.
+std::string dtype_mismatch(const TensorType& want, const TensorType& got) {
+  return fmt::format("expected scalar type {} but found {}: {} vs {}", torch_name(want.dtype),
+                     torch_name(got.dtype), type_str(want), type_str(got));
+}
+
 void need_rank(const TensorType& t, int64_t r, const char* what) {
   if (t.rank() != r) type_fail(fmt::format("{} must have rank {}, got {}", what, r, type_str(t)));
 }
@@ -44,8 +50,7 @@ void need_pairs(std::initializer_list<const Ints*> v) {
 TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAttrs& at) {
   if (a.rank() < 2 || b.rank() < 2)
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
-  if (a.dtype != b.dtype)
-    type_fail(fmt::format("dtypes differ: {} vs {}", type_str(a), type_str(b)));
+  if (a.dtype != b.dtype) type_fail(dtype_mismatch(a, b));
   need_gemm_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
@@ -135,8 +140,7 @@ TypeList infer_library(LibraryOp op, std::span<const TensorType> in, const Attrs
   if (op != LibraryOp::MatMul)  // matmul_rule checks its operands' ranks first
     for (const TensorType& t : in) gemm_like ? need_gemm_float(t) : need_float(t);
   for (const TensorType& t : in)
-    if (t.dtype != in[0].dtype)
-      type_fail(fmt::format("dtypes differ: {} vs {}", type_str(in[0]), type_str(t)));
+    if (t.dtype != in[0].dtype) type_fail(dtype_mismatch(in[0], t));
   const DType dt = in[0].dtype;
   switch (op) {
     case LibraryOp::MatMul: return {matmul_rule(in[0], in[1], std::get<MatMulAttrs>(a))};

@@ -1,7 +1,7 @@
 // lt-launch: runs a program as the ranks of a data-parallel job through OpenMPI's mpirun, with
-// each rank's thread count and core binding set, LT_* variables passed to every rank, and
-// running as root handled. It replaces itself with mpirun (exec), so Ctrl-C and kill reach
-// mpirun, which ends every rank, and its exit status is mpirun's. docs/DISTRIBUTED.md.
+// each rank's thread count and core binding set, LT_* variables and PYTHONPATH passed to every
+// rank, and running as root handled. It replaces itself with mpirun (exec), so Ctrl-C and kill
+// reach mpirun, which ends every rank, and its exit status is mpirun's. docs/DISTRIBUTED.md.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <netdb.h>
@@ -212,7 +212,8 @@ void add_mca(Args& cmd, const Launch& l) {
   if (!send_size_given) cmd.insert(cmd.end(), {"--mca", "btl_vader_max_send_size", "131072"});
 }
 
-/// Every rank, on every host, sees the LT_* settings; the thread count is per rank.
+/// Every rank, on every host, sees the LT_* settings and PYTHONPATH (Python ranks import the
+/// package from where this shell does); the thread count is per rank.
 void add_environment(Args& cmd, const Launch& l, const Layout& y) {
   cmd.insert(cmd.end(), {"-x", fmt::format("LT_NUM_THREADS={}", y.threads)});
   // Ranks that may share cores: a thread that polls for its next launch would hold a core
@@ -221,7 +222,8 @@ void add_environment(Args& cmd, const Launch& l, const Layout& y) {
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
     const std::string name = kv.substr(0, kv.find('='));
-    if (name.rfind("LT_", 0) == 0 && name != "LT_NUM_THREADS") cmd.insert(cmd.end(), {"-x", name});
+    if ((name.rfind("LT_", 0) == 0 && name != "LT_NUM_THREADS") || name == "PYTHONPATH")
+      cmd.insert(cmd.end(), {"-x", name});
   }
 }
 
@@ -258,7 +260,7 @@ int main(int argc, char** argv) {
       "Runs PROGRAM as the ranks of a data-parallel job (OpenMPI's mpirun), e.g.\n"
       "  lt-launch --nproc-per-node 2 -- build/examples/fmnist_mlp --compiler-opt\n"
       "Ranks on one host are bound to disjoint cores with --threads-per-rank threads each; every\n"
-      "LT_* variable reaches every rank. Exit status: mpirun's (2: bad usage here)."};
+      "LT_* variable and PYTHONPATH reach every rank. Exit status: mpirun's (2: bad usage here)."};
   Launch l;
   add_flags(app, l);
   const int own = split_at_separator(argc, argv, l);

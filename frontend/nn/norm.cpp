@@ -1,13 +1,11 @@
 // BatchNorm2d, BatchNorm1d and LayerNorm over the functional batch_norm and layer_norm.
 #include "lt/nn/norm.h"
 
-#include <algorithm>
-
 #include "frontend/nn/layer_args.h"
 #include "lt/autograd.h"
 #include "lt/dist.h"
-#include "lt/function.h"
 #include "lt/nn/init.h"
+#include "lt/nn/sync_batch_norm.h"
 #include "lt/ops.h"
 
 namespace lt::nn {
@@ -56,65 +54,10 @@ Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
                     loc);
 }
 
-// SyncBatchNorm on several ranks, as PyTorch's: the statistics are every rank's, all-reduced
-// (the mean first, then the centered sum of squares: two passes as the unsynchronized kernel,
-// rather than E[x^2] - E[x]^2, which loses digits in f32). The gradient is written by hand
-// (lt/function.h): the two per-channel sums the input gradient needs, all-reduced in one
-// collective, then one elementwise pass, where autograd through the forward's ops would take
-// two more collectives and two more passes over the activations per layer. Every rank has the
-// same batch size (the trainers split the global batch evenly).
 Tensor BatchNorm2d::synced_forward(const Tensor& x, const Loc& loc) {
-  const int64_t c = num_features;
-  const double count = static_cast<double>(x.numel() / c * dist::world_size());
-  const Shape bshape{1, c, 1, 1};
-  const bool affine = weight.defined();
-  std::vector<Tensor> inputs{x};
-  if (affine) inputs.insert(inputs.end(), {weight, bias});
-  Tensor batch_mean, batch_var;
-  const auto forward = [&](std::span<const Tensor> in) -> FunctionOutputs {
-    batch_mean =
-        dist::all_reduce(sum(in[0], {0, 2, 3}, false, loc), dist::ReduceOp::Sum, loc) * (1 / count);
-    const Tensor centered = in[0] - reshape(batch_mean, bshape, loc);
-    batch_var = dist::all_reduce(sum(centered * centered, {0, 2, 3}, false, loc),
-                                 dist::ReduceOp::Sum, loc) *
-                (1 / count);
-    const Tensor invstd = rsqrt(batch_var + options.eps, loc);
-    Tensor y = centered * reshape(affine ? invstd * in[1] : invstd, bshape, loc);
-    if (affine) y = y + reshape(in[2], bshape, loc);
-    return {{y}, {batch_mean, invstd}};
-  };
-  const auto backward = [c, count, bshape, affine, loc](const FunctionGradArgs& a) {
-    const Tensor& x = a.inputs[0];
-    const Tensor& gy = a.grad_outputs[0];
-    const Tensor invstd = reshape(a.saved[1], bshape, loc);
-    const Tensor xhat = (x - reshape(a.saved[0], bshape, loc)) * invstd;
-    const Tensor sum_dy = sum(gy, {0, 2, 3}, false, loc);
-    const Tensor sum_dy_xhat = sum(gy * xhat, {0, 2, 3}, false, loc);
-    std::vector<Tensor> g(a.inputs.size());
-    if (affine) {  // this rank's sums, as every other parameter's gradient before its all-reduce
-      g[1] = sum_dy_xhat;
-      g[2] = sum_dy;
-    }
-    if (a.needs_input_grad[0]) {
-      const Tensor means = dist::all_reduce(concat({sum_dy, sum_dy_xhat}, 0, loc),
-                                            dist::ReduceOp::Sum, loc) *
-                           (1 / count);
-      const Tensor mean_dy = reshape(slice(means, 0, 0, c, 1, loc), bshape, loc);
-      const Tensor mean_dy_xhat = reshape(slice(means, 0, c, 2 * c, 1, loc), bshape, loc);
-      const Tensor k = affine ? invstd * reshape(a.inputs[1], bshape, loc) : invstd;
-      g[0] = (gy - mean_dy - xhat * mean_dy_xhat) * k;
-    }
-    return g;
-  };
-  Tensor y = apply_function("SyncBatchNorm", inputs, forward, backward, loc)[0];
-  if (options.track_running_stats && is_training()) {
-    NoGradGuard no_grad;
-    const double m = options.momentum;
-    running_mean.copy_(running_mean * (1 - m) + batch_mean * m, loc);
-    running_var.copy_(
-        running_var * (1 - m) + batch_var * (m * count / std::max(count - 1, 1.0)), loc);
-  }
-  return y;
+  const bool update = options.track_running_stats && is_training();
+  return sync_batch_norm(x, weight, bias, update ? running_mean : Tensor(),
+                         update ? running_var : Tensor(), options.momentum, options.eps, loc);
 }
 
 int convert_sync_batchnorm(Module& module) {

@@ -82,10 +82,17 @@ def requires_grad_(self, requires_grad=True):
     return self
 
 
+# Run after every backward() pass, in order: what must see all of a pass's gradients
+# (DistributedDataParallel's reduction), as callbacks of PyTorch's autograd engine.
+post_backward_callbacks = []
+
+
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     if create_graph or inputs is not None:
         raise NotImplementedError("backward: create_graph and inputs are not supported yet")
     self._backward(None if gradient is None else as_tensor(gradient, self))
+    for callback in post_backward_callbacks:
+        callback()
 
 
 def to(self, *args, **kwargs):

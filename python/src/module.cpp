@@ -12,4 +12,5 @@ PYBIND11_MODULE(_C, m) {
   lt::py::bind_optim(m);
   lt::py::bind_amp(m);
   lt::py::bind_io(m);
+  lt::py::bind_dist(m);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes promotion_cases.json next to this script: PyTorch's result dtype and values (or its
-error) for binary ops over every dtype pair, C++-number and 0-d operands, where, sum and mean, and
-in-place ops. tests/unit/frontend/promotion_test.cpp runs every case through lazytrain.
+error) for binary ops over every dtype pair, C++-number and 0-d operands, where, sum and mean,
+in-place ops, the unary ops over every dtype, cat and stack of mixed dtypes, and matmul's refusal
+of them. tests/unit/frontend/promotion_test.cpp runs every case through lazytrain.
 
 Run: /usr/bin/python3 tests/data/promotion_cases.py (needs torch; the file records the version)."""
 import json
@@ -58,10 +59,13 @@ def outcome(fn):
     try:
         r = fn()
     except RuntimeError as e:
+        # A kernel PyTorch lacks for a dtype names that kernel ("GeluKernelImpl" not implemented
+        # for 'Long'): lazytrain must refuse too, in its own words.
+        if "not implemented for" in str(e):
+            return {"refused": True}
         return {"error": str(e)}
-    vals = r.double().tolist() if r.dtype != torch.bool else r.tolist()
-    if r.dim() == 0:
-        vals = [vals]
+    flat = r.reshape(-1)  # the values in row-major order, whatever the shape
+    vals = flat.double().tolist() if r.dtype != torch.bool else flat.tolist()
     return {"dtype": NAMES[r.dtype], "values": vals}
 
 
@@ -150,6 +154,58 @@ for op in ["add_", "mul_"]:
     for x in DTYPES:
         for kind, v in [("int", 3), ("float", 0.5), ("bool", True)]:
             binary(op, operand("tensor", x, VALUES[x]), num(kind, v))
+
+# Unary ops: the float-only ones read integers and bool as f32; f16 and bf16 keep their dtype.
+# Values inside every op's domain; bool without False where the op has a pole at 0.
+UNARY = {
+    "exp": torch.exp, "expm1": torch.expm1, "log": torch.log, "log1p": torch.log1p,
+    "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+    "sin": torch.sin, "cos": torch.cos, "reciprocal": torch.reciprocal, "erf": torch.erf,
+    "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu, "relu": torch.relu,
+    "abs": torch.abs, "neg": torch.neg, "isfinite": torch.isfinite,
+}
+POSITIVE = {
+    "f32": [1.5, 0.25, 3.0], "f64": [0.75, 3.0, 0.1], "bf16": [2.5, 1.0, 0.375],
+    "f16": [0.5, 1.25, 6.0], "i64": [3, 7, 2], "i32": [4, 5, 1], "bool": [True, False, True],
+}
+POLE_AT_ZERO = {"log", "rsqrt", "reciprocal"}
+# Transcendental results are compared to a few units in the last place of their dtype.
+RTOL = {"f32": 1e-6, "f64": 1e-13, "bf16": 8e-3, "f16": 1e-3}
+for op, fn in UNARY.items():
+    for x in DTYPES:
+        vals = [True, True, True] if (x == "bool" and op in POLE_AT_ZERO) else POSITIVE[x]
+        a = operand("tensor", x, vals)
+        if x == "f16":
+            # PyTorch 1.13's CPU kernels lack f16 for most of these (its CUDA ones compute in
+            # f32 and round): the f32 result rounded to f16 is the reference.
+            case = outcome(lambda fn=fn, a=a: fn(torch_operand(a).float()).half()
+                           if fn(torch_operand(a).float()).dtype == torch.float32
+                           else fn(torch_operand(a).float()))
+        else:
+            case = outcome(lambda fn=fn, a=a: fn(torch_operand(a)))
+        if "dtype" in case and case["dtype"] in RTOL and op not in ("relu", "abs", "neg"):
+            case["rtol"] = RTOL[case["dtype"]]
+        cases.append({"op": op, "operands": [a], **case})
+
+# cat and stack promote all their operands together (none is 0-d).
+for op, fn in [("cat", torch.cat), ("stack", torch.stack)]:
+    for x in DTYPES:
+        for y in DTYPES:
+            if op == "stack" and x > y:
+                continue
+            a, b = operand("tensor", x, VALUES[x]), operand("tensor", y, VALUES[y])
+            add_case(op, [a, b], lambda fn=fn, a=a, b=b: fn([torch_operand(a), torch_operand(b)]))
+for trio in [("i64", "f32", "bool"), ("bool", "i32", "i64"), ("bf16", "f16", "bf16"),
+             ("f32", "bf16", "f64")]:
+    ops3 = [operand("tensor", d, VALUES[d]) for d in trio]
+    add_case("cat", ops3, lambda ops3=ops3: torch.cat([torch_operand(o) for o in ops3]))
+
+# matmul refuses mixed dtypes, as PyTorch's library ops do.
+for x, y in [("f32", "f64"), ("f64", "f32"), ("bf16", "f32"), ("f32", "bf16"), ("f64", "bf16")]:
+    a = operand("matrix", x, VALUES[x][:2] * 2)
+    b = operand("matrix", y, VALUES[y][:2] * 2)
+    add_case("matmul", [a, b], lambda a=a, b=b: torch.matmul(
+        tensor(a["dtype"], a["values"]).reshape(2, 2), tensor(b["dtype"], b["values"]).reshape(2, 2)))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "promotion_cases.json")
 with open(out, "w") as f:  # one case a line, so that a change shows as the cases it changes

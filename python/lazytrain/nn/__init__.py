@@ -1,4 +1,4 @@
-"""torch.nn: Module, Parameter, the layers, functional (F), init and utils."""
+"""torch.nn: Module, Parameter, the layers, functional (F), init, utils and parallel."""
 from . import functional, init, utils  # noqa: F401
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1d,  # noqa
@@ -13,3 +13,5 @@ from .attention import (MultiheadAttention, TransformerEncoder,  # noqa: F401
                         TransformerEncoderLayer)
 from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa
                      KLDivLoss, L1Loss, LogSigmoid, Mish, NLLLoss, ReLU6, SmoothL1Loss, Softplus)
+from .sync_batchnorm import SyncBatchNorm  # noqa: F401
+from . import parallel  # noqa: F401,E402

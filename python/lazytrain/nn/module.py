@@ -39,11 +39,11 @@ class Module:
     def __setattr__(self, name, value):
         if isinstance(value, Parameter):
             self._check_init()
-            self._drop(name)
+            self._drop(name, self._parameters)
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._check_init()
-            self._drop(name)
+            self._drop(name, self._modules)
             self._modules[name] = value
         elif isinstance(value, Buffer):
             self._check_init()
@@ -66,10 +66,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _drop(self, name):
+    def _drop(self, name, keep=None):
+        """Forgets `name` everywhere but in `keep`, the dict it is assigned in next, where a
+        name already there keeps its place (PyTorch's order after a reassignment)."""
         self.__dict__.pop(name, None)
         for d in (self._parameters, self._buffers, self._modules):
-            d.pop(name, None)
+            if d is not keep:
+                d.pop(name, None)
         self._non_persistent.discard(name)
 
     def __getattr__(self, name):
@@ -96,7 +99,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (torch.nn.Parameter or None required)")
-        self._drop(name)
+        self._drop(name, self._parameters)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -106,7 +109,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._drop(name)
+        self._drop(name, self._buffers)
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent.add(name)
@@ -115,7 +118,7 @@ class Module:
         self._check_init()
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._drop(name)
+        self._drop(name, self._modules)
         self._modules[name] = module
 
     register_module = add_module

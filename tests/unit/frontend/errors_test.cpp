@@ -38,8 +38,8 @@ TEST(Errors, DtypeMismatch) {
   Tensor a = zeros({2, 2}), b = zeros({2, 2}, DType::F64);
   const int line = __LINE__ + 1;
   std::string msg = error_of([&] { matmul(a, b); });
-  EXPECT_EQ(msg, "matmul: dtypes differ: f32[2,2] vs f64[2,2] (operands: f32[2,2], f64[2,2]) at "
-                 "errors_test.cpp:" + std::to_string(line));
+  EXPECT_EQ(msg, "matmul: expected scalar type Float but found Double: f32[2,2] vs f64[2,2] "
+                 "(operands: f32[2,2], f64[2,2]) at errors_test.cpp:" + std::to_string(line));
 }
 
 TEST(Errors, ReshapeCount) {

@@ -5,7 +5,8 @@ import numpy as np
 
 from ... import _C, _ops
 from ..._convert import as_tensor, tensor
-from .dataset import TensorDataset
+from ..._modes import eager
+from .dataset import Subset, TensorDataset
 
 Tensor = _C.Tensor
 
@@ -63,15 +64,25 @@ class DataLoader:
     def __iter__(self):
         order = self._order()
         self._epoch += 1
-        fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
+        # A TensorDataset, or a Subset of one, gathers a batch with one index_select a tensor.
+        base, mapping = self.dataset, None
+        if isinstance(base, Subset) and isinstance(base.dataset, TensorDataset):
+            base, mapping = base.dataset, base.indices
+        fast = isinstance(base, TensorDataset) and self.collate_fn is default_collate
         for start in range(0, len(order), self.batch_size):
             indices = order[start:start + self.batch_size]
             if len(indices) < self.batch_size and self.drop_last:
                 return
-            if fast:
-                yield list(self.dataset._batch(indices))
-            else:
-                yield self.collate_fn([self.dataset[i] for i in indices])
+            # Batches are made eagerly, as the C++ loader's workers make them: in lazy mode a
+            # batch is data the step graph reads, not ops traced into it (whose index constants
+            # would differ from step to step and from rank to rank).
+            with eager():
+                if fast:
+                    batch = list(base._batch([mapping[i] for i in indices] if mapping
+                                             else indices))
+                else:
+                    batch = self.collate_fn([self.dataset[i] for i in indices])
+            yield batch
 
     def __len__(self):
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)

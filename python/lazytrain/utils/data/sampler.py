@@ -1,0 +1,74 @@
+"""Samplers: the order in which a DataLoader reads a dataset's indices."""
+import math
+
+import numpy as np
+
+
+class Sampler:
+    """A base for index orders: __iter__ yields indices, __len__ counts them."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class DistributedSampler(Sampler):
+    """torch.utils.data.DistributedSampler: rank r of W reads every W-th index of one order
+    shared by all ranks (the dataset padded by repeating its first indices to a multiple of W,
+    or truncated with drop_last). With shuffle the order is a permutation drawn from numpy's
+    generator seeded with (seed, epoch): call set_epoch(e) before each epoch, as with PyTorch,
+    or every epoch reads the same order."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
+                 drop_last=False):
+        from ... import distributed as dist
+        if num_replicas is None:
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            rank = dist.get_rank()
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
+                             f"[0, {num_replicas - 1}]")
+        self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
+        self.epoch, self.drop_last, self.shuffle, self.seed = 0, drop_last, shuffle, seed
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            indices = np.random.default_rng([self.seed, self.epoch]).permutation(n).tolist()
+        else:
+            indices = list(range(n))
+        if not self.drop_last:
+            padding = self.total_size - len(indices)
+            if padding <= len(indices):
+                indices += indices[:padding]
+            else:
+                indices += (indices * math.ceil(padding / len(indices)))[:padding]
+        else:
+            indices = indices[:self.total_size]
+        return iter(indices[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch

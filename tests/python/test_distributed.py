@@ -1,0 +1,144 @@
+"""lazytrain.distributed, DistributedDataParallel, SyncBatchNorm and DistributedSampler: one
+rank against PyTorch's single-process results and names, and 2 Python ranks under lt-launch
+following 1 rank."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import lazytrain as lt
+from conftest import assert_close
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+CIFAR_STYLE = os.path.join(ROOT, "examples", "python", "train_cifar_style.py")
+LT_LAUNCH = os.environ.get("LT_LAUNCH", os.path.join(ROOT, "build", "tools", "lt-launch"))
+
+
+def test_a_script_alone_is_a_job_of_one_rank(mode):
+    lt.distributed.init_process_group()
+    dist = lt.distributed
+    assert dist.is_available() and dist.is_initialized()
+    assert (dist.get_rank(), dist.get_world_size(), dist.get_backend()) == (0, 1, "single")
+    t = lt.tensor([1.5, -2.0])
+    assert dist.all_reduce(t) is None
+    assert dist.all_reduce(t, op=dist.ReduceOp.MAX, async_op=True).wait()
+    out = [lt.zeros(2)]
+    dist.all_gather(out, t)
+    dist.broadcast(t, src=0)
+    dist.barrier()
+    assert t.tolist() == [1.5, -2.0] and out[0].tolist() == [1.5, -2.0]
+
+
+def test_distributed_errors_name_the_argument():
+    dist = lt.distributed
+    with pytest.raises(ValueError, match=r"world_size=2, but the job has 1 ranks"):
+        dist.init_process_group(world_size=2)
+    with pytest.raises(ValueError, match=r"all_reduce: op must be one of"):
+        dist.all_reduce(lt.zeros(2), op="prod")
+    with pytest.raises(TypeError, match=r"all_reduce: expected a lazytrain Tensor, got ndarray"):
+        dist.all_reduce(np.zeros(2))
+    with pytest.raises(ValueError, match=r"tensor_list has 2 tensors, the job 1 ranks"):
+        dist.all_gather([lt.zeros(2), lt.zeros(2)], lt.zeros(2))
+    with pytest.raises(ValueError, match=r"broadcast: src=1 is not a rank of the job of 1"):
+        dist.broadcast(lt.zeros(2), src=1)
+
+
+@pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (9, 3, False),
+                                                  (2, 4, False), (7, 2, True), (11, 4, False)])
+def test_distributed_sampler_reads_what_torchs_reads_unshuffled(n, replicas, drop_last):
+    data = list(range(n))
+    for rank in range(replicas):
+        ours = lt.utils.data.DistributedSampler(data, replicas, rank, shuffle=False,
+                                                drop_last=drop_last)
+        theirs = torch.utils.data.DistributedSampler(data, replicas, rank, shuffle=False,
+                                                     drop_last=drop_last)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs), (n, replicas, rank)
+
+
+def test_distributed_sampler_shuffles_one_order_for_all_ranks_per_epoch():
+    data = list(range(12))
+    samplers = [lt.utils.data.DistributedSampler(data, 3, r, seed=5) for r in range(3)]
+    first = [list(s) for s in samplers]
+    assert sorted(sum(first, [])) == data  # the ranks split one permutation
+    for s in samplers:
+        s.set_epoch(1)
+    second = [list(s) for s in samplers]
+    assert sorted(sum(second, [])) == data and second != first
+    assert [list(s) for s in samplers] == second  # the epoch, not the call, picks the order
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval "
+                                         r"\[0, 2\]"):
+        lt.utils.data.DistributedSampler(data, 3, 3)
+
+
+def _bn_net(nn):
+    return nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                         nn.Sequential(nn.Flatten(), nn.BatchNorm1d(16)), nn.Linear(16, 3))
+
+
+def test_convert_sync_batchnorm_is_torchs_tree_with_the_same_tensors():
+    net = _bn_net(lt.nn)
+    bn_weight = net[1].weight
+    converted = lt.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    ref = torch.nn.SyncBatchNorm.convert_sync_batchnorm(_bn_net(torch.nn))
+    assert repr(converted) == repr(ref)
+    assert list(converted.state_dict()) == list(ref.state_dict())
+    assert converted[1].weight is bn_weight  # the parameters themselves, not copies
+
+
+def test_sync_batchnorm_alone_is_batchnorm(mode):
+    x = np.random.default_rng(0).standard_normal((4, 3, 2, 2))
+    ours = lt.nn.SyncBatchNorm(3).double()
+    theirs = torch.nn.BatchNorm2d(3).double()
+    xl, xt = lt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yl, yt = ours(xl), theirs(xt)
+    (yl * yl).sum().backward()
+    (yt * yt).sum().backward()
+    lt.mark_step()
+    assert_close(yl, yt)
+    assert_close(xl.grad, xt.grad)
+    assert_close(ours.running_var, theirs.running_var)
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        ours(lt.zeros(3))
+
+
+def test_ddp_alone_trains_as_the_module_and_names_its_state_as_torchs(mode):
+    rng = np.random.default_rng(1)
+    model = lt.nn.Sequential(lt.nn.Linear(4, 3), lt.nn.ReLU(), lt.nn.Linear(3, 2))
+    plain = lt.nn.Sequential(lt.nn.Linear(4, 3), lt.nn.ReLU(), lt.nn.Linear(3, 2))
+    plain.load_state_dict(model.state_dict())
+    ddp = lt.nn.parallel.DistributedDataParallel(model)
+    assert list(ddp.state_dict()) == ["module." + k for k in model.state_dict()]
+    x = lt.tensor(rng.standard_normal((5, 4)).astype(np.float32))
+    ddp(x).square().sum().backward()
+    plain(x).square().sum().backward()
+    lt.mark_step()
+    for a, b in zip(model.parameters(), plain.parameters()):
+        assert a.grad.tolist() == b.grad.tolist()
+    with ddp.no_sync():
+        ddp(x).sum().backward()
+    lt.mark_step()
+
+
+def _losses(ranks, *flags):
+    cmd = [sys.executable, CIFAR_STYLE, "--dtype", "float64", "--epochs", "1", "--max-steps", "3",
+           "--batch-size", "32", "--train-limit", "512", "--sync-bn", *flags]
+    if ranks > 1:
+        cmd = [LT_LAUNCH, "-n", str(ranks), "--oversubscribe", "--"] + cmd
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return [float(line.split()[-1]) for line in out.stdout.splitlines()
+            if line.startswith("epoch")]
+
+
+@pytest.mark.skipif(not os.access(LT_LAUNCH, os.X_OK), reason="lt-launch is not built")
+@pytest.mark.parametrize("flags", [[], ["--compiler-opt"]])
+def test_two_python_ranks_follow_one(flags):
+    """DistributedSampler halves, SyncBatchNorm's statistics over both, DDP's mean gradient:
+    2 ranks with 16 examples each take the steps 1 rank takes with 32."""
+    one, two = _losses(1, *flags), _losses(2, *flags)
+    assert len(one) == 3 and len(two) == 3
+    for a, b in zip(two, one):
+        assert abs(a - b) <= 1e-12 * abs(b), (flags, two, one)
