@@ -61,7 +61,8 @@ Tensor band(const Tensor& x, int64_t diagonal, bool lower, std::string_view op, 
   const Tensor i = positions(rows, {rows, 1}), j = positions(cols, {1, cols});
   const Tensor offset = sub(j, i, loc);
   const Tensor d = scalar_like(static_cast<double>(diagonal), offset, loc);
-  return where(lower ? le(offset, d, loc) : ge(offset, d, loc), x, 0.0, loc);
+  // A zero of x's own dtype: a number 0.0 would promote a bool or integer x to float.
+  return where(lower ? le(offset, d, loc) : ge(offset, d, loc), x, scalar_like(0, x, loc), loc);
 }
 
 }  // namespace

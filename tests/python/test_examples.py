@@ -54,3 +54,58 @@ def test_cifar_style_checkpoint_resume_and_freeze(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "missing [] unexpected []" in out.stdout
+
+
+PY_EXAMPLES = os.path.join(ROOT, "examples", "python")
+
+
+def _trainer(script, *flags, ranks=1):
+    cmd = [sys.executable, os.path.join(PY_EXAMPLES, script), "--log-interval", "1", *flags]
+    if ranks > 1:
+        launch = os.environ.get("LT_LAUNCH", os.path.join(ROOT, "build", "tools", "lt-launch"))
+        cmd = [launch, "-n", str(ranks), "--oversubscribe", "--"] + cmd
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout, [float(line.split()[5]) for line in out.stdout.splitlines()
+                        if line.startswith("step")]
+
+
+RESNET = ["--train-limit", "256", "--test-limit", "100", "--batch-size", "32",
+          "--warmup-steps", "0", "--lr", "0.05"]
+
+
+def test_resnet_trainer_learns_and_its_lazy_steps_follow_eager():
+    _, eager = _trainer("train_resnet.py", "--max-steps", "16", *RESNET)
+    _, lazy = _trainer("train_resnet.py", "--max-steps", "6", "--compiler-opt", *RESNET)
+    assert len(eager) == 16 and len(lazy) == 6
+    # f32 with batch statistics: the two orders of summation drift apart as training goes on.
+    for a, b in zip(lazy, eager):
+        assert abs(a - b) <= 1e-3 * abs(b), (lazy, eager)
+    assert sum(eager[-4:]) < 0.9 * sum(eager[:4])
+
+
+def test_resnet_trainer_resumed_follows_the_straight_run(tmp_path):
+    _, straight = _trainer("train_resnet.py", "--max-steps", "6", *RESNET)
+    _trainer("train_resnet.py", "--max-steps", "3", "--save-dir", str(tmp_path), *RESNET)
+    _, resumed = _trainer("train_resnet.py", "--max-steps", "6", "--resume",
+                          str(tmp_path / "fmnist_resnet.pt"), *RESNET)
+    assert resumed == straight[3:]  # eager steps: the same values to the last digit printed
+
+
+def test_resnet_trainer_on_two_ranks_follows_one():
+    """DistributedSampler, SyncBatchNorm over ResNet-20's eleven BatchNorms, DDP in lazy mode."""
+    _, one = _trainer("train_resnet.py", "--max-steps", "3", "--compiler-opt", *RESNET)
+    out, two = _trainer("train_resnet.py", "--max-steps", "3", "--compiler-opt", *RESNET,
+                        ranks=2)
+    assert "2 rank(s)" in out and len(two) == 3
+    # f32: the ranks' partial sums round differently, and training at lr 0.05 amplifies it.
+    for a, b in zip(two, one):
+        assert abs(a - b) <= 2e-4 * abs(b), (two, one)
+
+
+def test_char_gpt_trainer_trains_evaluates_and_samples():
+    out, losses = _trainer("train_char_gpt.py", "--max-steps", "8", "--compiler-opt",
+                           "--test-limit", "64", "--sample-bytes", "16", "--warmup-steps", "0",
+                           "--lr", "3e-3")
+    assert len(losses) == 8 and losses[-1] < losses[0]
+    assert "x the unigram entropy" in out and out.count("sample, temperature") == 2

@@ -190,6 +190,13 @@ TEST(IndexOpsReference, TrilTriuFlipRoll) {
   // torch.triu(z, -1)
   EXPECT_EQ(vals(triu(z, -1)), (V{1, 2, 3, 4, 5, 6, 7, 8, 0, 10, 11, 12,
                                   13, 14, 15, 16, 17, 18, 19, 20, 0, 22, 23, 24}));
+  // torch.ones(3, 3, dtype=torch.bool).triu(1), and of i64: the dtype is kept.
+  const Tensor mask = triu(ne(i64({1, 1, 1, 1, 1, 1, 1, 1, 1}, {3, 3}), scalar(0, DType::I64)), 1);
+  EXPECT_EQ(mask.dtype(), DType::Bool);
+  EXPECT_EQ(ints(mask), (I{0, 1, 1, 0, 0, 1, 0, 0, 0}));
+  const Tensor lower = tril(i64({1, 2, 3, 4}, {2, 2}));
+  EXPECT_EQ(lower.dtype(), DType::I64);
+  EXPECT_EQ(ints(lower), (I{1, 0, 3, 4}));
   // torch.flip(x, [0, 1])
   EXPECT_EQ(vals(flip(x43(), {0, 1})), (V{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}));
   // torch.flip(z, [-1])

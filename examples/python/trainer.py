@@ -1,0 +1,167 @@
+"""The Python trainers' shared loop, with the C++ trainers' flags (examples/trainer/): eager or
+(--compiler-opt) lazy steps, data-parallel over lt-launch's ranks (DistributedDataParallel, a
+DistributedSampler, SyncBatchNorm), bf16 autocast (--amp bf16), warmup + cosine schedule,
+gradient clipping, a CSV log, rank 0's checkpoints and --resume. Written against PyTorch's names
+and run with lazytrain: `import lazytrain as torch` is the port."""
+import argparse
+import csv
+import math
+import os
+import time
+
+import lazytrain as torch
+
+nn, F, dist = torch.nn, torch.nn.functional, torch.distributed
+
+
+def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momentum=None):
+    p.add_argument("--compiler-opt", action="store_true", help="lazy mode: compiled steps")
+    p.add_argument("--epochs", type=int, default=epochs, help="passes over the training set")
+    p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (0: all)")
+    p.add_argument("--batch-size", type=int, default=batch_size,
+                   help="examples per step, over all ranks")
+    p.add_argument("--lr", type=float, default=lr, help="peak learning rate")
+    p.add_argument("--lrf", type=float, default=0.01, help="the cosine's final lr is lr * lrf")
+    p.add_argument("--warmup-steps", type=int, default=warmup_steps,
+                   help="linear warmup from 0 to --lr over N steps")
+    p.add_argument("--weight-decay", type=float, default=weight_decay)
+    if momentum is not None:
+        p.add_argument("--momentum", type=float, default=momentum, help="SGD momentum")
+    p.add_argument("--clip-grad", type=float, default=0.0,
+                   help="clip the global gradient norm to N (0: off)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds initialization, dropout and the data order")
+    p.add_argument("--train-limit", type=int, default=0, help="the first N training examples")
+    p.add_argument("--test-limit", type=int, default=0, help="the first N test examples")
+    p.add_argument("--log-interval", type=int, default=50, help="steps between progress lines")
+    p.add_argument("--log-csv", default="", help="a CSV row per logged step and evaluation")
+    p.add_argument("--save-dir", default="", help="rank 0's checkpoint at the end, here")
+    p.add_argument("--resume", default="", help="continue from a --save-dir checkpoint")
+    p.add_argument("--amp", choices=["off", "bf16"], default="off",
+                   help="bf16 autocast around forward and loss")
+
+
+class Task:
+    """What a trainer supplies: the model, its optimizer, the training data (a Dataset whose
+    items collate to (inputs, targets); set_epoch(e) is called before each epoch when it has
+    one), the loss of a batch and an evaluation returning {name: value}."""
+    name = "task"
+    model = None
+    train_data = None
+
+    def make_optimizer(self, args):
+        raise NotImplementedError
+
+    def loss(self, model, inputs, targets):
+        return F.cross_entropy(model(inputs), targets)
+
+    def evaluate(self, model):
+        return {}
+
+
+def split_for_weight_decay(model):
+    """(matrices and kernels, the rest): weight decay on the first only, as the C++ trainers."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        (decay if p.dim() >= 2 else no_decay).append(p)
+    return decay, no_decay
+
+
+def _schedule(optimizer, args, total_steps):
+    """Warmup to args.lr, then a cosine to args.lr * args.lrf at the last step."""
+    def factor(step):
+        if step < args.warmup_steps:
+            return (step + 1) / args.warmup_steps
+        span = max(total_steps - args.warmup_steps - 1, 1)
+        t = min((step - args.warmup_steps) / span, 1.0)
+        return args.lrf + (1 - args.lrf) * 0.5 * (1 + math.cos(math.pi * t))
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def train(task, args):
+    dist.init_process_group()  # the job lt-launch started; alone, a job of one rank
+    rank, world = dist.get_rank(), dist.get_world_size()
+    if args.batch_size % world:
+        raise SystemExit(f"--batch-size {args.batch_size} is not a multiple of {world} ranks")
+    model = task.model
+    net = nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    optimizer = task.make_optimizer(args)
+    sampler = torch.utils.data.DistributedSampler(task.train_data, world, rank, shuffle=True,
+                                                  seed=args.seed, drop_last=True)
+    loader = torch.utils.data.DataLoader(task.train_data, batch_size=args.batch_size // world,
+                                         sampler=sampler, drop_last=True)
+    steps_per_epoch = len(loader)
+    # The schedule spans every epoch; --max-steps only stops early, so that a run stopped and
+    # resumed follows the run that did not stop.
+    scheduler = _schedule(optimizer, args, args.epochs * steps_per_epoch)
+    total = args.epochs * steps_per_epoch
+    if args.max_steps:
+        total = min(total, args.max_steps)
+    step = 0
+    if args.resume:
+        state = torch.load(args.resume)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        step = int(state["step"])
+    log = None
+    if args.log_csv and rank == 0:
+        log = csv.writer(open(args.log_csv, "a" if args.resume else "w", newline=""))
+        if not args.resume:
+            log.writerow(["step", "epoch", "loss", "lr", "ms_per_step"])
+    if rank == 0:
+        params = sum(p.numel() for p in model.parameters())
+        print(f"{task.name}: {params} parameters, {world} rank(s), "
+              f"{'lazy' if args.compiler_opt else 'eager'}, {total} steps", flush=True)
+    if args.compiler_opt:
+        torch.set_mode("lazy")
+    model.train()
+    t0 = time.perf_counter()
+    while step < total:
+        epoch = step // steps_per_epoch
+        sampler.set_epoch(epoch)
+        if hasattr(task.train_data, "set_epoch"):
+            task.train_data.set_epoch(epoch)
+        for i, (inputs, targets) in enumerate(loader):
+            if i < step % steps_per_epoch:  # a resumed epoch skips the steps it took
+                continue
+            optimizer.zero_grad(set_to_none=True)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16"):
+                loss = task.loss(net, inputs, targets)
+            loss.backward()
+            if args.clip_grad:
+                nn.utils.clip_grad_norm_(model.parameters(), args.clip_grad)
+            optimizer.step()
+            scheduler.step()
+            torch.mark_step()
+            step += 1
+            if step % args.log_interval == 0 or step == total:
+                # Every rank reads the loss (the mean over ranks); rank 0 prints it.
+                value = loss.detach().clone()
+                dist.all_reduce(value, op=dist.ReduceOp.AVG)
+                value = value.item()
+                ms = (time.perf_counter() - t0) * 1e3 / args.log_interval
+                t0 = time.perf_counter()
+                if rank == 0:
+                    lr = optimizer.param_groups[0]["lr"]
+                    print(f"step {step:5d}  epoch {epoch}  loss {value:.6f}  lr {lr:.3e}",
+                          flush=True)
+                    if log:
+                        log.writerow([step, epoch, f"{value:.9e}", f"{lr:.6e}", f"{ms:.3f}"])
+            if step == total:
+                break
+    torch.set_mode("eager")
+    if args.save_dir and rank == 0:
+        os.makedirs(args.save_dir, exist_ok=True)
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "step": step},
+                   os.path.join(args.save_dir, f"{task.name}.pt"))
+    model.eval()
+    with torch.no_grad():
+        results = task.evaluate(model)
+    if rank == 0:
+        for k, v in results.items():
+            print(f"{k} {v:.6f}", flush=True)
+            if log:
+                log.writerow([step, "eval", k, f"{v:.9e}", ""])
+    return results
