@@ -19,6 +19,7 @@
 #include "frontend/tensor_impl.h"
 #include "frontend/views.h"
 #include "lt/autograd.h"
+#include "lt/data_worker.h"
 #include "lt/metrics.h"
 
 namespace lt::data {
@@ -36,18 +37,6 @@ Tensor row(const Tensor& x, int64_t i) {
   return Tensor(std::move(out));
 }
 
-/// This thread runs ops eagerly and records no autograd history while it lives.
-class WorkerScope {
- public:
-  WorkerScope() { lazy::set_eager_thread(true); }
-  ~WorkerScope() { lazy::set_eager_thread(false); }
-  WorkerScope(const WorkerScope&) = delete;
-  WorkerScope& operator=(const WorkerScope&) = delete;
-
- private:
-  NoGradGuard no_grad_;
-};
-
 struct Made {
   std::optional<Example> batch;
   std::exception_ptr error;
@@ -58,6 +47,9 @@ Made failed(const std::string& what) {
 }
 
 }  // namespace
+
+WorkerScope::WorkerScope() { lazy::set_eager_thread(true); }
+WorkerScope::~WorkerScope() { lazy::set_eager_thread(false); }
 
 Example TensorDataset::get(int64_t index) const {
   if (index < 0 || index >= size())

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "lt/data_worker.h"
 #include "python/src/bind.h"
 
 namespace lt::py {
@@ -38,6 +39,7 @@ void bind_modes(pb::module_& m) {
   m.def("clear_graph_cache", &clear_graph_cache);
   m.def("grad_enabled", &grad_enabled);
   bind_guard<NoGradGuard>(m, "NoGradGuard");
+  bind_guard<data::WorkerScope>(m, "DataWorkerScope");
   bind_guard<EnableGradGuard>(m, "EnableGradGuard");
   m.def("graph_text", [](const std::vector<Tensor>& ts) {
     return debug::graph_text(std::span<const Tensor>(ts));

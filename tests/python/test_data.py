@@ -67,3 +67,60 @@ def test_loader_feeds_a_lazy_training_loop():
                 lt.mark_step()
                 losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+class Slow(lt.utils.data.Dataset):
+    """Items made with lazytrain ops, at uneven speeds, so that workers finish out of order."""
+
+    def __len__(self):
+        return 24
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(0.002 * (i % 3))
+        return lt.full((2,), float(i)) * 2, i
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_workers_give_the_batches_of_no_workers_in_order(workers):
+    ds = Slow()
+    plain = [(x.tolist(), y.tolist()) for x, y in
+             lt.utils.data.DataLoader(ds, batch_size=5, shuffle=True, seed=2)]
+    started = []
+    loader = lt.utils.data.DataLoader(ds, batch_size=5, shuffle=True, seed=2,
+                                      num_workers=workers, prefetch_factor=2,
+                                      worker_init_fn=started.append)
+    assert [(x.tolist(), y.tolist()) for x, y in loader] == plain
+    assert sorted(started) == list(range(workers))  # worker_init_fn once per worker
+
+
+def test_workers_make_data_while_the_loop_traces_lazily():
+    """A worker's ops run eagerly: its batches are data, not ops in the step's graph, and the
+    stepping thread's lazy mode is left as it was."""
+    with lt.lazy():
+        for x, i in lt.utils.data.DataLoader(Slow(), batch_size=4, num_workers=2):
+            assert not lt.debug.is_pending(x) and not x.requires_grad
+            y = x + 1
+            assert lt.debug.is_pending(y)
+            lt.mark_step()
+
+
+class Broken(lt.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 5:
+            raise KeyError(f"no item {i}")
+        return np.zeros(2)
+
+
+def test_a_workers_error_is_raised_at_its_batch():
+    loader = lt.utils.data.DataLoader(Broken(), batch_size=2, num_workers=2)
+    got = []
+    with pytest.raises(KeyError, match="no item 5"):
+        for b in loader:
+            got.append(b)
+    assert len(got) == 2
+    with pytest.raises(ValueError, match="num_workers option should be non-negative"):
+        lt.utils.data.DataLoader(Broken(), num_workers=-1)

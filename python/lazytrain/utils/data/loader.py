@@ -1,4 +1,7 @@
 """DataLoader: batches of a dataset's samples, collated as PyTorch's default_collate does."""
+import collections
+import concurrent.futures
+import itertools
 import numbers
 
 import numpy as np
@@ -33,22 +36,36 @@ def default_collate(batch):
 
 
 class DataLoader:
-    """torch.utils.data.DataLoader's batch_size, shuffle, drop_last and collate_fn. Shuffling
-    draws a permutation per epoch from numpy's generator seeded with `seed` (and the epoch), so
-    a seed fixes every epoch's order; num_workers other than 0 is not supported yet."""
+    """torch.utils.data.DataLoader's batch_size, shuffle, sampler, drop_last, collate_fn and
+    num_workers. Shuffling draws a permutation per epoch from numpy's generator seeded with
+    `seed` (and the epoch), so a seed fixes every epoch's order. Batches are made eagerly: in
+    lazy mode a batch is data the step's graph reads, not ops traced into it. With num_workers,
+    that many threads (not processes) make the next num_workers * prefetch_factor batches while
+    the loop steps (the compiled step and backward() release the GIL); batches come in the
+    sampler's order whatever the threads' timing, and a worker's exception is raised where its
+    batch would have been."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
-                 generator=None, seed=None, **unsupported):
-        if num_workers or batch_sampler is not None or unsupported:
-            raise NotImplementedError("DataLoader: num_workers, batch_sampler and "
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, generator=None, prefetch_factor=2,
+                 persistent_workers=False, seed=None, **unsupported):
+        if batch_sampler is not None or unsupported:
+            raise NotImplementedError("DataLoader: batch_sampler and "
                                       f"{sorted(unsupported) or 'other options'} are not "
                                       "supported yet")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
+        if num_workers and (not isinstance(prefetch_factor, int) or prefetch_factor < 1):
+            raise ValueError(f"prefetch_factor must be a positive integer, got "
+                             f"{prefetch_factor!r}")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
         self.sampler, self.drop_last = sampler, drop_last
         self.collate_fn = collate_fn or default_collate
+        self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
+        self.worker_init_fn = worker_init_fn
         self.seed = seed if seed is not None else generator if isinstance(generator, int) else 0
         self._epoch = 0
 
@@ -61,28 +78,61 @@ class DataLoader:
         rng = np.random.default_rng([self.seed, self._epoch])
         return rng.permutation(n).tolist()
 
-    def __iter__(self):
+    def _batches(self):
         order = self._order()
         self._epoch += 1
-        # A TensorDataset, or a Subset of one, gathers a batch with one index_select a tensor.
-        base, mapping = self.dataset, None
-        if isinstance(base, Subset) and isinstance(base.dataset, TensorDataset):
-            base, mapping = base.dataset, base.indices
-        fast = isinstance(base, TensorDataset) and self.collate_fn is default_collate
         for start in range(0, len(order), self.batch_size):
             indices = order[start:start + self.batch_size]
             if len(indices) < self.batch_size and self.drop_last:
                 return
-            # Batches are made eagerly, as the C++ loader's workers make them: in lazy mode a
-            # batch is data the step graph reads, not ops traced into it (whose index constants
-            # would differ from step to step and from rank to rank).
-            with eager():
-                if fast:
-                    batch = list(base._batch([mapping[i] for i in indices] if mapping
-                                             else indices))
-                else:
-                    batch = self.collate_fn([self.dataset[i] for i in indices])
-            yield batch
+            yield indices
+
+    def _make(self, indices):
+        # A TensorDataset, or a Subset of one, gathers a batch with one index_select a tensor.
+        base = self.dataset
+        if self.collate_fn is default_collate:
+            if isinstance(base, TensorDataset):
+                return list(base._batch(indices))
+            if isinstance(base, Subset) and isinstance(base.dataset, TensorDataset):
+                return list(base.dataset._batch([base.indices[i] for i in indices]))
+        return self.collate_fn([self.dataset[i] for i in indices])
+
+    def _work(self, indices):
+        """A batch made on a worker thread: eager and without autograd history whatever the
+        stepping thread's mode (lt/data_worker.h)."""
+        scope = _C.DataWorkerScope()
+        scope.enter()
+        try:
+            return self._make(indices)
+        finally:
+            scope.exit()
+
+    def __iter__(self):
+        if not self.num_workers:
+            for indices in self._batches():
+                with eager():
+                    batch = self._make(indices)
+                yield batch
+            return
+        ids = itertools.count()
+
+        def init():
+            if self.worker_init_fn is not None:
+                self.worker_init_fn(next(ids))
+
+        pool = concurrent.futures.ThreadPoolExecutor(self.num_workers, "lt-data-worker", init)
+        try:
+            pending = collections.deque()
+            batches = self._batches()
+            for indices in itertools.islice(batches, self.num_workers * self.prefetch_factor):
+                pending.append(pool.submit(self._work, indices))
+            while pending:
+                batch = pending.popleft().result()
+                for indices in itertools.islice(batches, 1):
+                    pending.append(pool.submit(self._work, indices))
+                yield batch
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def __len__(self):
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
