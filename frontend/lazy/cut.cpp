@@ -82,7 +82,8 @@ ir::Graph build_graph(const Cut& c) {
   auto ins = c.inputs.begin();
   for (const LazyNode* n : c.order) {
     const auto end = ins + static_cast<std::ptrdiff_t>(n->inputs.size());
-    g.add_typed(n->op, {ins, end}, n->attrs, n->types, location_str(n->loc));
+    g.add_typed(n->op, {ins, end}, n->attrs, n->types,
+                n->loc_text.empty() ? location_str(n->loc) : n->loc_text);
     ins = end;
   }
   g.set_results(c.result_values);

@@ -32,6 +32,9 @@ struct LazyNode {
   TypeList types;
   std::vector<std::shared_ptr<rt::Buffer>> results;  // filled for outputs a graph materialized
   std::source_location loc;  // formatted only when a graph is built
+  // While debugging, the location formatted as it was traced: a front end's namer
+  // (ir/location_namer.h) can name the caller of a fixed `loc` only at that moment.
+  std::string loc_text;
   // cut()'s numbering: the node's id in the cut with this serial (a map from node to id cost
   // one heap allocation per node and cut).
   uint64_t cut_serial = 0;

@@ -1,6 +1,7 @@
 // Recording an op in lazy mode: a LazyNode whose outputs are pending tensors.
 #include <utility>
 
+#include "frontend/lazy/debug_log.h"
 #include "frontend/lazy/lazy_node.h"
 #include "frontend/lazy/live_tensors.h"
 #include "frontend/lazy/tracer.h"
@@ -15,6 +16,7 @@ void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attr
   node->op = op;
   node->attrs = attrs;
   node->loc = loc;
+  if (debug_enabled()) node->loc_text = location_str(loc);
   node->inputs.reserve(inputs.size());
   for (const Tensor& x : inputs) {
     TensorImpl* xi = x.impl();

@@ -23,6 +23,7 @@ for _name in _more_ops.FUNCTIONS:
 for _name in _more_ops.METHODS:
     setattr(Tensor, _name, getattr(_more_ops, _name))
 del _name
+_modes._name_every_call()  # LT_DEBUG from the environment
 
 
 def is_tensor(obj):

@@ -122,6 +122,14 @@ def set_option(name, value):
     """Overrides a setting (an LT_* variable of README's table) from code, validated as the
     variable is: a bad value raises ValueError naming what is allowed."""
     _C.set_option(name, ("1" if value else "0") if isinstance(value, bool) else str(value))
+    if name == "LT_DEBUG":
+        _name_every_call()
+
+
+def _name_every_call():
+    """While LT_DEBUG is on, the C++ side names the Python line of every traced op (recompile
+    causes cite them); otherwise only the value reads' lines (their sync reasons)."""
+    _C.name_every_call(_C.option("LT_DEBUG") not in ("", "0"))
 
 
 def option(name):

@@ -41,14 +41,17 @@ void bind_dist(pb::module_& m) {
     return dist::all_reduce(t, reduce_op(op), at);
   });
   d.def("reduce_value", [at](const Tensor& t, bool average) {
+    CallerNamed named;
     pb::gil_scoped_release release;
     return dist::reduce_value(t, average, at);
   });
   d.def("all_gather", [at](const Tensor& t) {
+    CallerNamed named;
     pb::gil_scoped_release release;
     return dist::all_gather(t, at);
   });
   d.def("broadcast", [at](std::vector<Tensor> ts, int root) {
+    CallerNamed named;
     pb::gil_scoped_release release;
     dist::broadcast(std::span<Tensor>(ts), root, at);
   });

@@ -13,12 +13,8 @@ std::string located(const char* what) {
   std::string msg = what;
   const std::string& site = call_site_text();
   if (msg.find(site) == std::string::npos) return msg;
-  std::string user;
-  try {
-    user = pb::module_::import("lazytrain._location").attr("user_location")().cast<std::string>();
-  } catch (const pb::error_already_set&) {
-    return msg;  // no Python location to give: keep the message as it is
-  }
+  const std::string user = python_caller();
+  if (user.empty()) return msg;  // no Python location to give: keep the message as it is
   for (size_t at = msg.find(site); at != std::string::npos; at = msg.find(site, at + user.size()))
     msg.replace(at, site.size(), user);
   return msg;

@@ -30,6 +30,7 @@ void bind_guard(pb::module_& m, const char* name) {
 void bind_modes(pb::module_& m) {
   const Loc& at = call_site();
   m.def("mark_step", [at]() {
+    CallerNamed named;
     pb::gil_scoped_release release;  // compiling and running the step need no Python
     mark_step(at);
   });
@@ -44,7 +45,11 @@ void bind_modes(pb::module_& m) {
   m.def("graph_text", [](const std::vector<Tensor>& ts) {
     return debug::graph_text(std::span<const Tensor>(ts));
   });
-  m.def("set_debug", &debug::set_enabled);
+  m.def("set_debug", [](bool on) {
+    debug::set_enabled(on);
+    name_every_call(on);  // the traced nodes name their Python lines, for recompile causes
+  });
+  m.def("name_every_call", &name_every_call);
   m.def("set_option", [](const std::string& name, const std::string& value) {
     set_option(name, value);
   });

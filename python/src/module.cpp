@@ -4,6 +4,7 @@
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "lazytrain's compiled core; use the package lazytrain";
+  lt::py::register_caller_namer();
   lt::py::bind_errors(m);
   lt::py::bind_tensor(m);
   lt::py::bind_ops(m);

@@ -13,6 +13,7 @@ template <class T>
 pb::array host_array(const Tensor& t) {
   std::vector<T> v;
   {
+    CallerNamed named;
     pb::gil_scoped_release release;  // in lazy mode reading values runs the pending graph
     v = t.to_vector<T>(call_site());
   }
@@ -101,6 +102,7 @@ void bind_tensor(pb::module_& m) {
       .def("_set_handle", [](T& t, const T& other) { t = other; })
       .def_property_readonly("_version", &T::version)
       .def("_backward", [at](const T& t, std::optional<T> grad) {
+        CallerNamed named;
         pb::gil_scoped_release release;  // hooks written in Python take the GIL back
         if (grad) t.backward(*grad, at); else t.backward(at);
       })
@@ -113,11 +115,13 @@ void bind_tensor(pb::module_& m) {
       })
       .def("remove_hook", &T::remove_hook)
       .def("_str", [at](const T& t) {
+        CallerNamed named;
         pb::gil_scoped_release release;
         return t.str(at);
       })
       .def("_numpy", &to_numpy)
       .def("_item", [at](const T& t) -> pb::object {
+        CallerNamed named;
         if (is_float(t.dtype())) {
           double v;
           {

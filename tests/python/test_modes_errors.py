@@ -242,3 +242,28 @@ def test_dim_out_of_range_is_index_error_as_torch():
             f(torch)
         with pytest.raises(IndexError, match="out of range for rank"):
             f(lt)
+
+
+def test_sync_reasons_name_the_python_line():
+    x = lt.ones(4)
+    with lt.lazy():
+        y = x * 2
+        total, at = y.sum().item(), _line()
+        lt.mark_step()
+    assert total == 8.0
+    assert lt.debug.counter(f"sync: item at {at}") == 1
+
+
+def test_recompile_causes_name_the_python_lines_the_ops_were_traced_at():
+    lt.debug.set_enabled(True)
+    try:
+        lt.debug.take_log()
+        with lt.lazy():
+            for n in (5, 6):
+                w, traced = lt.ones(n) * 3, _line()
+                lt.mark_step()
+        log = lt.debug.take_log()
+    finally:
+        lt.debug.set_enabled(False)
+    causes = [line for line in log if "recompile" in line]
+    assert causes and f"(traced at {traced})" in causes[-1], log
