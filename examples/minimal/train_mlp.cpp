@@ -8,8 +8,11 @@ int main(int argc, char** argv) {
   namespace nn = lt::nn;
   const bool lazy = argc > 1 && std::string_view(argv[1]) == "--compiler-opt";
   lt::manual_seed(0);
-  nn::Sequential model(std::make_shared<nn::Linear>(784, 256), std::make_shared<nn::ReLU>(),
-                       std::make_shared<nn::Linear>(256, 10));
+  // One layer after the other: each draws its weights from the seeded generator in turn (the
+  // order of a call's arguments is the compiler's choice).
+  auto fc1 = std::make_shared<nn::Linear>(784, 256);
+  auto fc2 = std::make_shared<nn::Linear>(256, 10);
+  nn::Sequential model(fc1, std::make_shared<nn::ReLU>(), fc2);
   lt::optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9});
   const auto train = lt::data::load_fashion_mnist(lt::data::Split::Train, {.normalize = true});
   lt::data::BatchIterator batches(train, {.batch_size = 128, .seed = 0, .drop_last = true});

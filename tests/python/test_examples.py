@@ -1,7 +1,12 @@
-"""examples/python/train_mlp.py trains, and its eager and lazy runs print the same losses."""
+"""The Python examples: train_mlp.py trains, its eager and lazy runs print the same losses, and
+they are the C++ program's; train_cifar_style.py under both backends and on two ranks; the
+ResNet-20 and char-GPT trainers."""
 import os
 import subprocess
 import sys
+
+import pytest
+
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 EXAMPLE = os.path.join(ROOT, "examples", "python", "train_mlp.py")
 
@@ -21,6 +26,23 @@ def test_mlp_example_eager_and_lazy_agree():
     assert last < 0.75 * first
     for lines in (eager, lazy):
         assert float(lines[-1].split()[-1]) > 0.75  # test accuracy after 120 steps
+
+
+CPP_MLP = os.environ.get("LT_TRAIN_MLP",
+                         os.path.join(ROOT, "build", "examples", "minimal", "train_mlp"))
+
+
+@pytest.mark.parametrize("flags", [[], ["--compiler-opt"]])
+def test_the_python_mlp_prints_what_the_cpp_program_prints(flags):
+    """The same program in both languages (examples/minimal/train_mlp.cpp): the same weights
+    drawn, the same batches in the same order, the same kernels, so the same losses and test
+    accuracy, for the whole epoch."""
+    py = subprocess.run([sys.executable, EXAMPLE, *flags], capture_output=True, text=True,
+                        timeout=600)
+    cpp = subprocess.run([CPP_MLP, *flags], capture_output=True, text=True, timeout=600)
+    assert py.returncode == 0 and cpp.returncode == 0, py.stderr + cpp.stderr
+    py_lines = [line for line in py.stdout.splitlines() if not line.startswith("step 467")]
+    assert py_lines == cpp.stdout.splitlines() and len(py_lines) == 6
 
 
 CIFAR_STYLE = os.path.join(ROOT, "examples", "python", "train_cifar_style.py")
@@ -71,36 +93,39 @@ def _trainer(script, *flags, ranks=1):
 
 
 RESNET = ["--train-limit", "256", "--test-limit", "100", "--batch-size", "32",
-          "--warmup-steps", "0", "--lr", "0.05"]
+          "--warmup-steps", "0"]
+# ResNet-20's first steps amplify any rounding difference (a reduction summed in another order),
+# the more so the larger the lr: at lr 0.001 one process's eager and lazy runs, and 2 ranks and
+# 1, stay within 1e-4 in loss over the first 5 steps (6e-5 measured); at 0.05 they part by 1e-2.
+STABLE = ["--lr", "0.001", "--max-steps", "5"]
 
 
 def test_resnet_trainer_learns_and_its_lazy_steps_follow_eager():
-    _, eager = _trainer("train_resnet.py", "--max-steps", "16", *RESNET)
-    _, lazy = _trainer("train_resnet.py", "--max-steps", "6", "--compiler-opt", *RESNET)
-    assert len(eager) == 16 and len(lazy) == 6
-    # f32 with batch statistics: the two orders of summation drift apart as training goes on.
+    _, learning = _trainer("train_resnet.py", "--max-steps", "16", "--lr", "0.05", *RESNET)
+    assert len(learning) == 16 and sum(learning[-4:]) < 0.8 * sum(learning[:4])
+    _, eager = _trainer("train_resnet.py", *STABLE, *RESNET)
+    _, lazy = _trainer("train_resnet.py", *STABLE, "--compiler-opt", *RESNET)
+    assert len(eager) == 5 and len(lazy) == 5
     for a, b in zip(lazy, eager):
-        assert abs(a - b) <= 1e-3 * abs(b), (lazy, eager)
-    assert sum(eager[-4:]) < 0.9 * sum(eager[:4])
+        assert abs(a - b) <= 1e-4 * abs(b), (lazy, eager)
 
 
 def test_resnet_trainer_resumed_follows_the_straight_run(tmp_path):
-    _, straight = _trainer("train_resnet.py", "--max-steps", "6", *RESNET)
-    _trainer("train_resnet.py", "--max-steps", "3", "--save-dir", str(tmp_path), *RESNET)
+    flags = ["--lr", "0.05", *RESNET]
+    _, straight = _trainer("train_resnet.py", "--max-steps", "6", *flags)
+    _trainer("train_resnet.py", "--max-steps", "3", "--save-dir", str(tmp_path), *flags)
     _, resumed = _trainer("train_resnet.py", "--max-steps", "6", "--resume",
-                          str(tmp_path / "fmnist_resnet.pt"), *RESNET)
+                          str(tmp_path / "fmnist_resnet.pt"), *flags)
     assert resumed == straight[3:]  # eager steps: the same values to the last digit printed
 
 
 def test_resnet_trainer_on_two_ranks_follows_one():
-    """DistributedSampler, SyncBatchNorm over ResNet-20's eleven BatchNorms, DDP in lazy mode."""
-    _, one = _trainer("train_resnet.py", "--max-steps", "3", "--compiler-opt", *RESNET)
-    out, two = _trainer("train_resnet.py", "--max-steps", "3", "--compiler-opt", *RESNET,
-                        ranks=2)
-    assert "2 rank(s)" in out and len(two) == 3
-    # f32: the ranks' partial sums round differently, and training at lr 0.05 amplifies it.
+    """DistributedSampler, SyncBatchNorm over ResNet-20's BatchNorms, DDP in lazy mode."""
+    _, one = _trainer("train_resnet.py", *STABLE, "--compiler-opt", *RESNET)
+    out, two = _trainer("train_resnet.py", *STABLE, "--compiler-opt", *RESNET, ranks=2)
+    assert "2 rank(s)" in out and len(two) == 5
     for a, b in zip(two, one):
-        assert abs(a - b) <= 2e-4 * abs(b), (two, one)
+        assert abs(a - b) <= 1e-4 * abs(b), (two, one)
 
 
 def test_char_gpt_trainer_trains_evaluates_and_samples():

@@ -37,8 +37,8 @@ def default_collate(batch):
 
 class DataLoader:
     """torch.utils.data.DataLoader's batch_size, shuffle, sampler, drop_last, collate_fn and
-    num_workers. Shuffling draws a permutation per epoch from numpy's generator seeded with
-    `seed` (and the epoch), so a seed fixes every epoch's order. Batches are made eagerly: in
+    num_workers. Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch),
+    the C++ loaders' order, so a seed fixes every epoch's order, in Python and C++ alike. Batches are made eagerly: in
     lazy mode a batch is data the step's graph reads, not ops traced into it. With num_workers,
     that many threads (not processes) make the next num_workers * prefetch_factor batches while
     the loop steps (the compiled step and backward() release the GIL); batches come in the
@@ -75,8 +75,7 @@ class DataLoader:
         n = len(self.dataset)
         if not self.shuffle:
             return list(range(n))
-        rng = np.random.default_rng([self.seed, self._epoch])
-        return rng.permutation(n).tolist()
+        return _C.shuffled_indices(n, self.seed % 2**64, self._epoch)
 
     def _batches(self):
         order = self._order()

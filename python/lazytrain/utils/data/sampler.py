@@ -1,7 +1,7 @@
 """Samplers: the order in which a DataLoader reads a dataset's indices."""
 import math
 
-import numpy as np
+from ... import _C
 
 
 class Sampler:
@@ -28,8 +28,8 @@ class SequentialSampler(Sampler):
 class DistributedSampler(Sampler):
     """torch.utils.data.DistributedSampler: rank r of W reads every W-th index of one order
     shared by all ranks (the dataset padded by repeating its first indices to a multiple of W,
-    or truncated with drop_last). With shuffle the order is a permutation drawn from numpy's
-    generator seeded with (seed, epoch): call set_epoch(e) before each epoch, as with PyTorch,
+    or truncated with drop_last). With shuffle the order is lt::data::shuffled_indices(n, seed,
+    epoch), the C++ DistributedSampler's: call set_epoch(e) before each epoch, as with PyTorch,
     or every epoch reads the same order."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
@@ -54,7 +54,7 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            indices = np.random.default_rng([self.seed, self.epoch]).permutation(n).tolist()
+            indices = _C.shuffled_indices(n, self.seed % 2**64, self.epoch)
         else:
             indices = list(range(n))
         if not self.drop_last:
