@@ -1,5 +1,5 @@
 """Python values to tensors: numbers, nested lists, numpy arrays and anything with __array__
-(a torch tensor, a DataLoader's batch)."""
+(a torch tensor, a DataLoader's batch) or __dlpack__."""
 import builtins
 
 import numpy as np
@@ -47,7 +47,26 @@ def to_numpy(obj):
         if str(getattr(obj, "dtype", "")) == "torch.bfloat16":
             obj = obj.float()
         return obj.numpy()
+    if not hasattr(obj, "__array__") and hasattr(obj, "__dlpack__"):
+        return np.from_dlpack(obj)  # a DLPack producer without __array__ (a CPU array)
     return np.asarray(obj)
+
+
+def from_dlpack(ext_tensor):
+    """torch.from_dlpack: a tensor with the values of a DLPack producer (an object with
+    __dlpack__, or a capsule) on the CPU. The values are copied: lazytrain's tensors own their
+    storage."""
+    if not hasattr(ext_tensor, "__dlpack__"):  # a bare capsule: numpy reads it from a wrapper
+        capsule = ext_tensor
+
+        class _Capsule:
+            def __dlpack__(self, stream=None):
+                return capsule
+
+            def __dlpack_device__(self):
+                return (1, 0)
+        ext_tensor = _Capsule()
+    return from_array(np.from_dlpack(ext_tensor))
 
 
 def from_array(a, dtype=None):
@@ -93,10 +112,16 @@ def from_numpy(a):
     return from_array(a)
 
 
+def is_array_like(obj):
+    """Whether obj converts to a tensor as an array: __array__ or DLPack's __dlpack__."""
+    return hasattr(obj, "__array__") or hasattr(obj, "__dlpack__")
+
+
 def array_like_tensor(obj):
     """The C++ core's conversion of an argument that is not a tensor: objects with __array__
-    only (numbers and lists are typed by the Python wrappers, as PyTorch's wrapped numbers)."""
-    if not hasattr(obj, "__array__") or isinstance(obj, Tensor):
+    or __dlpack__ only (numbers and lists are typed by the Python wrappers, as PyTorch's wrapped
+    numbers)."""
+    if not is_array_like(obj) or isinstance(obj, Tensor):
         raise TypeError(f"expected a Tensor or an array-like, got {type(obj).__name__}")
     return from_array(obj)
 
@@ -110,7 +135,7 @@ def as_tensor(x, like=None):
         return scalar_for(x, like)
     if isinstance(x, (list, tuple)):
         return tensor(x)
-    if hasattr(x, "__array__"):
+    if is_array_like(x):
         return from_array(x)
     raise TypeError(f"expected a Tensor, a number or an array-like, got {type(x).__name__}")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _C, _indexing, _ops
 from . import _dtype as D
-from ._convert import as_tensor
+from ._convert import as_tensor, is_array_like
 from ._device import check_device, device as _device
 
 _CPU = _device("cpu")
@@ -193,6 +193,20 @@ def __array__(self, dtype=None):
     return a if dtype is None else a.astype(dtype)
 
 
+def __dlpack__(self, stream=None):
+    """A DLPack capsule of a copy of the values (on the CPU), for torch.from_dlpack and numpy:
+    lazytrain's storage can be rebound by in-place ops, so it is not lent out."""
+    if stream is not None:
+        raise BufferError("__dlpack__: lazytrain tensors are on the CPU; stream must be None")
+    if self._dtype == D.bfloat16._code:
+        raise BufferError("__dlpack__: bfloat16 has no numpy array to lend; call .float() first")
+    return np.ascontiguousarray(numpy(self, force=True)).__dlpack__()
+
+
+def __dlpack_device__(self):
+    return (1, 0)  # kDLCPU, device 0
+
+
 def __format__(self, spec):
     if not self._shape:
         return format(self._item(), spec)
@@ -234,7 +248,7 @@ def new_tensor(self, data, dtype=None):
 
 for _fn in [grad_fn_name, size, dim, element_size, is_floating_point, requires_grad_, backward,
             to, cpu, cuda, type_as, numpy, tolist, item, __repr__, __bool__, __len__, __iter__,
-            __index__,
+            __index__, __dlpack__, __dlpack_device__,
             __array__, __format__, where, expand_as, view_as, reshape_as, new_zeros, new_ones,
             new_full, new_tensor, _set_data]:
     _method(_fn.__name__, _fn)
@@ -263,7 +277,7 @@ Tensor.__int__ = lambda self: builtins.int(self._item())
 def _operand(x):
     """Whether an operator takes x (else NotImplemented: Python's TypeError, or == is False)."""
     return isinstance(x, (Tensor, builtins.bool, builtins.int, builtins.float, list, tuple)) or (
-        hasattr(x, "__array__"))
+        is_array_like(x))
 
 
 def _operator(fn):

@@ -170,3 +170,25 @@ def test_the_package_runs_without_torch():
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "lazytrain.Size([1, 2])"
+
+
+def test_dlpack_both_ways_with_torch_and_numpy():
+    t = lt.tensor([[1.5, -2.0], [3.0, 4.25]])
+    theirs = torch.from_dlpack(t)
+    assert theirs.dtype == torch.float32 and theirs.tolist() == t.tolist()
+    assert np.from_dlpack(t).tolist() == t.tolist()
+    assert t.__dlpack_device__() == (1, 0)
+    back = lt.from_dlpack(torch.arange(6, dtype=torch.int32).reshape(2, 3))
+    assert back.dtype == lt.int32 and back.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert lt.from_dlpack(torch.ones(2).__dlpack__()).tolist() == [1.0, 1.0]  # a capsule
+
+    class Producer:  # DLPack only, no __array__: taken where a tensor is
+        def __dlpack__(self, stream=None):
+            return np.arange(3.0).__dlpack__()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+    assert (lt.ones(3, dtype=lt.float64) + Producer()).tolist() == [1.0, 2.0, 3.0]
+    assert lt.tensor(Producer()).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(BufferError, match="bfloat16"):
+        lt.ones(2, dtype=lt.bfloat16).__dlpack__()
