@@ -8,7 +8,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy  # the Python package (python/)
-  python3-pytest python3-torch  # its tests (tests/python/) compare against PyTorch
+  python3-pytest python3-torch python3-torchvision  # tests/python/ compare against PyTorch
   dataset-fashion-mnist graphviz gnuplot-nox  # gnuplot: scripts/plot_log.sh
   fortunes  # char_gpt trains on /usr/share/games/fortunes
   clang-19 libclang-rt-19-dev libomp-19-dev  # scripts/fuzz.sh: clang, libFuzzer, clang's omp.h

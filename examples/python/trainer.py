@@ -1,7 +1,9 @@
 """The Python trainers' shared loop, with the C++ trainers' flags (examples/trainer/): eager or
 (--compiler-opt) lazy steps, data-parallel over lt-launch's ranks (DistributedDataParallel, a
 DistributedSampler, SyncBatchNorm), bf16 autocast (--amp bf16), warmup + cosine schedule,
-gradient clipping, a CSV log, rank 0's checkpoints and --resume. Written against PyTorch's names
+gradient clipping, loader threads (--num-workers), a log line and CSV row per --log-interval
+(loss, lr, ms/step, samples/s, the wait for data, peak memory), rank 0's checkpoints and
+--resume. Written against PyTorch's names
 and run with lazytrain: `import lazytrain as torch` is the port."""
 import argparse
 import csv
@@ -39,6 +41,8 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
     p.add_argument("--resume", default="", help="continue from a --save-dir checkpoint")
     p.add_argument("--amp", choices=["off", "bf16"], default="off",
                    help="bf16 autocast around forward and loss")
+    p.add_argument("--num-workers", type=int, default=0,
+                   help="loader threads that make the next batches while the step runs")
 
 
 class Task:
@@ -89,7 +93,8 @@ def train(task, args):
     sampler = torch.utils.data.DistributedSampler(task.train_data, world, rank, shuffle=True,
                                                   seed=args.seed, drop_last=True)
     loader = torch.utils.data.DataLoader(task.train_data, batch_size=args.batch_size // world,
-                                         sampler=sampler, drop_last=True)
+                                         sampler=sampler, drop_last=True,
+                                         num_workers=getattr(args, "num_workers", 0))
     steps_per_epoch = len(loader)
     # The schedule spans every epoch; --max-steps only stops early, so that a run stopped and
     # resumed follows the run that did not stop.
@@ -108,7 +113,8 @@ def train(task, args):
     if args.log_csv and rank == 0:
         log = csv.writer(open(args.log_csv, "a" if args.resume else "w", newline=""))
         if not args.resume:
-            log.writerow(["step", "epoch", "loss", "lr", "ms_per_step"])
+            log.writerow(["step", "epoch", "loss", "lr", "ms_per_step", "samples_per_s",
+                          "data_wait_ms", "peak_mb"])
     if rank == 0:
         params = sum(p.numel() for p in model.parameters())
         print(f"{task.name}: {params} parameters, {world} rank(s), "
@@ -117,12 +123,17 @@ def train(task, args):
         torch.set_mode("lazy")
     model.train()
     t0 = time.perf_counter()
+    waited = 0.0  # seconds spent waiting for batches since the last log line
     while step < total:
         epoch = step // steps_per_epoch
         sampler.set_epoch(epoch)
         if hasattr(task.train_data, "set_epoch"):
             task.train_data.set_epoch(epoch)
-        for i, (inputs, targets) in enumerate(loader):
+        batches = iter(loader)
+        for i in range(steps_per_epoch):
+            t_wait = time.perf_counter()
+            inputs, targets = next(batches)
+            waited += time.perf_counter() - t_wait
             if i < step % steps_per_epoch:  # a resumed epoch skips the steps it took
                 continue
             optimizer.zero_grad(set_to_none=True)
@@ -140,14 +151,21 @@ def train(task, args):
                 value = loss.detach().clone()
                 dist.all_reduce(value, op=dist.ReduceOp.AVG)
                 value = value.item()
-                ms = (time.perf_counter() - t0) * 1e3 / args.log_interval
-                t0 = time.perf_counter()
+                steps_done = args.log_interval if step % args.log_interval == 0 else (
+                    step % args.log_interval)
+                ms = (time.perf_counter() - t0) * 1e3 / steps_done
+                wait_ms = waited * 1e3 / steps_done
+                t0, waited = time.perf_counter(), 0.0
                 if rank == 0:
                     lr = optimizer.param_groups[0]["lr"]
-                    print(f"step {step:5d}  epoch {epoch}  loss {value:.6f}  lr {lr:.3e}",
-                          flush=True)
+                    rate = args.batch_size * 1e3 / ms
+                    peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
+                    print(f"step {step:5d}  epoch {epoch}  loss {value:.6f}  lr {lr:.3e}  "
+                          f"{ms:.1f} ms/step  {rate:.1f} samples/s  data wait {wait_ms:.1f} ms  "
+                          f"peak {peak:.0f} MB", flush=True)
                     if log:
-                        log.writerow([step, epoch, f"{value:.9e}", f"{lr:.6e}", f"{ms:.3f}"])
+                        log.writerow([step, epoch, f"{value:.9e}", f"{lr:.6e}", f"{ms:.3f}",
+                                      f"{rate:.2f}", f"{wait_ms:.3f}", f"{peak:.1f}"])
             if step == total:
                 break
     torch.set_mode("eager")

@@ -134,3 +134,33 @@ def test_char_gpt_trainer_trains_evaluates_and_samples():
                            "--lr", "3e-3")
     assert len(losses) == 8 and losses[-1] < losses[0]
     assert "x the unigram entropy" in out and out.count("sample, temperature") == 2
+
+
+def test_imagenet_trainer_runs_resnets_on_mock_imagenet_with_loader_threads():
+    out, losses = _trainer("train_imagenet.py", "--arch", "resnet18", "--image-size", "32",
+                           "--batch-size", "8", "--max-steps", "3", "--train-limit", "64",
+                           "--test-limit", "16", "--num-workers", "2", "--compiler-opt",
+                           "--num-classes", "10", "--lr", "0.01")
+    assert len(losses) == 3 and all(0 < v < 20 for v in losses)
+    assert "samples/s" in out and "data wait" in out and "peak" in out
+    assert "top1 " in out and "top5 " in out
+
+
+def test_torchvisions_resnets_load_strictly_and_give_torchvisions_outputs():
+    """models.resnet is torchvision's: its state_dict loads strictly, f64 outputs agree."""
+    import numpy as np
+    import torch
+    import torchvision
+    sys.path.insert(0, PY_EXAMPLES)
+    import lazytrain as lt
+    import models
+    for arch in ("resnet18", "resnet50"):
+        theirs = getattr(torchvision.models, arch)(num_classes=7).double().eval()
+        ours = models.resnet(lt, arch, num_classes=7).double().eval()
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        ours.load_state_dict(theirs.state_dict(), strict=True)
+        x = np.random.default_rng(0).standard_normal((2, 3, 64, 64))
+        with torch.no_grad():
+            want = theirs(torch.tensor(x)).numpy()
+        got = ours(lt.tensor(x)).detach().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
