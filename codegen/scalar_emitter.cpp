@@ -113,6 +113,12 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, a);
   } else if constexpr (E == Cos) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, a);
+  } else if constexpr (E == Floor) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a);
+  } else if constexpr (E == Ceil) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
+  } else if constexpr (E == Round) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, a);
   } else if constexpr (E == Reciprocal) {
     return b.CreateFDiv(fconst(a, 1), a);
   } else if constexpr (E == Erf) {
@@ -161,6 +167,30 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
     return b.CreateSelect(b.CreateOr(b.CreateFCmpOGT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
   } else if constexpr (E == Minimum) {
     return b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+  } else if constexpr (E == Remainder) {  // ir::scalar::Remainder: frem is C's fmod
+    llvm::Value* d = x[1];
+    llvm::Value* r = b.CreateFRem(a, d);
+    llvm::Value* other_sign = b.CreateXor(b.CreateFCmpOLT(r, fconst(r, 0)),
+                                          b.CreateFCmpOLT(d, fconst(d, 0)));
+    return b.CreateSelect(b.CreateAnd(b.CreateFCmpUNE(r, fconst(r, 0)), other_sign),
+                          b.CreateFAdd(r, d), r);
+  } else if constexpr (E == FloorDivide) {  // ir::scalar::FloorDivide, step by step
+    llvm::Value* d = x[1];
+    llvm::Value* zero = fconst(a, 0);
+    llvm::Value* quotient = b.CreateFDiv(a, d);
+    llvm::Value* mod = b.CreateFRem(a, d);
+    llvm::Value* div = b.CreateFDiv(b.CreateFSub(a, mod), d);
+    llvm::Value* other_sign =
+        b.CreateXor(b.CreateFCmpOLT(d, zero), b.CreateFCmpOLT(mod, zero));
+    div = b.CreateSelect(b.CreateAnd(b.CreateFCmpUNE(mod, zero), other_sign),
+                         b.CreateFSub(div, fconst(a, 1)), div);
+    llvm::Value* fl = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+    fl = b.CreateSelect(b.CreateFCmpOGT(b.CreateFSub(div, fl), fconst(a, 0.5)),
+                        b.CreateFAdd(fl, fconst(a, 1)), fl);
+    llvm::Value* signed_zero =
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient);
+    llvm::Value* r = b.CreateSelect(b.CreateFCmpOEQ(div, zero), signed_zero, fl);
+    return b.CreateSelect(b.CreateFCmpOEQ(d, zero), quotient, r);
   } else if constexpr (E == Eq) {
     return b.CreateFCmpOEQ(a, x[1]);
   } else if constexpr (E == Ne) {

@@ -1,6 +1,8 @@
 // Elementwise op functions and the operators.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "frontend/dispatch.h"
 #include "frontend/promotion.h"
 #include "lt/ops.h"
@@ -73,6 +75,8 @@ LT_BINARY(div, Div)
 LT_BINARY(pow, Pow)
 LT_BINARY(maximum, Maximum)
 LT_BINARY(minimum, Minimum)
+LT_BINARY(remainder, Remainder)
+LT_BINARY(floor_divide, FloorDivide)
 LT_BINARY(eq, Eq)
 LT_BINARY(ne, Ne)
 LT_BINARY(lt, Lt)
@@ -87,6 +91,34 @@ Tensor scalar_like(double v, const Tensor& like, Loc loc) {
 }
 
 Tensor pow(const Tensor& a, Scalar b, Loc loc) { return pow(a, wrap_number(b, a, loc), loc); }
+Tensor remainder(const Tensor& a, Scalar b, Loc loc) {
+  return remainder(a, wrap_number(b, a, loc), loc);
+}
+Tensor floor_divide(const Tensor& a, Scalar b, Loc loc) {
+  return floor_divide(a, wrap_number(b, a, loc), loc);
+}
+
+namespace {
+/// floor, ceil and round of integers are the integers (PyTorch's); of bool, PyTorch's refusal.
+Tensor rounding(Op op, const Tensor& x, const Loc& loc) {
+  const std::string_view name = ir::mnemonic(op);
+  if (!x.defined()) fail_op(name, "operand is an undefined tensor", {&x, 1}, loc);
+  if (x.dtype() == DType::Bool) fail_op(name, "does not take bool operands", {&x, 1}, loc);
+  if (is_integer(x.dtype())) return clone(x, loc);
+  return apply1_promoted(op, {&x, 1}, ir::NoAttrs{}, loc);
+}
+}  // namespace
+
+Tensor floor(const Tensor& x, Loc loc) { return rounding(Op::Floor, x, loc); }
+Tensor ceil(const Tensor& x, Loc loc) { return rounding(Op::Ceil, x, loc); }
+Tensor round(const Tensor& x, int64_t decimals, Loc loc) {
+  if (decimals == 0 || !x.defined() || !is_float(x.dtype())) return rounding(Op::Round, x, loc);
+  // PyTorch's: round(x * 10^d) / 10^d, or for d < 0, round(x / 10^-d) * 10^-d.
+  const double scale = std::pow(10.0, static_cast<double>(std::abs(decimals)));
+  const Tensor s = scalar_like(scale, x, loc);
+  return decimals > 0 ? div(rounding(Op::Round, mul(x, s, loc), loc), s, loc)
+                      : mul(rounding(Op::Round, div(x, s, loc), loc), s, loc);
+}
 
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b, Loc loc) {
   const Tensor in[] = {c, a, b};

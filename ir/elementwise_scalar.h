@@ -200,6 +200,20 @@ struct GeluErfGrad {
   template <class T>
   static T apply(T x) { return with_exp(x, std::exp(exp_arg(x))); }
 };
+struct Floor {
+  template <class T>
+  static T apply(T x) { return std::floor(x); }
+};
+struct Ceil {
+  template <class T>
+  static T apply(T x) { return std::ceil(x); }
+};
+/// To the nearest integer, halves to even (PyTorch's round; std::nearbyint in the default
+/// rounding mode).
+struct Round {
+  template <class T>
+  static T apply(T x) { return std::nearbyint(x); }
+};
 struct IsFinite {
   template <class T>
   static bool apply(T x) {
@@ -249,6 +263,45 @@ struct Maximum {
 struct Minimum {
   template <class T>
   static T apply(T a, T b) { return (a < b || a != a) ? a : b; }
+};
+/// Python's %: the remainder with the sign of b (a - floor(a / b) * b, computed exactly from
+/// fmod for floats); integers: b must not be 0 (the checks column), min % -1 is 0.
+struct Remainder {
+  template <class T>
+  static T apply(T a, T b) {
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      if (b == T(-1)) return T(0);
+      r = a % b;
+    } else {
+      r = std::fmod(a, b);
+    }
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(r + b) : r;
+  }
+};
+/// Python's //: floor(a / b). Integers: b must not be 0, min // -1 wraps to min. Floats as
+/// PyTorch's div_floor: from fmod, so that a quotient that rounds onto an integer does not
+/// floor below it; b = 0 gives a / b (inf or NaN), a zero quotient keeps a / b's sign.
+struct FloorDivide {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      if constexpr (kIsSignedInt<T>) {
+        if (b == T(-1)) return Neg::apply(a);  // min / -1 overflows (x86 traps): it wraps
+      }
+      const T q = a / b;
+      return (a % b != T(0) && ((a < T(0)) != (b < T(0)))) ? T(q - 1) : q;
+    } else {
+      if (b == T(0)) return a / b;
+      const T mod = std::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), a / b);
+      T floordiv = std::floor(div);
+      if (div - floordiv > T(0.5)) floordiv += T(1);
+      return floordiv;
+    }
+  }
 };
 struct Eq {
   template <class T>

@@ -30,7 +30,8 @@ bool overflows(ElementwiseOp op, std::span<const int64_t> x) {
   if (op == Add) return __builtin_add_overflow(a, b, &r);
   if (op == Sub) return __builtin_sub_overflow(a, b, &r);
   if (op == Mul) return __builtin_mul_overflow(a, b, &r);
-  if (op == Div) return b == 0 || (a == kMin && b == -1);
+  if (op == Div || op == FloorDivide) return b == 0 || (a == kMin && b == -1);
+  if (op == Remainder) return b == 0;
   return false;
 }
 

@@ -37,6 +37,7 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Sin: return {g * cos(x)};
     case Cos: return {-g * sin(x)};
     case Reciprocal: return {-g * y * y};
+    case Floor: case Ceil: case Round: return {zeros_like(g)};  // steps: 0 almost everywhere
     case Erf: return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-(x * x))};
     // Phi(x) + x phi(x), from x alone: the forward keeps nothing else.
     case GeluErf: return {g * apply1(ir::Op::GeluErfGrad, {&x, 1}, ir::NoAttrs{}, Loc::current())};
@@ -63,6 +64,9 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
       const Tensor b_lost = op == Maximum ? gt(x, b) : lt(x, b);
       return {to(where(a_lost, 0.0, split), 0), to(where(b_lost, 0.0, split), 1)};
     }
+    case Remainder:  // a - floor_divide(a, b) b, the quotient held fixed
+      return {to(g, 0), to(-g * floor_divide(x, a.in[1]), 1)};
+    case FloorDivide: return {to(zeros_like(g), 0), to(zeros_like(g), 1)};
     case Where: return {Tensor(), to(where(x, g, 0.0), 1), to(where(x, 0.0, g), 2)};
     case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
       return std::vector<Tensor>(a.in.size());

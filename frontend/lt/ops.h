@@ -60,6 +60,11 @@ Tensor cos(const Tensor& x, Loc loc = Loc::current());
 Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());
 Tensor erf(const Tensor& x, Loc loc = Loc::current());
 Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
+/// floor, ceil and round (halves to even; with decimals, of x * 10^decimals, as PyTorch's) keep
+/// an integer tensor as it is; a bool one is refused.
+Tensor floor(const Tensor& x, Loc loc = Loc::current());
+Tensor ceil(const Tensor& x, Loc loc = Loc::current());
+Tensor round(const Tensor& x, int64_t decimals = 0, Loc loc = Loc::current());
 Tensor cast(const Tensor& x, DType to, Loc loc = Loc::current());
 
 Tensor add(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -70,6 +75,12 @@ Tensor pow(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor pow(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor maximum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor minimum(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+/// Python's % and // (torch.remainder, torch.floor_divide): the remainder takes b's sign,
+/// the quotient rounds toward -inf; integers divided by 0 are an error.
+Tensor remainder(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor remainder(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor floor_divide(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor floor_divide(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor ne(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor lt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());

@@ -65,7 +65,8 @@ def _binary(name, c_name=None):
     return op
 
 
-BINARY = ["maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logaddexp", "outer"]
+BINARY = ["maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logaddexp", "outer",
+          "remainder", "floor_divide"]
 for _name in BINARY:
     globals()[_name] = _binary(_name)
 greater, greater_equal, less, less_equal = gt, ge, lt, le  # noqa: F821
@@ -92,9 +93,35 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
-    if rounding_mode is not None:
-        raise NotImplementedError("div: rounding_mode is not supported by lazytrain yet")
-    return _C.div(*as_tensor_pair(input, other))
+    a, b = as_tensor_pair(input, other)
+    if rounding_mode is None:
+        return _C.div(a, b)
+    if rounding_mode == "floor":
+        return _C.floor_divide(a, b)
+    if rounding_mode != "trunc":
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                         f"found '{rounding_mode}'")
+    if a.dtype.is_floating_point or b.dtype.is_floating_point:
+        q = _C.div(a, b)
+        return _C.where(_C.lt(q, as_tensor(0, q)), _C.ceil(q), _C.floor(q))
+    # Integers: the floor quotient, one up where it rounded a negative quotient down.
+    q = _C.floor_divide(a, b)
+    zero = as_tensor(0, a)
+    inexact = _C.ne(_C.remainder(a, b), as_tensor(0, q))
+    negative = _C.ne(_C.lt(a, zero), _C.lt(b, as_tensor(0, b)))
+    return _C.add(q, _C.cast(logical_and(inexact, negative), q._dtype))
+
+
+def floor(input):
+    return _C.floor(as_tensor(input))
+
+
+def ceil(input):
+    return _C.ceil(as_tensor(input))
+
+
+def round(input, *, decimals=0):
+    return _C.round(as_tensor(input), decimals)
 
 
 subtract, multiply, divide, true_divide = sub, mul, div, div
@@ -475,5 +502,6 @@ METHODS = UNARY + BINARY + [
     "scatter",
     "scatter_add", "index_select", "index_add", "flip", "roll", "tril", "triu", "matmul", "mm",
     "bmm", "baddbmm", "negative", "absolute", "greater", "greater_equal", "less", "less_equal",
-    "not_equal", "subtract", "multiply", "divide", "true_divide", "gelu", "outer"]
+    "not_equal", "subtract", "multiply", "divide", "true_divide", "gelu", "outer", "floor", "ceil",
+    "round"]
 FUNCTIONS = METHODS + ["cat", "concat", "concatenate", "stack", "leaky_relu", "result_type"]

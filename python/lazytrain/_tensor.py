@@ -289,6 +289,7 @@ def _reflected(fn):
 
 
 _OPERATORS = {"add": _ops.add, "sub": _ops.sub, "mul": _ops.mul, "truediv": _ops.div,
+              "mod": _ops.remainder, "floordiv": _ops.floor_divide,
               "pow": _ops.pow, "matmul": _ops.matmul, "and": _ops.bitwise_and,
               "or": _ops.bitwise_or, "xor": _ops.bitwise_xor}
 for _n, _fn in _OPERATORS.items():
@@ -410,7 +411,36 @@ def _unary_inplace(name):
 
 
 for _n in ["abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "neg", "sin", "cos",
-           "reciprocal", "pow"]:
+           "reciprocal", "pow", "floor", "ceil", "round"]:
     _method(_n + "_", _unary_inplace(_n))
+
+
+def _binary_inplace(name):
+    """t.remainder_(o), t %= o: refused where the result's category is above t's (PyTorch's
+    in-place rule), else written through copy_."""
+    fn = getattr(_ops, name)
+
+    def op(self, other):
+        out = fn(self, other)
+        if _category(out.dtype) > _category(self.dtype):
+            raise RuntimeError(f"result type {_TORCH_NAMES[out.dtype]} can't be cast to the "
+                               f"desired output type {_TORCH_NAMES[self.dtype]}")
+        self._copy_(out)
+        return self
+    op.__name__ = name + "_"
+    return op
+
+
+_TORCH_NAMES = {D.float32: "Float", D.float64: "Double", D.float16: "Half",
+                D.bfloat16: "BFloat16", D.int64: "Long", D.int32: "Int", D.bool: "Bool"}
+
+
+def _category(dt):
+    return 0 if dt is D.bool else 2 if dt.is_floating_point else 1
+
+
+for _n, _op in [("remainder", "mod"), ("floor_divide", "floordiv")]:
+    _method(_n + "_", _binary_inplace(_n))
+    _method(f"__i{_op}__", getattr(Tensor, _n + "_"))
 Tensor.__getitem__ = _indexing.getitem
 Tensor.__setitem__ = _indexing.setitem

@@ -23,8 +23,12 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
 #define LT_BINARY(name) m.def(#name, [at](const T& a, const T& b) { return name(a, b, at); })
   LT_BINARY(add); LT_BINARY(sub); LT_BINARY(mul); LT_BINARY(div); LT_BINARY(maximum);
   LT_BINARY(minimum); LT_BINARY(eq); LT_BINARY(ne); LT_BINARY(lt); LT_BINARY(le); LT_BINARY(gt);
-  LT_BINARY(ge); LT_BINARY(logaddexp); LT_BINARY(outer);
+  LT_BINARY(ge); LT_BINARY(logaddexp); LT_BINARY(outer); LT_BINARY(remainder);
+  LT_BINARY(floor_divide);
 #undef LT_BINARY
+  m.def("floor", [at](const T& x) { return floor(x, at); });
+  m.def("ceil", [at](const T& x) { return ceil(x, at); });
+  m.def("round", [at](const T& x, int64_t decimals) { return round(x, decimals, at); });
   m.def("pow", [at](const T& a, const T& b) { return pow(a, b, at); });
   m.def("pow_scalar", [at](const T& a, double b) { return pow(a, b, at); });
   m.def("pow_int", [at](const T& a, int64_t b) { return pow(a, b, at); });

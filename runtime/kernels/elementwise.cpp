@@ -310,10 +310,12 @@ template <ElementwiseOp E, class T>
 void check_data(const TensorRef& b) {
   constexpr ir::DataCheck c = ir::info(E).checks;
   if constexpr (c == ir::DataCheck::Yes || (c == ir::DataCheck::IfInt && std::is_integral_v<T>)) {
-    static_assert(E == Div, "a row that checks its data needs its check here");
+    static_assert(E == Div || E == Remainder || E == FloorDivide,
+                  "a row that checks its data needs its check here");
     const T* pb = b.as<T>();
     for (int64_t i = 0; i < b.numel(); ++i)
-      if (pb[i] == 0) throw Error("div: integer division by zero");
+      if (pb[i] == 0)
+        throw Error(fmt::format("{}: integer division by zero", ir::mnemonic(ir::to_op(E))));
   }
 }
 

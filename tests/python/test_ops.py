@@ -43,6 +43,8 @@ CASES = {
     "sin_cos": ([A], lambda m, a: m.sin(a) * m.cos(a)),
     "reciprocal": ([POS], lambda m, a: a.reciprocal()),
     "erf": ([A], lambda m, a: m.erf(a)),
+    "floor_ceil_round": ([A], lambda m, a: m.floor(a * 3) + a.ceil() * 2 + m.round(a * 5) + a),
+    "remainder": ([A, POS], lambda m, a, b: m.remainder(a, b) + a % 0.7),
     "maximum": ([A, B], lambda m, a, b: m.maximum(a, b)),
     "minimum": ([A, B], lambda m, a, b: m.minimum(a, b)),
     "where": ([A, B], lambda m, a, b: m.where(a > b, a, b)),
@@ -350,3 +352,38 @@ def test_diagonal_is_a_view_and_diag_trace_unique_are_torchs(mode):
         assert_close(got, want)
     assert_close(lt.nonzero(x > 5), torch.nonzero(x_t > 5))
     assert_close(lt.masked_select(x, x > 5), torch.masked_select(x_t, x_t > 5))
+
+
+def test_python_division_operators_are_torchs():
+    i, i_t = lt.tensor([7, -7, 7, -7, 0]), torch.tensor([7, -7, 7, -7, 0])
+    j, j_t = lt.tensor([3, 3, -3, -3, 5]), torch.tensor([3, 3, -3, -3, 5])
+    assert_close(i % j, i_t % j_t)
+    assert_close(i // j, i_t // j_t)
+    assert_close(i % 4, i_t % 4)
+    assert_close(7 // j, 7 // j_t)
+    assert_close(i % 2.5, i_t % 2.5)  # a float number makes them float32
+    x, x_t = lt.tensor(A), torch.tensor(A)
+    assert_close(x // 0.3, x_t // 0.3)
+    assert_close(2.5 % lt.tensor(POS), 2.5 % torch.tensor(POS))
+    assert_close(lt.floor_divide(x, lt.tensor(POS)), torch.floor_divide(x_t, torch.tensor(POS)))
+    for mode in ("trunc", "floor"):
+        assert_close(lt.div(i, j, rounding_mode=mode), torch.div(i_t, j_t, rounding_mode=mode))
+        x, x_t = lt.tensor([7.5, -7.5, 0.5]), torch.tensor([7.5, -7.5, 0.5])
+        assert_close(x.div(2, rounding_mode=mode), x_t.div(2, rounding_mode=mode))
+    assert_close(lt.round(lt.tensor([1.25, -2.35]), decimals=1),
+                 torch.round(torch.tensor([1.25, -2.35]), decimals=1))
+    assert_close(lt.floor(i), torch.floor(i_t))  # integers stay integers
+    k, k_t = i.clone(), i_t.clone()
+    k %= 3
+    k_t %= 3
+    assert_close(k, k_t)
+    k //= 2
+    k_t //= 2
+    assert_close(k, k_t)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                           "output type Long"):
+        k %= 2.5
+    with pytest.raises(RuntimeError, match="remainder: integer division by zero"):
+        (i % lt.zeros(5, dtype=lt.int64)).tolist()
+    with pytest.raises(ValueError, match="rounding_mode to be one of None, 'trunc', or 'floor'"):
+        lt.div(i, j, rounding_mode="up")

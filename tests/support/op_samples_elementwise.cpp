@@ -27,7 +27,8 @@ Tensor unary_input(ir::ElementwiseOp op, Rng& r, Shape s) {
 /// (a, b) for a binary op on shapes sa and sb.
 std::vector<Tensor> binary_inputs(ir::ElementwiseOp op, Rng& r, const Shape& sa, const Shape& sb) {
   switch (op) {
-    case Div: return {uniform(r, sa), away_from_zero(r, sb, 0.5, 2)};
+    case Div: case Remainder: case FloorDivide:
+      return {uniform(r, sa), away_from_zero(r, sb, 0.5, 2)};
     case Pow: return {uniform(r, sa, 0.5, 2), uniform(r, sb, -2, 2)};
     case Maximum: case Minimum: return distinct(r, {sa, sb});
     default: return {uniform(r, sa), uniform(r, sb)};

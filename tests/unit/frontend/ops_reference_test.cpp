@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "lt/lazy.h"
 #include "lt/lt.h"
@@ -282,6 +285,77 @@ TEST(OpsReference, Log1pAndExpm1GivePyTorchsValues) {
        485165184.0, 5.540622484676759e+34, 0.0}};
   for (const TorchValues* t : {&log1p_values, &expm1_values})
     for (DType dt : {DType::F64, DType::F32}) expect_pytorchs(*t, dt);
+}
+
+/// `f` run eagerly, then lazily (compiled), each result's values (signed zeros kept).
+std::vector<V> both_modes(const std::function<Tensor()>& f) {
+  std::vector<V> out{f().to_vector<double>()};
+  Tensor lazy;
+  {
+    ModeGuard guard(Mode::Lazy);
+    lazy = f();
+    mark_step();
+  }
+  out.push_back(lazy.to_vector<double>());
+  return out;
+}
+
+/// Equal values, and zeros of the same sign.
+void expect_same(const V& got, const V& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i], want[i]) << what << " " << i;
+    EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << what << " " << i;
+  }
+}
+
+// PyTorch 1.13's values: halves round to even, floor_divide and remainder are Python's // and %
+// (b's sign), exact where a / b rounds onto an integer (7 // 0.7 is 10), in f64, f32 and ints.
+TEST(OpsReference, RoundingFloorDivideAndRemainderArePyTorchs) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = f64({2.5, -2.5, 0.5, 1.5, -0.0, -1.7, 3.2, inf}, {8});
+  for (const V& v : both_modes([&] { return floor(x); }))
+    expect_same(v, {2, -3, 0, 1, -0.0, -2, 3, inf}, "floor");
+  for (const V& v : both_modes([&] { return ceil(x); }))
+    expect_same(v, {3, -2, 1, 2, -0.0, -1, 4, inf}, "ceil");
+  for (const V& v : both_modes([&] { return round(x); }))
+    expect_same(v, {2, -2, 0, 2, -0.0, -2, 3, inf}, "round");
+  const Tensor third = cast(f64({1.25, -2.35, 0.05}, {3}), DType::F32);
+  for (const V& v : both_modes([&] { return round(third, 1); }))
+    expect_same(v, {1.2000000476837158, -2.4000000953674316, 0.0}, "round(decimals=1)");
+  const Tensor a = f64({5.5, -5.5, 5.5, -5.5, 7.0, -0.0, 1e-20, 6.0}, {8});
+  const Tensor b = f64({2.0, 2.0, -2.0, -2.0, 0.7, 2.0, 3.0, 0.1}, {8});
+  for (const V& v : both_modes([&] { return remainder(a, b); }))
+    expect_same(v, {1.5, 0.5, -0.5, -1.5, 4.440892098500626e-16, -0.0, 1e-20,
+                    0.09999999999999967}, "remainder f64");
+  for (const V& v : both_modes([&] { return floor_divide(a, b); }))
+    expect_same(v, {2, -3, -3, 2, 10, -0.0, 0, 59}, "floor_divide f64");
+  const Tensor af = cast(a, DType::F32), bf = cast(b, DType::F32);
+  for (const V& v : both_modes([&] { return remainder(af, bf); }))
+    expect_same(v, {1.5, 0.5, -0.5, -1.5, 1.1920928955078125e-07, -0.0, 9.999999682655225e-21,
+                    0.09999991208314896}, "remainder f32");
+  for (const V& v : both_modes([&] { return floor_divide(af, bf); }))
+    expect_same(v, {2, -3, -3, 2, 10, -0.0, 0, 59}, "floor_divide f32");
+  const Tensor i = from_vector<int64_t>({7, -7, 7, -7, 0, -9223372036854775807}, {6});
+  const Tensor j = from_vector<int64_t>({3, 3, -3, -3, 5, -1}, {6});
+  EXPECT_EQ(remainder(i, j).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, -2, -1, 0, 0}));
+  EXPECT_EQ(floor_divide(i, j).to_vector<int64_t>(),
+            (std::vector<int64_t>{2, -3, -3, 2, 0, 9223372036854775807}));
+  EXPECT_EQ(remainder(i, 4).dtype(), DType::I64);
+  EXPECT_EQ(remainder(i, 2.5).dtype(), DType::F32);  // a float number promotes, as PyTorch's
+  // Integer floor, ceil and round are the integers; bool is refused.
+  const Tensor f = floor(i);
+  EXPECT_EQ(f.dtype(), DType::I64);
+  EXPECT_EQ(f.to_vector<int64_t>(), i.to_vector<int64_t>());
+  const Tensor mask = ne(i, j);
+  EXPECT_EQ(error_of([&] { floor(mask); }).substr(0, 30), "floor: does not take bool oper");
+  const std::string zero = error_of([&] { remainder(i, scalar(0, DType::I64)); });
+  EXPECT_EQ(zero.substr(0, zero.find(" at ")), "remainder: integer division by zero");
+  // d/da = 1, d/db = -floor_divide(a, b): PyTorch's gradients at a = [5.5, -3], b = [2, 0.7].
+  Tensor ga = f64({5.5, -3.0}, {2}).requires_grad_(), gb = f64({2.0, 0.7}, {2}).requires_grad_();
+  sum(remainder(ga, gb)).backward();
+  EXPECT_EQ(ga.grad().to_vector<double>(), (V{1, 1}));
+  EXPECT_EQ(gb.grad().to_vector<double>(), (V{-2, 5}));
 }
 
 // --- bad arguments ------------------------------------------------------------------------------

@@ -38,8 +38,9 @@ def default_collate(batch):
 class DataLoader:
     """torch.utils.data.DataLoader's batch_size, shuffle, sampler, drop_last, collate_fn and
     num_workers. Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch),
-    the C++ loaders' order, so a seed fixes every epoch's order, in Python and C++ alike. Batches are made eagerly: in
-    lazy mode a batch is data the step's graph reads, not ops traced into it. With num_workers,
+    the C++ loaders' order, so a seed fixes every epoch's order, in Python and C++ alike.
+    Batches are made eagerly: in lazy mode a batch is data the step's graph reads, not ops
+    traced into it. With num_workers,
     that many threads (not processes) make the next num_workers * prefetch_factor batches while
     the loop steps (the compiled step and backward() release the GIL); batches come in the
     sampler's order whatever the threads' timing, and a worker's exception is raised where its
