@@ -4,10 +4,14 @@ import os
 import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+_inside = {}  # filename -> whether it is the package's (realpath costs syscalls: once a file)
 
 
 def _inside_package(filename):
-    return os.path.realpath(filename).startswith(_PACKAGE_DIR + os.sep)
+    known = _inside.get(filename)
+    if known is None:
+        known = _inside[filename] = os.path.realpath(filename).startswith(_PACKAGE_DIR + os.sep)
+    return known
 
 
 def user_location():
