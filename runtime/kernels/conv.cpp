@@ -14,8 +14,8 @@ namespace lt::rt {
 namespace {
 
 /// f32: where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): the forward and input
-/// gradient from 16 input channels per group on, and the weight gradient from 16 on, or of every
-/// convolution where oneDNN has AVX-512 kernels. With fewer channels im2col's short GEMMs win:
+/// gradient from 16 input channels per group on or depthwise, and the weight gradient from 16 on,
+/// or of every convolution where oneDNN has AVX-512 kernels. With fewer channels im2col's short GEMMs win:
 /// oneDNN's kernels for them are slow on the input gradient, the forward spends its time
 /// reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a 1-channel input
 /// is slower than im2col's. bf16: every pass oneDNN has a bf16 kernel for, which saves the widened
@@ -24,7 +24,10 @@ bool use_onednn(ConvPass pass, const ConvGeom& g, DType t, DType out) {
   if (t == DType::BF16) return onednn_conv_supported(pass, g, t, out);
   if (t != DType::F32) return false;
   const bool all_channel_counts = pass == ConvPass::WeightGrad && onednn::has_avx512();
-  if (g.cg() < 16 && !all_channel_counts) return false;
+  // Depthwise (one input channel per group): oneDNN's depthwise kernels, where im2col runs a
+  // one-row GEMM per channel.
+  const bool depthwise = g.groups > 1 && g.cg() == 1;
+  if (g.cg() < 16 && !all_channel_counts && !depthwise) return false;
   return onednn_conv_supported(pass, g, t);
 }
 
