@@ -96,15 +96,16 @@ def main():
     if args.child:
         return child(args.child, args.steps)
     models = [m for m in args.models.split(",") if m]
+    known = step_models.NAMES + step_models.LARGE
     for m in models:
-        if m not in step_models.NAMES:
-            ap.error(f"--models: unknown model '{m}' (known: {', '.join(step_models.NAMES)})")
+        if m not in known:
+            ap.error(f"--models: unknown model '{m}' (known: {', '.join(known)})")
     torch_ms = {}
     if args.torch:
         import step_vs_torch
         import torch_peer
         env, note = torch_peer.torch_env()
-        _, header, torch_ms = step_vs_torch.torch_side(3.0, False, env)
+        _, header, torch_ms = step_vs_torch.torch_side(3.0, False, env, models)
         print(f"PyTorch: {header} ({note})")
     print(f"{cpu_name()}, {os.cpu_count()} logical CPUs; lazy mode, {args.steps} timed steps, "
           f"best of {args.rounds} rounds")
@@ -115,13 +116,15 @@ def main():
             env = dict(os.environ, LT_NUM_THREADS=str(threads))
             cpp, py, trace = [], [], []
             for _ in range(args.rounds):
-                cpp.append(cpp_lazy(args.build, name, args.steps, env))
+                if name in step_models.NAMES:  # the LARGE steps have no C++ program
+                    cpp.append(cpp_lazy(args.build, name, args.steps, env))
                 ms, tr = python_lazy(name, args.steps, env)
                 py.append(ms)
                 trace.append(tr)
-            c, p = min(cpp), min(py)
-            line = (f"{name:<8}{threads:>8}{c:>10.3f}{p:>11.3f}{p / c:>8.3f}"
-                    f"{min(trace):>13.3f}")
+            p = min(py)
+            cells = f"{min(cpp):>10.3f}{p:>11.3f}{p / min(cpp):>8.3f}" if cpp else (
+                f"{'-':>10}{p:>11.3f}{'-':>8}")
+            line = f"{name:<8}{threads:>8}{cells}{min(trace):>13.3f}"
             if torch_ms:
                 t = torch_ms[(name, threads)]
                 line += f"{t:>10.3f}{t / p:>9.2f}x"

@@ -12,6 +12,10 @@ lazytrain (`import lazytrain`), so that both run the same lines.
           cross_entropy over the 1024 positions, AdamW (3e-4, weight decay 0.01 on every
           parameter)
 
+  resnet50  torchvision's ResNet-50 (examples/python/models.py) on [16,3,128,128], 1000 classes,
+          BatchNorm in training mode, SGD momentum 0.9 (one of the migration guides' ImageNet
+          steps at a reduced image size)
+
 Each step: cross_entropy of model(x) against y, backward, optimizer step, zero_grad
 (set_to_none); SGD and AdamW with foreach=False (PyTorch's plain per-parameter loop)."""
 
@@ -23,6 +27,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import models as example_models  # noqa: E402
 
 NAMES = ["mlp", "cnn", "resnet", "gpt"]
+# Steps of the sizes users train, without a C++ counterpart in lt_bench_step.
+LARGE = ["resnet50"]
 
 
 def build(torch, name):
@@ -56,4 +62,8 @@ def build(torch, name):
         opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, foreach=False)
         return (model, opt, torch.randint(0, 256, (16, 64)), torch.randint(0, 256, (16 * 64,)),
                 256)
-    raise ValueError(f"unknown step {name!r} (known: {', '.join(NAMES)})")
+    if name == "resnet50":
+        model = example_models.resnet(torch, "resnet50").train()
+        return (model, sgd(model), torch.randn(16, 3, 128, 128),
+                torch.tensor([i * 7 % 1000 for i in range(16)]), None)
+    raise ValueError(f"unknown step {name!r} (known: {', '.join(NAMES + LARGE)})")

@@ -41,9 +41,10 @@ def run(cmd, env=None):
     return out
 
 
-def torch_side(seconds, bf16, env):
+def torch_side(seconds, bf16, env, models=None):
     out = run([sys.executable, os.path.join(os.path.dirname(__file__), "torch_compare.py"),
-               "--no-gemm", "--seconds", str(seconds)] + (["--bf16"] if bf16 else []), env)
+               "--no-gemm", "--seconds", str(seconds)] + (["--bf16"] if bf16 else []) +
+              (["--models", ",".join(models)] if models else []), env)
     blas = re.search(r"BLAS libraries mapped: (.*)", out).group(1)
     if "openblas-openmp" not in blas or "openblas-pthread" in blas:
         sys.exit(f"step_vs_torch: PyTorch mapped {blas}, not the OpenMP OpenBLAS in "

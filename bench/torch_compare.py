@@ -74,7 +74,7 @@ def step_fn(name):
     return training_step(model, opt, x, y, vocab)
 
 
-STEPS = {name: (lambda name=name: step_fn(name)) for name in step_models.NAMES}
+STEPS = {name: (lambda name=name: step_fn(name)) for name in step_models.NAMES + step_models.LARGE}
 
 
 def blas_thread_setter(blas_paths):
