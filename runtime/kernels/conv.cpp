@@ -14,12 +14,12 @@ namespace lt::rt {
 namespace {
 
 /// f32: where oneDNN measured faster (docs/BENCHMARKS.md, "Convolutions"): the forward and input
-/// gradient from 16 input channels per group on or depthwise, and the weight gradient from 16 on,
-/// or of every convolution where oneDNN has AVX-512 kernels. With fewer channels im2col's short GEMMs win:
-/// oneDNN's kernels for them are slow on the input gradient, the forward spends its time
-/// reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a 1-channel input
-/// is slower than im2col's. bf16: every pass oneDNN has a bf16 kernel for, which saves the widened
-/// copies and the f32 convolution's twice-as-wide reads.
+/// gradient from 16 input channels per group on or depthwise, and the weight gradient from 16
+/// on, or of every convolution where oneDNN has AVX-512 kernels. With fewer channels im2col's
+/// short GEMMs win: oneDNN's kernels for them are slow on the input gradient, the forward spends
+/// its time reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a
+/// 1-channel input is slower than im2col's. bf16: every pass oneDNN has a bf16 kernel for, which
+/// saves the widened copies and the f32 convolution's twice-as-wide reads.
 bool use_onednn(ConvPass pass, const ConvGeom& g, DType t, DType out) {
   if (t == DType::BF16) return onednn_conv_supported(pass, g, t, out);
   if (t != DType::F32) return false;
