@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _C, _indexing, _ops
 from . import _dtype as D
-from ._convert import as_tensor, is_array_like
+from ._convert import _category, as_tensor, is_array_like
 from ._device import check_device, device as _device
 
 _CPU = _device("cpu")
@@ -111,12 +111,15 @@ def to(self, *args, **kwargs):
     return _C.cast(self, dtype._code)
 
 
+# PyTorch's scalar type names, as its type names and messages spell them.
+_TORCH_NAMES = {D.float32: "Float", D.float64: "Double", D.float16: "Half",
+                D.bfloat16: "BFloat16", D.int64: "Long", D.int32: "Int", D.bool: "Bool"}
+
+
 def type_(self, dtype=None, non_blocking=False):
     """With a dtype: the tensor cast to it; without: PyTorch's type name ("torch.FloatTensor")."""
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half",
-                 "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "bool": "Bool"}
-        return f"torch.{names[self.dtype._name]}Tensor"
+        return f"torch.{_TORCH_NAMES[self.dtype]}Tensor"
     return to(self, dtype)
 
 
@@ -422,21 +425,13 @@ def _binary_inplace(name):
 
     def op(self, other):
         out = fn(self, other)
-        if _category(out.dtype) > _category(self.dtype):
+        if _category(out.dtype) > _category(self.dtype):  # the C++ in-place ops' rule
             raise RuntimeError(f"result type {_TORCH_NAMES[out.dtype]} can't be cast to the "
                                f"desired output type {_TORCH_NAMES[self.dtype]}")
         self._copy_(out)
         return self
     op.__name__ = name + "_"
     return op
-
-
-_TORCH_NAMES = {D.float32: "Float", D.float64: "Double", D.float16: "Half",
-                D.bfloat16: "BFloat16", D.int64: "Long", D.int32: "Int", D.bool: "Bool"}
-
-
-def _category(dt):
-    return 0 if dt is D.bool else 2 if dt.is_floating_point else 1
 
 
 for _n, _op in [("remainder", "mod"), ("floor_divide", "floordiv")]:

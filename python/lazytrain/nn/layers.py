@@ -212,15 +212,19 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {' or '.join(f'{r}D' for r in self._ranks)} input "
                              f"(got {input.dim()}D input)")
         training = self.training or not self.track_running_stats
+        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                            training, self._count_batch(), self.eps)
+
+    def _count_batch(self):
+        """Counts a training batch (num_batches_tracked) and gives the momentum to update the
+        running statistics with: a cumulative average for momentum=None, as PyTorch's."""
         if self.training and self.track_running_stats:
             from .._modes import no_grad
             with no_grad():
                 self.num_batches_tracked.add_(1)
-        momentum = self.momentum
-        if momentum is None:  # a cumulative average, as PyTorch's momentum=None
-            momentum = 1.0 / float(self.num_batches_tracked.item())
-        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                            training, momentum, self.eps)
+        if self.momentum is None:
+            return 1.0 / float(self.num_batches_tracked.item())
+        return self.momentum
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

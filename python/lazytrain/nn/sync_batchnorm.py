@@ -20,13 +20,7 @@ class SyncBatchNorm(_BatchNorm):
         if input.shape[1] != self.num_features:
             raise ValueError(f"SyncBatchNorm({self.num_features}): input has {input.shape[1]} "
                              "channels")
-        if self.training and self.track_running_stats:
-            from .._modes import no_grad
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-        momentum = self.momentum
-        if momentum is None:  # a cumulative average, as PyTorch's momentum=None
-            momentum = 1.0 / float(self.num_batches_tracked.item())
+        momentum = self._count_batch()
         batch_stats = self.training or not self.track_running_stats
         if batch_stats and _C.dist.world_size() > 1:
             update = self.training and self.track_running_stats
