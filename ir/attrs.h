@@ -225,6 +225,22 @@ struct AllReduceAttrs {
   LT_ATTR_FIELDS(reduce)
   bool operator==(const AllReduceAttrs&) const = default;
 };
+/// A reduce_scatter or all_gather of a 1-d operand over `world` ranks (the world size the graph
+/// was traced for: the result's length depends on it, and the kernel checks it). `world` has no
+/// usable default: 0 fails the type rule.
+struct ReduceScatterAttrs {
+  ReduceKind reduce = ReduceKind::Sum;
+  int64_t world = 0;  // >= 1
+  static constexpr std::array kNames{"reduce", "world"};
+  LT_ATTR_FIELDS(reduce, world)
+  bool operator==(const ReduceScatterAttrs&) const = default;
+};
+struct AllGatherAttrs {
+  int64_t world = 0;  // >= 1
+  static constexpr std::array kNames{"world"};
+  LT_ATTR_FIELDS(world)
+  bool operator==(const AllGatherAttrs&) const = default;
+};
 #undef LT_ATTR_FIELDS
 
 using Attrs =
@@ -232,7 +248,7 @@ using Attrs =
                  SliceAttrs, ConcatAttrs, PadAttrs, MatMulAttrs, ConvAttrs, PoolAttrs, NormAttrs,
                  AxisAttrs, CrossEntropyAttrs, EmbeddingGradAttrs, OneHotAttrs, FullAttrs,
                  IotaAttrs, RandomAttrs, CumsumAttrs, TopKAttrs, AllReduceAttrs, BatchNormAttrs,
-                 BatchNormGradAttrs>;
+                 BatchNormGradAttrs, ReduceScatterAttrs, AllGatherAttrs>;
 
 /// Index of an attribute struct in the Attrs variant.
 template <class T, class V = Attrs>

@@ -131,7 +131,8 @@ void place_aliases(const ir::Graph& g, const ir::FusionPlan& fusion,
     if (l.node < 0 || fusion.groups[l.group].kind != ir::KernelKind::Library) continue;
     const ir::Node& n = g.node(l.node);
     const bool reshape = n.op == ir::Op::Reshape && o.alias_reshapes;
-    const bool collective = ir::as_collective(n.op).has_value() && o.alias_collectives;
+    // Only all_reduce: the others' results are not their operand's size.
+    const bool collective = n.op == ir::Op::AllReduce && o.alias_collectives;
     if (!reshape && !collective) continue;
     const int src = plan.slot_of(n.inputs[0]), out = plan.slot_of(l.writes[0]);
     const Storage out_storage = plan.slots[out].storage;

@@ -50,6 +50,11 @@ void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
   app.add_option("--clip-grad", c.clip_grad, "Clip the global gradient norm to N (0: off)")
       ->capture_default_str()
       ->check(number_at_least(0));
+  app.add_option("--zero", c.zero,
+                 "ZeRO: shard the optimizer state across the ranks (1), and the gradients too "
+                 "(2: reduce-scattered instead of all-reduced); 0 keeps it all on every rank")
+      ->capture_default_str()
+      ->check(CLI::IsMember({0, 1, 2}));
   app.add_option("--accum-steps", c.accum_steps, "Micro-batches accumulated per optimizer step")
       ->capture_default_str()
       ->check(integer_at_least(1));

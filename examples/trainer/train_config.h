@@ -24,6 +24,7 @@ struct TrainConfig {
   double momentum = 0.9;    ///< SGD trainers
   double clip_grad = 0;     ///< max global gradient norm; 0: no clipping
   int64_t accum_steps = 1;
+  int zero = 0;  ///< ZeRO stage of the optimizer state (0: every rank keeps all of it)
   uint64_t seed = 0;
   int64_t train_limit = -1;
   int64_t test_limit = -1;

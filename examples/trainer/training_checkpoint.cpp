@@ -28,8 +28,8 @@ Int need_int(const Checkpoint& ckpt, const std::string& key, const std::string& 
 
 }  // namespace
 
-void save_training_checkpoint(const std::string& path, const TrainState& state,
-                              const TrainProgress& progress, const TrainConfig& config) {
+Checkpoint training_checkpoint(const TrainState& state, const TrainProgress& progress,
+                               const TrainConfig& config) {
   Checkpoint ckpt = state.optimizer.state_dict("optim");
   for (const auto& [name, t] : state.model.state_dict()) ckpt.tensors[kModelPrefix + name] = t;
   for (const auto& [k, v] : state.scheduler.state_dict("sched")) ckpt.metadata[k] = v;
@@ -48,8 +48,9 @@ void save_training_checkpoint(const std::string& path, const TrainState& state,
   m["train.rng_seed"] = std::to_string(rng.seed);
   m["train.rng_counter"] = std::to_string(rng.counter);
   m["train.best_eval_acc"] = fmt::format("{}", progress.best_eval_acc);
-  save(path, ckpt.tensors, ckpt.metadata);
+  return ckpt;
 }
+
 
 TrainProgress resume_training(const std::string& path, const TrainState& state,
                               const TrainConfig& config) {

@@ -37,11 +37,12 @@ struct TrainState {
   amp::GradScaler* scaler = nullptr;  ///< the loss scaler of --loss-scale, if any
 };
 
-/// Writes the checkpoint of `progress` to `path` (atomically, lt::save).
-void save_training_checkpoint(const std::string& path, const TrainState& state,
-                              const TrainProgress& progress, const TrainConfig& config);
+/// The checkpoint of `progress`, for lt::save (atomic) by rank 0; collective when the optimizer's
+/// state is sharded: every rank calls it, and each gets the gathered state.
+Checkpoint training_checkpoint(const TrainState& state, const TrainProgress& progress,
+                               const TrainConfig& config);
 
-/// Loads a checkpoint written by save_training_checkpoint into `state` and the global generator,
+/// Loads a checkpoint made by training_checkpoint into `state` and the global generator,
 /// and returns its progress. The checkpoint must be of the same trainer, model and optimizer
 /// and have the same batch size and accumulation (the data position depends on them), and hold a
 /// loss scaler's state when the run has a loss scaler; otherwise,

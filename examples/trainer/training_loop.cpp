@@ -72,8 +72,9 @@ TrainingLoop::TrainingLoop(TrainTask& task, const TrainConfig& c, const TrainSta
       last_lr_(state.optimizer.lr(0)) {
   state.model.train();
   // Eager replicas all-reduce gradient buckets while backward() runs, as PyTorch's DDP; lazy
-  // ones in the step graph (finish() traces the all-reduces).
-  if (replicas.world > 1) reducer_.emplace(params_);
+  // ones in the step graph (finish() traces the all-reduces). ZeRO stage 2's step
+  // reduce-scatters them instead.
+  if (replicas.world > 1 && c.zero != 2) reducer_.emplace(params_);
 }
 
 void TrainingLoop::run() {
@@ -262,10 +263,14 @@ void TrainingLoop::run_eval() {
 }
 
 void TrainingLoop::save_checkpoint() {
-  if (!replicas_.lead()) return;  // every rank holds the same state; rank 0's file resumes any
+  // Every rank holds the same state, but for a sharded optimizer's, which every rank gathers;
+  // rank 0's file resumes any world size.
+  if (!replicas_.lead() && state_.optimizer.zero_stage() == 0) return;
+  Checkpoint ckpt = training_checkpoint(state_, p_, c_);
+  if (!replicas_.lead()) return;
   std::filesystem::create_directories(c_.save_dir);
   const std::string path = checkpoint_path(c_.save_dir, p_.step);
-  save_training_checkpoint(path, state_, p_, c_);
+  save(path, ckpt.tensors, ckpt.metadata);
   display_.finish_bar();
   fmt::print("saved {}\n", path);
   last_save_ = p_.step;

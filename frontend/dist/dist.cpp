@@ -75,6 +75,34 @@ Tensor all_reduce(const Tensor& t, ReduceOp op, Loc loc) {
   return apply1(ir::Op::AllReduce, std::span(&t, 1), ir::AllReduceAttrs{kind(op)}, loc);
 }
 
+Tensor reduce_scatter_tensor(const Tensor& t, ReduceOp op, Loc loc) {
+  if (!t.defined()) fail_op("reduce_scatter_tensor", "operand is an undefined tensor", {}, loc);
+  const int64_t world = world_size();
+  if (t.rank() == 0 || t.shape()[0] % world != 0)
+    fail_op("reduce_scatter_tensor",
+            fmt::format("dim 0 must be a multiple of the world size {}", world), std::span(&t, 1),
+            loc);
+  Shape shape = t.shape();
+  shape[0] /= world;
+  const Tensor flat = reshape(t, {t.numel()}, loc);
+  const Tensor out = apply1(ir::Op::ReduceScatter, std::span(&flat, 1),
+                            ir::ReduceScatterAttrs{kind(op), world}, loc);
+  return reshape(out, shape, loc);
+}
+
+Tensor all_gather_tensor(const Tensor& t, Loc loc) {
+  if (!t.defined()) fail_op("all_gather_tensor", "operand is an undefined tensor", {}, loc);
+  if (t.rank() == 0)
+    fail_op("all_gather_tensor", "needs a tensor of at least one dim", std::span(&t, 1), loc);
+  const int64_t world = world_size();
+  Shape shape = t.shape();
+  shape[0] *= world;
+  const Tensor flat = reshape(t, {t.numel()}, loc);
+  const Tensor out =
+      apply1(ir::Op::AllGather, std::span(&flat, 1), ir::AllGatherAttrs{world}, loc);
+  return reshape(out, shape, loc);
+}
+
 Tensor all_gather(const Tensor& t, Loc loc) {
   if (!t.defined()) fail_op("all_gather", "operand is an undefined tensor", {}, loc);
   lazy::sync(t, "all_gather", loc);  // the communicator reads t's data where it is

@@ -56,6 +56,18 @@ void barrier();
 /// f32, f64, i32 or i64; mean needs a float tensor.
 Tensor all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum, Loc loc = Loc::current());
 
+/// torch.distributed.reduce_scatter_tensor as an op (in lazy mode a `reduce_scatter` node of the
+/// step graph, its result the output tensor): t's dim 0 is world_size() equal blocks, and rank r
+/// gets the reduction over the ranks of block r, of shape [t.size(0) / world_size(), ...].
+/// Sum and mean have a gradient (all_gather_tensor of the output gradient). The graph is traced
+/// for this world size: run in another, it is an lt::Error.
+Tensor reduce_scatter_tensor(const Tensor& t, ReduceOp op = ReduceOp::Sum,
+                             Loc loc = Loc::current());
+/// torch.distributed.all_gather_into_tensor as an op (a graph node, like
+/// reduce_scatter_tensor): [world_size() * t.size(0), ...], rank r's t at block r of dim 0. Its
+/// gradient is reduce_scatter_tensor (sum) of the output gradient.
+Tensor all_gather_tensor(const Tensor& t, Loc loc = Loc::current());
+
 /// [world_size(), ...t.shape()]: row r is rank r's `t`. A value read (it syncs a lazy tensor);
 /// the result is device data.
 Tensor all_gather(const Tensor& t, Loc loc = Loc::current());

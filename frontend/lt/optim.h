@@ -46,6 +46,28 @@ class Optimizer {
   /// Drops every parameter's gradient (set_to_none) or sets it to zeros.
   void zero_grad(bool set_to_none = true);
 
+  /// ZeRO's sharded optimizer state (DeepSpeed's stages 1 and 2; stage 1 is what PyTorch's
+  /// ZeroRedundancyOptimizer does). Each parameter's flattened elements are cut into
+  /// world_size() equal chunks (the last padded with zeros); this rank keeps the state of chunk
+  /// rank() only, 1/N of the state. step() updates that chunk of every parameter from the same
+  /// chunk of its gradient, then all-gathers the chunks back into each rank's full parameters
+  /// (an all_gather node per parameter in lazy mode). Stage 1 reads the gradients as they are:
+  /// average them over the ranks first, as without sharding (GradientReducer,
+  /// all_reduce_gradients). Stage 2 averages them itself, a reduce-scatter per parameter that
+  /// gives each rank its chunk (in lazy mode it starts once that gradient is computed, while
+  /// backward goes on), so the all-reduce is not needed, and step() drops every gradient: each
+  /// rank keeps only its shard. The arithmetic is the unsharded optimizer's, element by element.
+  /// Once sharded, state_dict() is collective (every rank calls it) and gathers the state into
+  /// the unsharded layout, so a checkpoint resumes with or without sharding at any world size;
+  /// load_state_dict() takes that layout and keeps this rank's chunks. Collective: every rank
+  /// calls it, once, with the same parameters. Throws lt::Error for a stage other than 1 or 2,
+  /// or when the state is sharded already.
+  void shard_state(int stage, Loc loc = Loc::current());
+  /// The ZeRO stage (0: not sharded).
+  int zero_stage() const { return zero_stage_; }
+  /// Bytes of optimizer state this rank holds (a tensor shared by several slots counted once).
+  int64_t state_bytes() const;
+
   size_t num_groups() const { return params_.size(); }
   const std::vector<Tensor>& params(size_t group) const;
   /// A group's learning rate; schedules set it before each step (it enters the graph as data).
@@ -115,6 +137,12 @@ class Optimizer {
   void init_state(bool share_steps = true);
   /// After a load: parameters of a group whose loaded counts are equal share one again.
   void share_equal_steps();
+  /// The state in the unsharded layout, as this rank holds it (state_dict without gathering).
+  Checkpoint local_state_dict(const std::string& prefix) const;
+  /// Replaces every full state tensor (all but `step`) by this rank's chunk of it.
+  void keep_own_chunks();
+  /// step()'s update of a sharded group: on the chunks, then the chunks all-gathered.
+  void sharded_update(size_t group, const Tensor& skip);
   /// The index of a group's `step` slot, or -1 when its options keep no count.
   int step_slot(size_t group) const;
   /// Brings a group's slots in line with slot_names(group), keeping the values of those that stay.
@@ -125,6 +153,7 @@ class Optimizer {
   std::vector<std::vector<std::string>> slot_names_;     // [group][slot]: what state_ holds
   std::vector<std::vector<std::vector<Tensor>>> state_;  // [group][param][slot]
   std::unique_ptr<StepScalars> scalars_;
+  int zero_stage_ = 0;
 };
 
 /// An optimizer whose groups carry options of type `Options` (which has an `lr`, and fields():

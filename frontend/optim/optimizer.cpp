@@ -214,6 +214,10 @@ void Optimizer::step(const Tensor& skip, Loc loc) {
   for (size_t g = 0; g < params_.size(); ++g) check_group(g, type_ + ".step", loc);
   NoGradGuard no_grad;
   for (size_t g = 0; g < params_.size(); ++g) {
+    if (zero_stage_ != 0) {
+      sharded_update(g, skip);
+      continue;
+    }
     refresh_slots(g);
     update(g, skip);
   }
@@ -232,7 +236,7 @@ void Optimizer::zero_grad(bool set_to_none) {
   }
 }
 
-Checkpoint Optimizer::state_dict(const std::string& prefix) const {
+Checkpoint Optimizer::local_state_dict(const std::string& prefix) const {
   Checkpoint out;
   out.metadata[prefix + ".type"] = type_;
   out.metadata[prefix + ".groups"] = std::to_string(params_.size());
@@ -296,9 +300,10 @@ void Optimizer::load_state_dict(const Checkpoint& state, const std::string& pref
        it != state.tensors.end() && it->first.starts_with(prefix + "."); ++it)
     source.insert(*it);
   try {
-    copy_state(state_dict(prefix).tensors, source, /*strict=*/true, type_ + ".load_state_dict",
-               loc);
+    copy_state(local_state_dict(prefix).tensors, source, /*strict=*/true,
+               type_ + ".load_state_dict", loc);
     share_equal_steps();
+    if (zero_stage_ != 0) keep_own_chunks();
   } catch (const Error&) {
     state_ = old;
     restore_options();

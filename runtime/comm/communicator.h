@@ -47,6 +47,15 @@ class Communicator {
   /// all_reduce() without waiting for it: `data` must stay allocated and untouched until
   /// wait(request) returns. Returns the request.
   virtual int start_all_reduce(void* data, int64_t count, DType dtype, ir::ReduceKind op) = 0;
+  /// Starts a reduce-scatter: `in` holds size() blocks of `count` elements, and `out` (count
+  /// elements, not overlapping `in`) gets the reduction over the ranks of block rank(). `in`
+  /// is read before this returns; `out` stays allocated and untouched until wait(request).
+  /// Returns the request.
+  virtual int start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype,
+                                   ir::ReduceKind op) = 0;
+  /// Starts an all-gather: `out` (not overlapping `in`) gets size() blocks of `bytes` bytes,
+  /// block r rank r's `in`; `in` is read before this returns. Returns the request.
+  virtual int start_all_gather(const void* in, void* out, int64_t bytes) = 0;
   /// Lets started collectives advance. MPI moves a nonblocking collective on only inside MPI
   /// calls, so a step calls this between its launches while any is in flight.
   virtual void progress() = 0;

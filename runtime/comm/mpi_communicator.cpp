@@ -165,11 +165,8 @@ class MpiCommunicator final : public Communicator {
     const MPI_Datatype t = mpi_type(dtype);
     check_mean(dtype, op);
     const auto esize = static_cast<int64_t>(dtype_size(dtype));
-    int r = 0;
-    while (r < static_cast<int>(started_.size()) && started_[r].active) ++r;
-    if (r == static_cast<int>(started_.size())) started_.emplace_back();
-    Started& s = started_[r];
-    s = Started{{}, data, count, dtype, op == ir::ReduceKind::Mean, true, -1};
+    Started& s = new_started(data, count, dtype, op == ir::ReduceKind::Mean);
+    const int r = static_cast<int>(&s - started_.data());
     if (shm_) {
       const bool first = in_flight_ == 0;
       if (first) grow_shm();
@@ -192,6 +189,34 @@ class MpiCommunicator final : public Communicator {
     return r;
   }
 
+  int start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype,
+                           ir::ReduceKind op) override {
+    const MPI_Datatype t = mpi_type(dtype);
+    check_mean(dtype, op);
+    LT_CHECK(count <= kMaxCount, "reduce_scatter of {} elements per rank: at most {}", count,
+             kMaxCount);
+    Started& s = new_started(out, count, dtype, op == ir::ReduceKind::Mean);
+    s.staged.assign(static_cast<const std::byte*>(in),
+                    static_cast<const std::byte*>(in) + count * size_ * dtype_size(dtype));
+    s.requests.emplace_back();
+    check(MPI_Ireduce_scatter_block(s.staged.data(), out, static_cast<int>(count), t, mpi_op(op),
+                                    MPI_COMM_WORLD, &s.requests.back()),
+          "MPI_Ireduce_scatter_block");
+    ++in_flight_;
+    return static_cast<int>(&s - started_.data());
+  }
+  int start_all_gather(const void* in, void* out, int64_t bytes) override {
+    LT_CHECK(bytes <= kMaxCount, "all_gather of {} bytes per rank: at most {}", bytes, kMaxCount);
+    Started& s = new_started(out, 0, DType::F32, false);
+    s.staged.assign(static_cast<const std::byte*>(in), static_cast<const std::byte*>(in) + bytes);
+    s.requests.emplace_back();
+    check(MPI_Iallgather(s.staged.data(), static_cast<int>(bytes), MPI_BYTE, out,
+                         static_cast<int>(bytes),
+                         MPI_BYTE, MPI_COMM_WORLD, &s.requests.back()),
+          "MPI_Iallgather");
+    ++in_flight_;
+    return static_cast<int>(&s - started_.data());
+  }
   void progress() override {
     if (shm_) shm_->progress();
     progress_mpi();
@@ -335,7 +360,20 @@ class MpiCommunicator final : public Communicator {
     bool mean = false;
     bool active = false;
     int shm = -1;
+    // The operand of a reduce-scatter or all-gather, copied at the start: a step's buffer plan
+    // frees an operand once its last reader has started, as an all-reduce's (copied into its
+    // result at the start) allows.
+    std::vector<std::byte> staged;
   };
+  // A free entry of started_ (reused, or a new one), active, for a collective that wait()
+  // finishes by scaling `count` elements at `data` when `mean`.
+  Started& new_started(void* data, int64_t count, DType dtype, bool mean) {
+    size_t r = 0;
+    while (r < started_.size() && started_[r].active) ++r;
+    if (r == started_.size()) started_.emplace_back();
+    started_[r] = Started{{}, data, count, dtype, mean, true, -1, {}};
+    return started_[r];
+  }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::vector<Started> started_;  // indexed by request; inactive entries are reused

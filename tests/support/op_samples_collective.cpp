@@ -1,5 +1,6 @@
 // Samples of the collective family. The test processes are jobs of one rank, where all_reduce
-// is the identity; tests/dist/ runs the same op on two ranks against a reference.
+// is the identity (so are reduce_scatter and all_gather at world=1); tests/dist/ runs the same
+// ops on two ranks against a reference.
 #include "tests/support/op_samples_builders.h"
 
 namespace lt::testing::samples {
@@ -16,6 +17,16 @@ std::vector<OpSample> collective_samples(ir::Op op, Rng& r) {
               make(op, "sum scalar", {uniform(r, {})}, ir::AllReduceAttrs{ir::ReduceKind::Sum}),
               std::move(max)};
     }
+    case ReduceScatter:
+      return {make(op, "sum [6]", {uniform(r, {6})},
+                   ir::ReduceScatterAttrs{ir::ReduceKind::Sum, 1}),
+              make(op, "mean [4]", {uniform(r, {4})},
+                   ir::ReduceScatterAttrs{ir::ReduceKind::Mean, 1}),
+              make(op, "sum i64 [3]", {ids(r, {3}, 9)},
+                   ir::ReduceScatterAttrs{ir::ReduceKind::Sum, 1})};
+    case AllGather:
+      return {make(op, "[5]", {uniform(r, {5})}, ir::AllGatherAttrs{1}),
+              make(op, "i64 [2]", {ids(r, {2}, 9)}, ir::AllGatherAttrs{1})};
   }
   return {};
 }
