@@ -111,7 +111,7 @@ TrainProgress load_start(const TrainTask& task, const TrainConfig& c, const Trai
 }
 
 void print_configuration(const TrainTask& task, const TrainConfig& c, const RunLength& n,
-                         const Replicas& replicas, int64_t opt_state_bytes) {
+                         const Replicas& replicas, int64_t state_bytes, int64_t unsharded_bytes) {
   fmt::print(
       "{}: {}, {} train / {} test examples, batch {} x {}, lr {} ({}{}), {} steps "
       "({} epochs), {} threads, {} mode{}{}\n",
@@ -122,8 +122,9 @@ void print_configuration(const TrainTask& task, const TrainConfig& c, const RunL
           ? fmt::format(", {} ranks of {} examples", replicas.world, replicas.local_batch)
           : "");
   if (c.zero > 0)
-    fmt::print("{}: ZeRO stage {}: this rank keeps {:.2f} MB of optimizer state\n", task.name,
-               c.zero, static_cast<double>(opt_state_bytes) / 1e6);
+    fmt::print("{}: ZeRO stage {}: this rank keeps {:.3f} MB of the optimizer state's {:.3f} MB\n",
+               task.name, c.zero, static_cast<double>(state_bytes) / 1e6,
+               static_cast<double>(unsharded_bytes) / 1e6);
 }
 
 /// --plot: the CSV log drawn by scripts/plot_log.sh, when gnuplot is there.
@@ -206,6 +207,7 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
     throw InputError("--clip-grad needs every gradient averaged over the ranks, which --zero 2 "
                      "does not keep (each rank holds its chunk): use --zero 1");
   std::unique_ptr<optim::Optimizer> opt = task.make_optimizer(c);
+  const int64_t unsharded_bytes = opt->state_bytes();
   if (c.zero > 0) opt->shard_state(c.zero);
   data::BatchIterator batches(task.train,
                               {.batch_size = c.batch_size, .seed = c.seed, .drop_last = true});
@@ -214,7 +216,8 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   const std::unique_ptr<amp::GradScaler> scaler = make_scaler(c);
   const TrainState state{task.name, *task.model, *opt, sched, scaler.get()};
   const TrainProgress start = load_start(task, c, state, replicas.lead());
-  if (replicas.lead()) print_configuration(task, c, length, replicas, opt->state_bytes());
+  if (replicas.lead())
+    print_configuration(task, c, length, replicas, opt->state_bytes(), unsharded_bytes);
   TrainingLoop loop(task, c, state, batches, length, replicas, start);
   loop.run();
   const RunSummary summary = loop.summary(t_start);
