@@ -1,8 +1,9 @@
 // ZeRO's sharded optimizer state: each parameter's flattened elements cut into world-size
 // chunks, the state of this rank's chunk kept, the update run on chunks and the parameters
-// all-gathered. Per parameter, as FSDP's per-parameter sharding, so that every optimizer's
-// per-parameter rules (a parameter without a gradient left alone, its own step count) hold
-// unchanged: update() runs on the chunks as if they were the parameters.
+// all-gathered. Chunked per parameter, as FSDP's per-parameter sharding, so that every
+// optimizer's per-parameter rules (a parameter without a gradient left alone, its own step
+// count) hold unchanged: update() runs on the chunks as if they were the parameters. The
+// collectives take a whole group at once.
 #include <fmt/format.h>
 
 #include <set>
@@ -24,16 +25,25 @@ constexpr const char* kStepSlot = "step";
 
 struct Chunking {
   int64_t world = 1;
-  /// This rank's number as device data (i64 [1]), so that picking the rank's chunk is the same
-  /// graph on every rank, as a step graph must be: only the data differs.
-  Tensor rank;
+  /// [world, 1] bool, true in this rank's row: device data, so that picking the rank's chunk is
+  /// the same graph on every rank, as a step graph must be (only the data differs), and a
+  /// select-and-sum the loop kernels fuse.
+  Tensor mine;
   /// Elements of each chunk of an n-element tensor: the last is padded up to it.
   int64_t length(int64_t n) const { return (n + world - 1) / world; }
 };
 
 Chunking chunking() {
   ModeGuard eager(Mode::Eager);
-  return {dist::world_size(), full({1}, dist::rank(), DType::I64)};
+  const int64_t world = dist::world_size();
+  const Tensor ranks = arange(0, static_cast<double>(world), 1);
+  return {world, reshape(eq(ranks, full({}, dist::rank(), DType::I64)), {world, 1})};
+}
+
+/// Row rank() of a [world, n] tensor, as [n]: the other rows' values never enter it (an inf
+/// or NaN there included), so it is that row exactly.
+Tensor own_row(const Tensor& rows, const Chunking& c) {
+  return sum(where(c.mine, rows, 0.0), {0});
 }
 
 /// x's flattened elements padded with zeros to world * length.
@@ -46,13 +56,7 @@ Tensor padded_flat(const Tensor& x, const Chunking& c) {
 
 /// This rank's chunk of x's flattened elements, a tensor of its own (never a view of x).
 Tensor own_chunk(const Tensor& x, const Chunking& c) {
-  const int64_t len = c.length(x.numel());
-  return reshape(index_select(reshape(padded_flat(x, c), {c.world, len}), 0, c.rank), {len});
-}
-
-/// x (full, this rank's gradient) averaged over the ranks, this rank's chunk of it.
-Tensor reduced_chunk(const Tensor& x, const Chunking& c) {
-  return dist::reduce_scatter_tensor(padded_flat(x, c), dist::ReduceOp::Mean);
+  return own_row(reshape(padded_flat(x, c), {c.world, c.length(x.numel())}), c);
 }
 
 /// The full tensor of `like`'s shape whose chunks are every rank's `chunk`.
@@ -98,11 +102,41 @@ int64_t Optimizer::state_bytes() const {
 void Optimizer::sharded_update(size_t group, const Tensor& skip) {
   const Chunking c = chunking();
   std::vector<Tensor>& params = params_[group];
-  std::vector<Tensor> chunks;
+  if (params.empty()) return;
+  // One collective of each kind for the whole group: its tensors side by side as [world, S]
+  // (each padded and cut into its world chunks), row r holding rank r's chunks of them all.
+  std::vector<int64_t> lens, offsets;
+  int64_t width = 0;
   for (const Tensor& p : params) {
-    Tensor chunk = own_chunk(p, c);
-    if (const Tensor g = p.grad(); g.defined())
-      chunk.set_grad(zero_stage_ == 2 ? reduced_chunk(g, c) : own_chunk(g, c));
+    offsets.push_back(width);
+    lens.push_back(c.length(p.numel()));
+    width += lens.back();
+  }
+  const auto rows = [&](const std::vector<Tensor>& ts) {
+    std::vector<Tensor> blocks;
+    for (size_t i = 0; i < ts.size(); ++i)
+      blocks.push_back(reshape(padded_flat(ts[i], c), {c.world, lens[i]}));
+    return concat(blocks, 1);
+  };
+  std::vector<Tensor> grads;
+  bool any_grad = false;
+  for (const Tensor& p : params) {
+    Tensor g = p.grad();
+    any_grad = any_grad || g.defined();
+    grads.push_back(g.defined() ? g : zeros(p.shape(), p.dtype()));
+  }
+  if (!any_grad) return;  // nothing to update, on any rank
+  const Tensor own_params = own_row(rows(params), c);
+  const Tensor own_grads =
+      zero_stage_ == 2
+          ? dist::reduce_scatter_tensor(reshape(rows(grads), {c.world * width}),
+                                        dist::ReduceOp::Mean)
+          : own_row(rows(grads), c);
+  std::vector<Tensor> chunks;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor chunk = clone(slice(own_params, 0, offsets[i], offsets[i] + lens[i]));
+    if (params[i].grad().defined())
+      chunk.set_grad(slice(own_grads, 0, offsets[i], offsets[i] + lens[i]));
     chunks.push_back(std::move(chunk));
   }
   // update() sees the chunks as the group's parameters: same state slots, same rules.
@@ -115,9 +149,13 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
     throw;
   }
   params = std::move(full);
+  const Tensor gathered_rows =
+      reshape(dist::all_gather_tensor(concat(chunks, 0)), {c.world, width});
   for (size_t i = 0; i < params.size(); ++i) {
     if (!chunks[i].grad().defined()) continue;  // not updated, on any rank
-    params[i].copy_(gathered(chunks[i], params[i]));
+    const Tensor cols = slice(gathered_rows, 1, offsets[i], offsets[i] + lens[i]);
+    params[i].copy_(reshape(slice(reshape(cols, {c.world * lens[i]}), 0, 0, params[i].numel()),
+                            params[i].shape()));
     if (zero_stage_ == 2) params[i].zero_grad();
   }
 }
