@@ -47,6 +47,8 @@ def main():
     p.add_argument("--max-steps", type=int, default=0, help="steps per epoch (0: all)")
     p.add_argument("--batch-size", type=int, default=64, help="the global batch, over all ranks")
     p.add_argument("--sync-bn", action="store_true", help="SyncBatchNorm on several ranks")
+    p.add_argument("--zero", type=int, choices=[0, 1, 2], default=0,
+                   help="lazytrain: ZeRO stage of the optimizer state (ZeroRedundancyOptimizer)")
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--train-limit", type=int, default=6000)
@@ -56,6 +58,8 @@ def main():
     p.add_argument("--save-dir", default="", help="a checkpoint per epoch here")
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     args = p.parse_args()
+    if args.zero and args.backend == "torch":
+        p.error("--zero: lazytrain's ZeroRedundancyOptimizer (PyTorch's takes no stage)")
 
     if args.backend == "torch":
         import torch
@@ -97,7 +101,12 @@ def main():
             param.requires_grad_(name.startswith("9."))  # the Linear classifier
     params = [p for p in model.parameters() if p.requires_grad]
     net = nn.parallel.DistributedDataParallel(model) if world > 1 else model
-    optimizer = torch.optim.SGD(params, lr=args.lr, momentum=0.9, weight_decay=5e-4)
+    if args.zero:
+        from lazytrain.distributed.optim import ZeroRedundancyOptimizer  # lazytrain
+        optimizer = ZeroRedundancyOptimizer(params, torch.optim.SGD, stage=args.zero, lr=args.lr,
+                                            momentum=0.9, weight_decay=5e-4)
+    else:
+        optimizer = torch.optim.SGD(params, lr=args.lr, momentum=0.9, weight_decay=5e-4)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
 
     if args.backend == "lazytrain" and args.compiler_opt:
@@ -125,6 +134,8 @@ def main():
             if rank == 0:
                 print(f"epoch {epoch} step {step} loss {mean_loss:.12e}", flush=True)
         scheduler.step()
+        if args.save_dir and args.zero:
+            optimizer.consolidate_state_dict(to=0)  # every rank: the state is gathered
         if args.save_dir and rank == 0:
             os.makedirs(args.save_dir, exist_ok=True)
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),

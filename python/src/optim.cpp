@@ -89,7 +89,10 @@ void bind_optim(pb::module_& m) {
         for (const auto& [name, t] : tensors) c.tensors[name] = t;
         o.load_state_dict(c, "optim", at);
       })
-      .def("num_groups", &optim::Optimizer::num_groups);
+      .def("num_groups", &optim::Optimizer::num_groups)
+      .def("shard_state", [at](optim::Optimizer& o, int stage) { o.shard_state(stage, at); })
+      .def("zero_stage", &optim::Optimizer::zero_stage)
+      .def("state_bytes", &optim::Optimizer::state_bytes);
   bind_optimizer<optim::SGD, optim::SGDOptions>(m, "SGD");
   bind_optimizer<optim::Adam, optim::AdamOptions>(m, "Adam");
   bind_optimizer<optim::AdamW, optim::AdamWOptions>(m, "AdamW");

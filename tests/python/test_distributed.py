@@ -142,3 +142,38 @@ def test_two_python_ranks_follow_one(flags):
     assert len(one) == 3 and len(two) == 3
     for a, b in zip(two, one):
         assert abs(a - b) <= 1e-12 * abs(b), (flags, two, one)
+
+
+@pytest.mark.skipif(not os.access(LT_LAUNCH, os.X_OK), reason="lt-launch is not built")
+@pytest.mark.parametrize("stage", [1, 2])
+def test_zero_redundancy_optimizer_follows_plain_data_parallelism(stage):
+    """ZeroRedundancyOptimizer (each rank keeping half of SGD's momentum) on 2 ranks takes the
+    steps of the plain optimizer on 2 ranks, lazily, in float64."""
+    plain = _losses(2, "--compiler-opt")
+    zero = _losses(2, "--compiler-opt", "--zero", str(stage))
+    assert len(zero) == 3
+    for a, b in zip(zero, plain):
+        assert abs(a - b) <= 1e-12 * abs(b), (stage, zero, plain)
+
+
+def test_zero_redundancy_optimizer_alone_consolidates_the_unsharded_state(mode):
+    from lazytrain.distributed.optim import ZeroRedundancyOptimizer
+    w = lt.tensor([[1.0, -2.0, 0.5]], requires_grad=True)
+    zero = ZeroRedundancyOptimizer([w], lt.optim.Adam, stage=2, lr=0.1)
+    plain_w = lt.tensor([[1.0, -2.0, 0.5]], requires_grad=True)
+    plain = lt.optim.Adam([plain_w], lr=0.1)
+    for opt, p in ((zero, w), (plain, plain_w)):
+        (p * p).sum().backward()
+        opt.step()
+        lt.mark_step()
+    assert w.grad is None  # stage 2 keeps no full gradient
+    with pytest.raises(RuntimeError, match="has not been consolidated on this rank"):
+        zero.state_dict()
+    zero.consolidate_state_dict(to=0)
+    got, want = zero.state_dict(), plain.state_dict()
+    assert got["param_groups"] == want["param_groups"]
+    for slot, t in want["state"][0].items():
+        np.testing.assert_allclose(got["state"][0][slot].numpy(), t.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(w.detach().numpy(), plain_w.detach().numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="stage must be 1 or 2, got 3"):
+        ZeroRedundancyOptimizer([w], lt.optim.Adam, stage=3)

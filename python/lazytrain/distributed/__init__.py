@@ -7,8 +7,8 @@ the same shapes and dtypes. As PyTorch's, all_reduce, all_gather and broadcast r
 called and write into the tensors they are given; in lazy mode each reads its tensor's value (a
 sync point). The all-reduces a training step needs inside its graph, sync-free, are the
 gradients' (nn.parallel.DistributedDataParallel)."""
-from . import _C
-from ._modes import eager, no_grad
+from .. import _C
+from .._modes import eager, no_grad
 
 __all__ = ["ReduceOp", "is_available", "init_process_group", "is_initialized",
            "destroy_process_group", "get_rank", "get_world_size", "get_backend",
