@@ -51,12 +51,11 @@ class Optimizer {
   /// world_size() equal chunks (the last padded with zeros); this rank keeps the state of chunk
   /// rank() only, 1/N of the state. step() updates that chunk of every parameter from the same
   /// chunk of its gradient, then all-gathers the chunks back into each rank's full parameters
-  /// (an all_gather node per parameter in lazy mode). Stage 1 reads the gradients as they are:
-  /// average them over the ranks first, as without sharding (GradientReducer,
-  /// all_reduce_gradients). Stage 2 averages them itself, a reduce-scatter per parameter that
-  /// gives each rank its chunk (in lazy mode it starts once that gradient is computed, while
-  /// backward goes on), so the all-reduce is not needed, and step() drops every gradient: each
-  /// rank keeps only its shard. The arithmetic is the unsharded optimizer's, element by element.
+  /// (one all_gather per parameter group). Stage 1 reads the gradients as they are: average
+  /// them over the ranks first, as without sharding (GradientReducer, all_reduce_gradients).
+  /// Stage 2 averages them itself, a reduce-scatter per parameter group that gives each rank
+  /// its chunks, so the all-reduce is not needed, and step() drops every gradient: each rank
+  /// keeps only its shard. The arithmetic is the unsharded optimizer's, element by element.
   /// Once sharded, state_dict() is collective (every rank calls it) and gathers the state into
   /// the unsharded layout, so a checkpoint resumes with or without sharding at any world size;
   /// load_state_dict() takes that layout and keeps this rank's chunks. Collective: every rank
