@@ -51,7 +51,6 @@ Checkpoint training_checkpoint(const TrainState& state, const TrainProgress& pro
   return ckpt;
 }
 
-
 TrainProgress resume_training(const std::string& path, const TrainState& state,
                               const TrainConfig& config) {
   Checkpoint ckpt;
