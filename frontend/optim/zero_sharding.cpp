@@ -126,17 +126,19 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
     grads.push_back(g.defined() ? g : zeros(p.shape(), p.dtype()));
   }
   if (!any_grad) return;  // nothing to update, on any rank
-  const Tensor own_params = own_row(rows(params), c);
-  const Tensor own_grads =
+  // Stage 2 reduce-scatters the group's gradients side by side; stage 1 (and the parameters)
+  // take each tensor's own row, a fused select-and-sum per tensor with no copy of the group.
+  const Tensor reduced =
       zero_stage_ == 2
           ? dist::reduce_scatter_tensor(reshape(rows(grads), {c.world * width}),
                                         dist::ReduceOp::Mean)
-          : own_row(rows(grads), c);
+          : Tensor();
   std::vector<Tensor> chunks;
   for (size_t i = 0; i < params.size(); ++i) {
-    Tensor chunk = clone(slice(own_params, 0, offsets[i], offsets[i] + lens[i]));
+    Tensor chunk = own_chunk(params[i], c);
     if (params[i].grad().defined())
-      chunk.set_grad(slice(own_grads, 0, offsets[i], offsets[i] + lens[i]));
+      chunk.set_grad(reduced.defined() ? slice(reduced, 0, offsets[i], offsets[i] + lens[i])
+                                       : own_chunk(grads[i], c));
     chunks.push_back(std::move(chunk));
   }
   // update() sees the chunks as the group's parameters: same state slots, same rules.
