@@ -51,7 +51,7 @@ class Optimizer {
   /// world_size() equal chunks (the last padded with zeros); this rank keeps the state of chunk
   /// rank() only, 1/N of the state. step() updates that chunk of every parameter from the same
   /// chunk of its gradient, then all-gathers the chunks back into each rank's full parameters
-  /// (one all_gather per parameter group). Stage 1 reads the gradients as they are: average
+  /// (an all_gather per parameter). Stage 1 reads the gradients as they are: average
   /// them over the ranks first, as without sharding (GradientReducer, all_reduce_gradients).
   /// Stage 2 averages them itself, a reduce-scatter per parameter group that gives each rank
   /// its chunks, so the all-reduce is not needed, and step() drops every gradient: each rank

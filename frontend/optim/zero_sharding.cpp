@@ -2,8 +2,9 @@
 // chunks, the state of this rank's chunk kept, the update run on chunks and the parameters
 // all-gathered. Chunked per parameter, as FSDP's per-parameter sharding, so that every
 // optimizer's per-parameter rules (a parameter without a gradient left alone, its own step
-// count) hold unchanged: update() runs on the chunks as if they were the parameters. The
-// collectives take a whole group at once.
+// count) hold unchanged: update() runs on the chunks as if they were the parameters. Stage 2's
+// reduce-scatter takes a whole group at once; the all-gather goes by parameter, whose gathered
+// chunks are then its elements in order (no unpacking of a group's rows).
 #include <fmt/format.h>
 
 #include <set>
@@ -103,8 +104,8 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
   const Chunking c = chunking();
   std::vector<Tensor>& params = params_[group];
   if (params.empty()) return;
-  // One collective of each kind for the whole group: its tensors side by side as [world, S]
-  // (each padded and cut into its world chunks), row r holding rank r's chunks of them all.
+  // Stage 2's one reduce-scatter for the whole group: its gradients side by side as
+  // [world, S] (each padded and cut into its world chunks), row r rank r's chunks of them all.
   std::vector<int64_t> lens, offsets;
   int64_t width = 0;
   for (const Tensor& p : params) {
@@ -151,13 +152,9 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
     throw;
   }
   params = std::move(full);
-  const Tensor gathered_rows =
-      reshape(dist::all_gather_tensor(concat(chunks, 0)), {c.world, width});
   for (size_t i = 0; i < params.size(); ++i) {
     if (!chunks[i].grad().defined()) continue;  // not updated, on any rank
-    const Tensor cols = slice(gathered_rows, 1, offsets[i], offsets[i] + lens[i]);
-    params[i].copy_(reshape(slice(reshape(cols, {c.world * lens[i]}), 0, 0, params[i].numel()),
-                            params[i].shape()));
+    params[i].copy_(gathered(chunks[i], params[i]));
     if (zero_stage_ == 2) params[i].zero_grad();
   }
 }
