@@ -104,8 +104,6 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
   const Chunking c = chunking();
   std::vector<Tensor>& params = params_[group];
   if (params.empty()) return;
-  // Stage 2's one reduce-scatter for the whole group: its gradients side by side as
-  // [world, S] (each padded and cut into its world chunks), row r rank r's chunks of them all.
   std::vector<int64_t> lens, offsets;
   int64_t width = 0;
   for (const Tensor& p : params) {
@@ -127,8 +125,10 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
     grads.push_back(g.defined() ? g : zeros(p.shape(), p.dtype()));
   }
   if (!any_grad) return;  // nothing to update, on any rank
-  // Stage 2 reduce-scatters the group's gradients side by side; stage 1 (and the parameters)
-  // take each tensor's own row, a fused select-and-sum per tensor with no copy of the group.
+  // Stage 2's one reduce-scatter for the whole group: its gradients side by side as
+  // [world, S] (each padded and cut into its world chunks), row r rank r's chunks of them all.
+  // Stage 1's gradients and the parameters take each tensor's own row, a fused select-and-sum
+  // per tensor with no copy of the group.
   const Tensor reduced =
       zero_stage_ == 2
           ? dist::reduce_scatter_tensor(reshape(rows(grads), {c.world * width}),
