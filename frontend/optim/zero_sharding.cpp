@@ -7,6 +7,7 @@
 // chunks are then its elements in order (no unpacking of a group's rows).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -117,29 +118,27 @@ void Optimizer::sharded_update(size_t group, const Tensor& skip) {
       blocks.push_back(reshape(padded_flat(ts[i], c), {c.world, lens[i]}));
     return concat(blocks, 1);
   };
-  std::vector<Tensor> grads;
-  bool any_grad = false;
-  for (const Tensor& p : params) {
-    Tensor g = p.grad();
-    any_grad = any_grad || g.defined();
-    grads.push_back(g.defined() ? g : zeros(p.shape(), p.dtype()));
-  }
+  const bool any_grad =
+      std::any_of(params.begin(), params.end(), [](const Tensor& p) { return p.grad().defined(); });
   if (!any_grad) return;  // nothing to update, on any rank
   // Stage 2's one reduce-scatter for the whole group: its gradients side by side as
   // [world, S] (each padded and cut into its world chunks), row r rank r's chunks of them all.
   // Stage 1's gradients and the parameters take each tensor's own row, a fused select-and-sum
   // per tensor with no copy of the group.
-  const Tensor reduced =
-      zero_stage_ == 2
-          ? dist::reduce_scatter_tensor(reshape(rows(grads), {c.world * width}),
-                                        dist::ReduceOp::Mean)
-          : Tensor();
+  Tensor reduced;
+  if (zero_stage_ == 2) {
+    std::vector<Tensor> grads;  // a parameter without one sends zeros
+    for (const Tensor& p : params)
+      grads.push_back(p.grad().defined() ? p.grad() : zeros(p.shape(), p.dtype()));
+    reduced = dist::reduce_scatter_tensor(reshape(rows(grads), {c.world * width}),
+                                          dist::ReduceOp::Mean);
+  }
   std::vector<Tensor> chunks;
   for (size_t i = 0; i < params.size(); ++i) {
     Tensor chunk = own_chunk(params[i], c);
     if (params[i].grad().defined())
       chunk.set_grad(reduced.defined() ? slice(reduced, 0, offsets[i], offsets[i] + lens[i])
-                                       : own_chunk(grads[i], c));
+                                       : own_chunk(params[i].grad(), c));
     chunks.push_back(std::move(chunk));
   }
   // update() sees the chunks as the group's parameters: same state slots, same rules.

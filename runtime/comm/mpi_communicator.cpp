@@ -211,8 +211,7 @@ class MpiCommunicator final : public Communicator {
     s.staged.assign(static_cast<const std::byte*>(in), static_cast<const std::byte*>(in) + bytes);
     s.requests.emplace_back();
     check(MPI_Iallgather(s.staged.data(), static_cast<int>(bytes), MPI_BYTE, out,
-                         static_cast<int>(bytes),
-                         MPI_BYTE, MPI_COMM_WORLD, &s.requests.back()),
+                         static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD, &s.requests.back()),
           "MPI_Iallgather");
     ++in_flight_;
     return static_cast<int>(&s - started_.data());

@@ -5,6 +5,7 @@ ZeroRedundancyOptimizer) takes the gradients as DistributedDataParallel averaged
 (DeepSpeed's) reduce-scatters them itself, so the model needs no DDP wrapper's all-reduce, and
 drops them after each step."""
 from ..optim.optimizer import Optimizer
+from . import get_rank
 
 __all__ = ["ZeroRedundancyOptimizer"]
 
@@ -34,9 +35,8 @@ class ZeroRedundancyOptimizer(Optimizer):
     def consolidate_state_dict(self, to=0):
         """Gathers the full state (collective: every rank calls it); `to`'s state_dict() then
         returns it, in the unsharded layout any optimizer of the class loads."""
-        from .. import distributed
         state = self.optim.state_dict()
-        self._consolidated = state if distributed.get_rank() == to else None
+        self._consolidated = state if get_rank() == to else None
 
     def state_dict(self):
         if self._consolidated is None:
