@@ -4,7 +4,8 @@
 # DIR/lib/cmake/lazytrain, so that find_package(lazytrain) gives the target lazytrain::lazytrain,
 # and find_package(lazytrain COMPONENTS trainer) also lazytrain::trainer: the example trainers'
 # shared loop and command line (examples/trainer/, tools/cli.h), with the example models'
-# headers, so that a program written like examples/fmnist_cnn.cpp builds against the install.
+# headers, so that a program written like examples/fmnist_cnn.cpp builds against the install;
+# COMPONENTS vision gives lazytrain::vision (lt/vision.h: JPEG, ImageFolder, transforms).
 #
 # The installed libraries are the static ones the build makes (position-independent, as the
 # Python module links them), not a shared library: a user links lazytrain's six layer libraries
@@ -40,6 +41,11 @@ target_include_directories(lt_cli INTERFACE $<INSTALL_INTERFACE:${LT_INSTALL_INC
 install(TARGETS lt_trainer lt_cli EXPORT lazytrainTrainerTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT lazytrainTrainerTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})
+
+# The vision component (lt/vision.h): only its users need libjpeg.
+set_target_properties(lt_vision PROPERTIES EXPORT_NAME vision)
+install(TARGETS lt_vision EXPORT lazytrainVisionTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT lazytrainVisionTargets NAMESPACE lazytrain:: DESTINATION ${LT_INSTALL_CMAKEDIR})
 
 # Libraries the targets file names by path (LLVM and OpenBLAS: codegen/ and runtime/ say why);
 # lazytrainConfig.cmake reports a missing one by name rather than failing at link time.

@@ -108,8 +108,10 @@ void run(const lt::examples::TrainConfig& c, const GptFlags& f) {
     }
     return d;
   };
-  task.train = limited(examples::byte_windows(text.train, gc.context), c.train_limit);
-  task.test = limited(examples::byte_windows(text.validation, gc.context), c.test_limit);
+  task.train = std::make_shared<data::TensorDataset>(
+      limited(examples::byte_windows(text.train, gc.context), c.train_limit));
+  task.test = std::make_shared<data::TensorDataset>(
+      limited(examples::byte_windows(text.validation, gc.context), c.test_limit));
   task.eval_batch = 64;
   const double entropy = examples::unigram_entropy(text.validation);
   task.description = fmt::format(

@@ -19,10 +19,10 @@ void run(const lt::examples::TrainConfig& c, double dropout) {
   examples::TrainTask task;
   task.name = "fmnist_cnn";
   task.model = &model;
-  task.train = data::load_fashion_mnist(
-      data::Split::Train, {.dir = c.data_dir, .limit = c.train_limit, .normalize = true});
-  task.test = data::load_fashion_mnist(
-      data::Split::Test, {.dir = c.data_dir, .limit = c.test_limit, .normalize = true});
+  task.train = std::make_shared<data::TensorDataset>(data::load_fashion_mnist(
+      data::Split::Train, {.dir = c.data_dir, .limit = c.train_limit, .normalize = true}));
+  task.test = std::make_shared<data::TensorDataset>(data::load_fashion_mnist(
+      data::Split::Test, {.dir = c.data_dir, .limit = c.test_limit, .normalize = true}));
   task.description = fmt::format("conv32-pool-conv64-pool-fc128-fc10 CNN{}",
                                  dropout > 0 ? fmt::format(", dropout {}", dropout) : "");
   task.logits_and_targets = [&](const data::Batch& b) {

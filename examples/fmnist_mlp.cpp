@@ -34,8 +34,10 @@ void run(const lt::examples::TrainConfig& c, const MlpFlags& f) {
   examples::TrainTask task;
   task.name = "fmnist_mlp";
   task.model = &model;
-  task.train = data::load_fashion_mnist(data::Split::Train, train_opts);
-  task.test = data::load_fashion_mnist(data::Split::Test, test_opts);
+  task.train = std::make_shared<data::TensorDataset>(
+      data::load_fashion_mnist(data::Split::Train, train_opts));
+  task.test = std::make_shared<data::TensorDataset>(
+      data::load_fashion_mnist(data::Split::Test, test_opts));
   task.description = fmt::format("{} MLP{}{}", fmt::join(sizes, "-"),
                                  f.dropout > 0 ? fmt::format(", dropout {}", f.dropout) : "",
                                  f.normalize ? ", normalized pixels" : "");

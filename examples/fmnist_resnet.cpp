@@ -14,10 +14,10 @@
 namespace {
 
 /// Fashion-MNIST as [N, 1, 32, 32]: normalized, then padded by 2 with the normalized black.
-lt::data::TensorDataset padded(const lt::data::TensorDataset& flat) {
+std::shared_ptr<lt::data::TensorDataset> padded(const lt::data::TensorDataset& flat) {
   const double black = (0 - lt::data::kFashionMnistMean) / lt::data::kFashionMnistStd;
-  return {lt::data::pad_images(lt::reshape(flat.images, {-1, 1, 28, 28}), 2, black),
-          flat.labels};
+  return std::make_shared<lt::data::TensorDataset>(
+      lt::data::pad_images(lt::reshape(flat.images, {-1, 1, 28, 28}), 2, black), flat.labels);
 }
 
 void run(const lt::examples::TrainConfig& c, bool augment, bool sync_batchnorm) {
@@ -40,8 +40,11 @@ void run(const lt::examples::TrainConfig& c, bool augment, bool sync_batchnorm) 
                                  augment ? ", crop+flip augmentation" : "");
   if (augment) {
     const double black = (0 - data::kFashionMnistMean) / data::kFashionMnistStd;
-    task.augment = [black, seed = c.seed](data::Batch b, int64_t epoch, int64_t batch) {
-      b.images = data::random_crop_flip(b.images, 4, /*flip=*/true, black, seed, epoch, batch);
+    task.train_batch = [black, seed = c.seed](std::span<const data::Example> examples,
+                                              int64_t epoch, int64_t batch, int64_t first_row) {
+      data::Batch b = examples::stack_batch(examples);
+      b.images = data::random_crop_flip(b.images, 4, /*flip=*/true, black, seed, epoch, batch,
+                                        first_row);
       return b;
     };
   }

@@ -13,7 +13,7 @@ if [ ! -r "$csv" ]; then
   echo "$0: cannot read $csv" >&2
   exit 2
 fi
-if ! head -1 "$csv" | grep -qx 'kind,step,epoch,loss,lr,samples_per_s,ms_per_step,peak_mb,eval_loss,eval_acc'; then
+if ! head -1 "$csv" | grep -qx 'kind,step,epoch,loss,lr,samples_per_s,ms_per_step,data_wait_ms,peak_mb,eval_loss,eval_acc,eval_top5'; then
   echo "$0: $csv is not a trainer log (unexpected header)" >&2
   exit 2
 fi
@@ -22,7 +22,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # gnuplot reads whitespace-separated columns best: one file per row kind.
 awk -F, 'NR > 1 && $1 == "train" { print $2, $4 }' "$csv" >"$tmp/train.dat"
-awk -F, 'NR > 1 && $1 == "eval" { print $2, $9, $10 * 100 }' "$csv" >"$tmp/eval.dat"
+awk -F, 'NR > 1 && $1 == "eval" { print $2, $10, $11 * 100 }' "$csv" >"$tmp/eval.dat"
 plots="'$tmp/train.dat' using 1:2 with lines lw 2 title 'train loss'"
 if [ -s "$tmp/eval.dat" ]; then
   plots+=", '$tmp/eval.dat' using 1:2 with linespoints lw 2 title 'eval loss'"

@@ -6,6 +6,7 @@ PKGS=(
   llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev
   libeigen3-dev libopenblas-pthread-dev libdnnl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
+  libjpeg62-turbo-dev  # lt::vision's JPEG decoding (frontend/vision/)
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy  # the Python package (python/)
   python3-pytest python3-torch python3-torchvision  # tests/python/ compare against PyTorch

@@ -30,6 +30,8 @@ blas_outside=$(grep -rlE '#include *[<"]cblas\.h' ir passes codegen backends run
 [ -n "$blas_outside" ] && { echo "layering: cblas.h outside runtime/kernels/: $blas_outside"; fail=1; }
 dnnl_outside=$(grep -rlE '#include *[<"](dnnl|oneapi/dnnl)' ir passes codegen backends runtime frontend tools examples bench tests 2>/dev/null | grep -v '^runtime/kernels/')
 [ -n "$dnnl_outside" ] && { echo "layering: oneDNN outside runtime/kernels/: $dnnl_outside"; fail=1; }
+jpeg_outside=$(grep -rlE '#include *[<"]jpeglib\.h' ir passes codegen backends runtime frontend tools examples python 2>/dev/null | grep -v '^frontend/vision/')
+[ -n "$jpeg_outside" ] && { echo "layering: jpeglib.h outside frontend/vision/: $jpeg_outside"; fail=1; }
 mpi_outside=$(grep -rlE '#include *[<"]mpi\.h' ir passes codegen backends runtime frontend tools examples 2>/dev/null | grep -v '^runtime/comm')
 [ -n "$mpi_outside" ] && { echo "layering: mpi.h outside runtime/comm*: $mpi_outside"; fail=1; }
 # Settings: the library reads the environment in one place, frontend/options/ (lt/options.h),

@@ -31,8 +31,9 @@ void CsvLog::write(const CsvRow& r) {
   auto f = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.9g}", *v) : std::string();
   };
-  fmt::print(file_, "{},{},{},{},{},{},{},{},{},{}\n", r.kind, r.step, r.epoch, f(r.loss), f(r.lr),
-             f(r.samples_per_s), f(r.ms_per_step), f(r.peak_mb), f(r.eval_loss), f(r.eval_acc));
+  fmt::print(file_, "{},{},{},{},{},{},{},{},{},{},{},{}\n", r.kind, r.step, r.epoch, f(r.loss),
+             f(r.lr), f(r.samples_per_s), f(r.ms_per_step), f(r.data_wait_ms), f(r.peak_mb),
+             f(r.eval_loss), f(r.eval_acc), f(r.eval_top5));
   std::fflush(file_);  // a crashed or killed run keeps its rows
 }
 

@@ -16,15 +16,18 @@ struct CsvRow {
   std::optional<double> lr = {};
   std::optional<double> samples_per_s = {};
   std::optional<double> ms_per_step = {};
+  std::optional<double> data_wait_ms = {};  ///< per step, waiting on the data loader
   std::optional<double> peak_mb = {};
   std::optional<double> eval_loss = {};
   std::optional<double> eval_acc = {};
+  std::optional<double> eval_top5 = {};
 };
 
 class CsvLog {
  public:
   static constexpr const char* kHeader =
-      "kind,step,epoch,loss,lr,samples_per_s,ms_per_step,peak_mb,eval_loss,eval_acc";
+      "kind,step,epoch,loss,lr,samples_per_s,ms_per_step,data_wait_ms,peak_mb,eval_loss,eval_acc,"
+      "eval_top5";
 
   /// No file: rows are dropped. `append` keeps an existing file's rows (a resumed run); a new or
   /// empty file gets the header. An unwritable path throws lt::InputError naming it.

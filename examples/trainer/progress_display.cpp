@@ -39,8 +39,10 @@ void ProgressDisplay::bar(const ProgressInfo& p) {
 
 void ProgressDisplay::line(const ProgressInfo& p, double lr) {
   if (!plain()) return;
-  fmt::print("step {:>6}  epoch {}/{}  loss {:.4f}  lr {:.4g}  {:.0f} samples/s{}\n", p.step,
-             p.epoch, p.epochs, p.mean_loss, lr, p.samples_per_s,
+  fmt::print("step {:>6}  epoch {}/{}  loss {:.4f}  lr {:.4g}  {:.0f} samples/s  {:.3g} ms/step  "
+             "data wait {:.3g} ms{}{}\n",
+             p.step, p.epoch, p.epochs, p.mean_loss, lr, p.samples_per_s, p.ms_per_step,
+             p.data_wait_ms, p.peak_mb < 0 ? "" : fmt::format("  peak {:.0f} MB", p.peak_mb),
              p.loss_scale < 0 ? ""
                               : fmt::format("  scale {:g}  skipped {}", p.loss_scale, p.skipped));
   std::fflush(stdout);

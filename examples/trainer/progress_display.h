@@ -16,6 +16,9 @@ struct ProgressInfo {
   double mean_loss = 0;
   double samples_per_s = 0;
   double eta_s = 0;  ///< to the end of the epoch
+  double ms_per_step = 0;
+  double data_wait_ms = 0;  ///< per step, waiting on the data loader
+  double peak_mb = -1;      ///< at log lines; negative on the bar
   // With a loss scaler (--amp fp16, --loss-scale): the scale after the last step, and how many
   // steps since the previous line it skipped for a non-finite gradient; negative without one.
   double loss_scale = -1;

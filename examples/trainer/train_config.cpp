@@ -66,6 +66,10 @@ void add_train_flags(CLI::App& app, TrainConfig& c, bool with_momentum) {
   app.add_option("--test-limit", c.test_limit, "Use the first N test examples (-1: all)")
       ->capture_default_str()
       ->check(integer_at_least(-1));
+  app.add_option("--num-workers", c.num_workers,
+                 "Data loader threads preparing batches ahead of the step (0: in the step)")
+      ->capture_default_str()
+      ->check(integer_at_least(0));
   app.add_option("--eval-every", c.eval_every, "Evaluate every N steps (0: each epoch's end)")
       ->capture_default_str()
       ->check(integer_at_least(0));

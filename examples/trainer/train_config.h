@@ -28,6 +28,9 @@ struct TrainConfig {
   uint64_t seed = 0;
   int64_t train_limit = -1;
   int64_t test_limit = -1;
+  /// Data loader threads making the next batches while the step runs; 0 makes each batch when
+  /// the step asks for it. Batches are the same whatever the number.
+  int64_t num_workers = 0;
   int64_t eval_every = 0;  ///< steps; 0: at the end of each epoch
   int64_t log_interval = 50;
   std::string log_csv;

@@ -9,6 +9,7 @@
 
 #include "examples/trainer/training_loop.h"
 #include "lt/amp.h"
+#include "lt/data_loader.h"
 #include "lt/lazy.h"
 #include "lt/lt.h"
 #include "lt/threads.h"
@@ -76,14 +77,46 @@ Replicas join_replicas(nn::Module& model, const TrainConfig& c) {
   return r;
 }
 
+/// The rank's rows of each global micro-batch of an epoch, in order: the epoch's permutation
+/// fixed by (seed, epoch), cut into global batches of `global_batch` (a last, smaller one is
+/// dropped), rows [rank * local_batch, (rank + 1) * local_batch) of each.
+data::Sampler replica_rows(int64_t n, uint64_t seed, int64_t global_batch, const Replicas& r) {
+  return [=](int64_t epoch) {
+    const std::vector<int64_t> order = data::shuffled_indices(n, seed, epoch);
+    std::vector<int64_t> mine;
+    for (int64_t start = 0; start + global_batch <= n; start += global_batch) {
+      const auto first = order.begin() + start + r.rank * r.local_batch;
+      mine.insert(mine.end(), first, first + r.local_batch);
+    }
+    return mine;
+  };
+}
+
+std::unique_ptr<data::DataLoader> train_loader(const TrainTask& task, const TrainConfig& c,
+                                               const Replicas& r) {
+  data::Collate collate;  // default: stacked (a TensorDataset gathers its rows at once)
+  if (task.train_batch)
+    collate = [make = task.train_batch, first_row = r.rank * r.local_batch](
+                  std::span<const data::Example> examples, int64_t epoch, int64_t batch) {
+      data::Batch b = make(examples, epoch, batch, first_row);
+      return data::Example{std::move(b.images), std::move(b.labels)};
+    };
+  return std::make_unique<data::DataLoader>(
+      task.train, data::DataLoaderOptions{
+                      .batch_size = r.local_batch,
+                      .sampler = replica_rows(task.train->size(), c.seed, c.batch_size, r),
+                      .collate = std::move(collate),
+                      .num_workers = c.num_workers});
+}
+
 RunLength run_length(const TrainTask& task, const TrainConfig& c,
-                     const data::BatchIterator& batches) {
+                     const data::DataLoader& batches) {
   RunLength n;
   n.steps_per_epoch = batches.num_batches() / c.accum_steps;
   if (n.steps_per_epoch == 0)
     throw InputError(
         fmt::format("{} training examples make no step of --batch-size {} x --accum-steps {}",
-                    task.train.size(), c.batch_size, c.accum_steps));
+                    task.train->size(), c.batch_size, c.accum_steps));
   n.total = c.max_steps >= 0 ? c.max_steps : c.epochs * n.steps_per_epoch;
   n.epochs = (n.total + n.steps_per_epoch - 1) / n.steps_per_epoch;
   return n;
@@ -114,10 +147,13 @@ void print_configuration(const TrainTask& task, const TrainConfig& c, const RunL
                          const Replicas& replicas, int64_t state_bytes, int64_t unsharded_bytes) {
   fmt::print(
       "{}: {}, {} train / {} test examples, batch {} x {}, lr {} ({}{}), {} steps "
-      "({} epochs), {} threads, {} mode{}{}\n",
-      task.name, task.description, task.train.size(), task.test.size(), c.batch_size, c.accum_steps,
-      c.lr, c.schedule, c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "",
-      n.total, n.epochs, num_threads(), c.compiler_opt ? "lazy" : "eager", amp_text(c),
+      "({} epochs), {} threads{}, {} mode{}{}\n",
+      task.name, task.description, task.train->size(), task.test->size(), c.batch_size,
+      c.accum_steps, c.lr, c.schedule,
+      c.warmup_steps > 0 ? fmt::format(", {} warmup", c.warmup_steps) : "", n.total, n.epochs,
+      num_threads(),
+      c.num_workers > 0 ? fmt::format(" + {} loader workers", c.num_workers) : "",
+      c.compiler_opt ? "lazy" : "eager", amp_text(c),
       replicas.world > 1
           ? fmt::format(", {} ranks of {} examples", replicas.world, replicas.local_batch)
           : "");
@@ -157,7 +193,15 @@ std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig
       {std::move(decay), wd}, {std::move(no_decay), no_wd}});
 }
 
-EvalResult evaluate(TrainTask& task, const data::TensorDataset& ds, const std::string& amp) {
+data::Batch stack_batch(std::span<const data::Example> examples) {
+  data::Example b = data::default_collate(examples);
+  if (b.size() != 2)
+    throw Error(fmt::format("a trainer's examples are {{input, target}}; these have {} fields",
+                            b.size()));
+  return {std::move(b[0]), std::move(b[1])};
+}
+
+EvalResult evaluate(TrainTask& task, const std::string& amp, int64_t num_workers) {
   const AmpMode autocast_mode = amp_mode(amp);
   nn::Module& model = *task.model;
   const bool was_training = model.is_training();
@@ -165,17 +209,25 @@ EvalResult evaluate(TrainTask& task, const data::TensorDataset& ds, const std::s
   NoGradGuard no_grad;
   double loss = 0, top1 = 0, top5 = 0, count = 0;
   bool has_top5 = false;
-  // Replicas: rank r evaluates chunks r, r + world, ...; the sums are added up at the end.
-  const int64_t world = dist::world_size(), first = dist::rank() * task.eval_batch;
-  for (int64_t start = first; start < ds.size(); start += task.eval_batch * world) {
-    data::Batch b;
-    {
-      // Chunks cut eagerly enter a lazy graph as input data: slicing in the graph would bake
-      // `start` in and compile once per chunk.
-      ModeGuard eager(Mode::Eager);
-      b.images = slice(ds.images, 0, start, std::min(start + task.eval_batch, ds.size()));
-      b.labels = slice(ds.labels, 0, start, std::min(start + task.eval_batch, ds.size()));
-    }
+  // Replicas: rank r evaluates chunks r, r + world, ...; the sums are added up at the end. Only
+  // the last chunk of all may be short, so the loader's batches are the rank's chunks.
+  const int64_t world = dist::world_size(), n = task.test->size(), chunk = task.eval_batch;
+  std::vector<int64_t> mine;
+  for (int64_t start = dist::rank() * chunk; start < n; start += chunk * world)
+    for (int64_t i = start; i < std::min(start + chunk, n); ++i) mine.push_back(i);
+  data::Collate collate;  // default: stacked
+  if (task.test_batch)
+    collate = [make = task.test_batch](std::span<const data::Example> examples, int64_t,
+                                       int64_t) {
+      data::Batch b = make(examples);
+      return data::Example{std::move(b.images), std::move(b.labels)};
+    };
+  data::DataLoader loader(task.test, {.batch_size = chunk,
+                                      .sampler = [&mine](int64_t) { return mine; },
+                                      .collate = std::move(collate),
+                                      .num_workers = num_workers});
+  while (std::optional<data::Example> chunk_data = loader.next()) {
+    const data::Batch b{(*chunk_data)[0], (*chunk_data)[1]};
     AutocastGuard autocast(autocast_mode.dtype, autocast_mode.on);
     auto [logits, targets] = task.logits_and_targets(b);
     const ChunkSums s = chunk_sums(logits, targets);
@@ -209,16 +261,15 @@ RunSummary train(TrainTask& task, const TrainConfig& c) {
   std::unique_ptr<optim::Optimizer> opt = task.make_optimizer(c);
   const int64_t unsharded_bytes = opt->state_bytes();
   if (c.zero > 0) opt->shard_state(c.zero);
-  data::BatchIterator batches(task.train,
-                              {.batch_size = c.batch_size, .seed = c.seed, .drop_last = true});
-  const RunLength length = run_length(task, c, batches);
+  const std::unique_ptr<data::DataLoader> batches = train_loader(task, c, replicas);
+  const RunLength length = run_length(task, c, *batches);
   optim::sched::Scheduler sched(*opt, make_schedule(c, std::max<int64_t>(length.total, 1)));
   const std::unique_ptr<amp::GradScaler> scaler = make_scaler(c);
   const TrainState state{task.name, *task.model, *opt, sched, scaler.get()};
   const TrainProgress start = load_start(task, c, state, replicas.lead());
   if (replicas.lead())
     print_configuration(task, c, length, replicas, opt->state_bytes(), unsharded_bytes);
-  TrainingLoop loop(task, c, state, batches, length, replicas, start);
+  TrainingLoop loop(task, c, state, *batches, length, replicas, start);
   loop.run();
   const RunSummary summary = loop.summary(t_start);
   if (!replicas.lead()) return summary;

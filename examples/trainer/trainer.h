@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,16 +21,23 @@ namespace lt::examples {
 struct TrainTask {
   std::string name;  ///< the program's name, e.g. "fmnist_mlp"
   nn::Module* model = nullptr;
-  data::TensorDataset train;
-  data::TensorDataset test;
+  /// Examples {input, integer target}, read through a data::DataLoader (--num-workers threads).
+  std::shared_ptr<const data::Dataset> train;
+  std::shared_ptr<const data::Dataset> test;
   /// Logits [M, C] and integer targets [M] of a batch: M is the batch for a classifier and
   /// batch * context for a language model. Loss: their mean cross-entropy.
   std::function<std::pair<Tensor, Tensor>(const data::Batch&)> logits_and_targets;
   /// The optimizer over the model's parameters, made after the configuration is known.
   std::function<std::unique_ptr<optim::Optimizer>(const TrainConfig&)> make_optimizer;
-  /// Optional: the training batch's augmentation, from (batch, epoch, index of the micro-batch in
-  /// the epoch) alone, so that a resumed run augments exactly as the uninterrupted one did.
-  std::function<data::Batch(data::Batch, int64_t epoch, int64_t batch)> augment;
+  /// Optional: this rank's rows of a training micro-batch made from their examples (on a loader
+  /// thread), where augmentation draws from (epoch, index of the micro-batch in the epoch, the
+  /// first row's place in the global micro-batch) alone, so that a resumed run and any number of
+  /// ranks augment each example as one uninterrupted process does. Default: stack_batch.
+  std::function<data::Batch(std::span<const data::Example>, int64_t epoch, int64_t batch,
+                            int64_t first_row)>
+      train_batch;
+  /// Optional: an evaluation chunk made from its examples. Default: stack_batch.
+  std::function<data::Batch(std::span<const data::Example>)> test_batch;
   /// Examples per evaluation chunk.
   int64_t eval_batch = 500;
   /// One line describing the model and data, printed with the configuration.
@@ -55,9 +63,13 @@ struct RunSummary {
 /// Trains `task` as `config` says and prints the configuration, progress and a summary.
 RunSummary train(TrainTask& task, const TrainConfig& config);
 
-/// Mean loss and accuracy of the model on `ds`, in eval mode, without gradients, under autocast
-/// as --amp says (off, bf16 or fp16).
-EvalResult evaluate(TrainTask& task, const data::TensorDataset& ds, const std::string& amp = "off");
+/// Examples {input, target} stacked into a Batch (data::default_collate of the two fields).
+data::Batch stack_batch(std::span<const data::Example> examples);
+
+/// Mean loss and accuracy of the model on task.test, in eval mode, without gradients, under
+/// autocast as --amp says (off, bf16 or fp16); chunks of eval_batch made by `num_workers` loader
+/// threads.
+EvalResult evaluate(TrainTask& task, const std::string& amp = "off", int64_t num_workers = 0);
 
 /// Parameters for weight decay (rank >= 2: weights of linear, conv and embedding layers) and the
 /// rest (biases, norm scales and shifts), as PyTorch recipes split them.

@@ -30,14 +30,6 @@ double over_ranks(double v, dist::ReduceOp op) {
 
 }  // namespace
 
-data::Batch Replicas::rows(data::Batch b) const {
-  if (world == 1) return b;
-  ModeGuard eager(Mode::Eager);  // device data: a slice in the step would differ per rank
-  b.images = slice(b.images, 0, rank * local_batch, (rank + 1) * local_batch);
-  b.labels = slice(b.labels, 0, rank * local_batch, (rank + 1) * local_batch);
-  return b;
-}
-
 void TrainingLoop::LogWindow::restart(int64_t last) {
   loss = zero();
   nonfinite = zero();
@@ -45,6 +37,7 @@ void TrainingLoop::LogWindow::restart(int64_t last) {
   steps = 0;
   first = last + 1;
   ms = 0;
+  data_wait_ms = 0;
 }
 
 Tensor TrainingLoop::LogWindow::zero() {
@@ -53,7 +46,7 @@ Tensor TrainingLoop::LogWindow::zero() {
 }
 
 TrainingLoop::TrainingLoop(TrainTask& task, const TrainConfig& c, const TrainState& state,
-                           data::BatchIterator& batches, const RunLength& length,
+                           data::DataLoader& batches, const RunLength& length,
                            const Replicas& replicas, const TrainProgress& start)
     : task_(task),
       c_(c),
@@ -93,7 +86,7 @@ void TrainingLoop::run() {
 
 /// The rest of epoch p_.epoch from micro-batch p_.batch, or of the run where it ends first.
 void TrainingLoop::train_epoch() {
-  batches_.start_epoch(p_.epoch);
+  batches_.set_epoch(p_.epoch);
   batches_.seek(p_.batch);
   while (p_.step < length_.total && p_.batch + c_.accum_steps <= batches_.num_batches()) {
     // The step's loss lives until its evaluation and checkpoint are done; in lazy mode it is an
@@ -111,6 +104,7 @@ void TrainingLoop::train_epoch() {
 /// One optimizer step, timed, and its log row or progress bar when due; returns its loss.
 Tensor TrainingLoop::train_step() {
   const auto t0 = Clock::now();
+  const int64_t wait0 = metrics::total_ns("data_wait");
   state_.optimizer.zero_grad();
   Tensor loss = forward_backward();
   add_to_window(loss);
@@ -120,6 +114,7 @@ Tensor TrainingLoop::train_step() {
   const double ms = ms_since(t0);
   step_ms_.push_back(ms);
   window_.ms += ms;
+  window_.data_wait_ms += static_cast<double>(metrics::total_ns("data_wait") - wait0) / 1e6;
   ++window_.steps;
   if (p_.step % c_.log_interval == 0 || p_.step == length_.total) log_row();
   else if (display_.bar_due()) display_.bar(progress(/*reduced=*/false));
@@ -142,12 +137,10 @@ Tensor TrainingLoop::forward_backward() {
   return step_loss;
 }
 
-/// This rank's rows of the next micro-batch, augmented when the task augments.
+/// This rank's rows of the next micro-batch, as the task makes them (augmented, if it augments).
 data::Batch TrainingLoop::next_batch() {
-  const int64_t index = batches_.batch_index();
-  if (task_.augment)  // its draws go by row of the global batch: augment it all, then cut
-    return replicas_.rows(task_.augment(std::move(*batches_.next()), p_.epoch, index));
-  return *batches_.next_rows(replicas_.rank * replicas_.local_batch, replicas_.local_batch);
+  data::Example b = *batches_.next();
+  return {std::move(b[0]), std::move(b[1])};
 }
 
 Tensor TrainingLoop::micro_batch_loss(const data::Batch& b) {
@@ -205,6 +198,8 @@ ProgressInfo TrainingLoop::progress(bool reduced) {
   const double counted = double(window_.steps) - (state_.scaler ? read(window_.nonfinite) : 0.0);
   i.mean_loss = window_.steps == 0 ? 0 : counted > 0 ? loss / counted : NAN;
   const double ms = window_.steps > 0 ? window_.ms / double(window_.steps) : 0;
+  i.ms_per_step = ms;
+  i.data_wait_ms = window_.steps > 0 ? window_.data_wait_ms / double(window_.steps) : 0;
   i.samples_per_s = ms > 0 ? examples_per_step() * 1e3 / ms : 0;
   i.eta_s = ms * double(length_.steps_per_epoch - i.step_in_epoch) / 1e3;
   if (state_.scaler) {
@@ -218,8 +213,9 @@ ProgressInfo TrainingLoop::progress(bool reduced) {
 /// The window's row in the log and on the display (a collective), then a new window. A window
 /// whose mean loss is not finite ends the run.
 void TrainingLoop::log_row() {
-  const ProgressInfo i = progress(/*reduced=*/true);
+  ProgressInfo i = progress(/*reduced=*/true);
   const double peak = over_ranks(peak_mb(), dist::ReduceOp::Max);
+  i.peak_mb = peak;
   // A loss scaler skips a step whose loss or gradients are not finite (a forward overflow in
   // f16, now and then); a window in which it skipped every step has diverged all the same.
   if (!std::isfinite(i.mean_loss))
@@ -236,7 +232,8 @@ void TrainingLoop::log_row() {
               .loss = i.mean_loss,
               .lr = last_lr_,
               .samples_per_s = i.samples_per_s,
-              .ms_per_step = window_.ms / double(window_.steps),
+              .ms_per_step = i.ms_per_step,
+              .data_wait_ms = i.data_wait_ms,
               .peak_mb = peak});
   display_.bar(i);
   display_.line(i, last_lr_);
@@ -246,7 +243,7 @@ void TrainingLoop::log_row() {
 
 void TrainingLoop::run_eval() {
   display_.finish_bar();
-  const EvalResult r = evaluate(task_, task_.test, c_.amp);
+  const EvalResult r = evaluate(task_, c_.amp, c_.num_workers);
   p_.best_eval_acc = std::max(p_.best_eval_acc, r.accuracy);
   if (replicas_.lead())
     fmt::print("eval  step {:>6}  epoch {}  loss {:.4f}  accuracy {:.2f}%{}\n", p_.step,
@@ -257,7 +254,8 @@ void TrainingLoop::run_eval() {
               .epoch = p_.epoch + 1,
               .peak_mb = over_ranks(peak_mb(), dist::ReduceOp::Max),
               .eval_loss = r.loss,
-              .eval_acc = r.accuracy});
+              .eval_acc = r.accuracy,
+              .eval_top5 = r.top5 >= 0 ? std::optional<double>(r.top5) : std::nullopt});
   last_eval_ = p_.step;
   final_eval_ = r;
 }

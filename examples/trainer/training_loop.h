@@ -12,6 +12,7 @@
 #include "examples/trainer/progress_display.h"
 #include "examples/trainer/trainer.h"
 #include "examples/trainer/training_checkpoint.h"
+#include "lt/data_loader.h"
 #include "lt/dist.h"
 #include "lt/lazy.h"
 
@@ -34,8 +35,6 @@ struct Replicas {
   int64_t world = 1, rank = 0, local_batch = 0;
 
   bool lead() const { return rank == 0; }
-  /// This rank's rows of a global batch.
-  data::Batch rows(data::Batch b) const;
 };
 
 /// How long the run is: optimizer steps per epoch, in all (--max-steps, else --epochs), and the
@@ -48,7 +47,7 @@ struct RunLength {
 class TrainingLoop {
  public:
   TrainingLoop(TrainTask& task, const TrainConfig& c, const TrainState& state,
-               data::BatchIterator& batches, const RunLength& length, const Replicas& replicas,
+               data::DataLoader& batches, const RunLength& length, const Replicas& replicas,
                const TrainProgress& start);
 
   /// Trains to the last step, then logs, evaluates and saves what is still due.
@@ -68,6 +67,7 @@ class TrainingLoop {
     int64_t steps = 0;
     int64_t first = 1;  ///< the window's first step
     double ms = 0;
+    double data_wait_ms = 0;
 
     /// The window after step `last`: each sum is replaced in turn, so no more than one new
     /// zero is held beside the old sums.
@@ -91,7 +91,7 @@ class TrainingLoop {
   TrainTask& task_;
   const TrainConfig& c_;
   const TrainState& state_;
-  data::BatchIterator& batches_;
+  data::DataLoader& batches_;
   const RunLength length_;
   const Replicas replicas_;
   const AmpMode autocast_;

@@ -48,17 +48,24 @@ Tensor pad_images(const Tensor& images, int64_t pad, double fill, Loc loc) {
 }
 
 Tensor random_crop_flip(const Tensor& images, int64_t pad, bool flip, double fill, uint64_t seed,
-                        int64_t epoch, int64_t batch, Loc loc) {
+                        int64_t epoch, int64_t batch, int64_t first_row, Loc loc) {
   const float* src = image_data(images, "random_crop_flip", loc);
   check_pad(pad, "random_crop_flip", loc);
   const int64_t n = images.size(0), c = images.size(1), h = images.size(2), w = images.size(3);
   auto out = make_impl({DType::F32, {n, c, h, w}});
   float* dst = out->as<float>();
-  uint64_t state = seed;
-  state = splitmix64(state) ^ static_cast<uint64_t>(epoch);
-  state = splitmix64(state) ^ static_cast<uint64_t>(batch);
+  if (first_row < 0)
+    throw Error(fmt::format("random_crop_flip: first_row must be >= 0, got {} at {}", first_row,
+                            location_str(loc)));
+  uint64_t batch_state = seed;
+  batch_state = splitmix64(batch_state) ^ static_cast<uint64_t>(epoch);
+  batch_state = splitmix64(batch_state) ^ static_cast<uint64_t>(batch);
   const auto span = static_cast<uint64_t>(2 * pad + 1);
   for (int64_t i = 0; i < n; ++i) {
+    // Each row draws from its own row number, so a replica augmenting its rows alone draws what
+    // the whole batch's augmentation would give them.
+    uint64_t state = batch_state;
+    state = splitmix64(state) ^ static_cast<uint64_t>(first_row + i);
     const int64_t dy = static_cast<int64_t>(below(state, span)) - pad;
     const int64_t dx = static_cast<int64_t>(below(state, span)) - pad;
     const bool mirror = flip && (splitmix64(state) >> 63) != 0;

@@ -60,6 +60,18 @@ Example TensorDataset::get(int64_t index) const {
   return {row(images, index), row(labels, index)};
 }
 
+std::optional<Example> TensorDataset::get_batch(std::span<const int64_t> indices) const {
+  for (int64_t i : indices)
+    if (i < 0 || i >= size())
+      throw InputError(fmt::format("TensorDataset: index {} is out of range for {} examples", i,
+                                   size()));
+  if (images.impl()->pending() || labels.impl()->pending())
+    throw Error("TensorDataset: its tensors have pending lazy work; call lt::mark_step() first");
+  refresh(images);
+  refresh(labels);
+  return Example{gather_rows(images, indices), gather_rows(labels, indices)};
+}
+
 Example default_collate(std::span<const Example> examples, Loc loc) {
   if (examples.empty()) return {};
   const size_t fields = examples[0].size();
@@ -133,6 +145,14 @@ struct DataLoader::State {
 
   Made make(int64_t b, const std::vector<int64_t>& indices, int64_t e) const {
     WorkerScope scope;
+    if (!o.collate) {
+      try {
+        if (std::optional<Example> batch = dataset->get_batch(indices))
+          return {std::move(batch), nullptr};
+      } catch (const std::exception& err) {
+        return failed(fmt::format("batch {} of epoch {}: {}", b, e, err.what()));
+      }
+    }
     std::vector<Example> examples;
     examples.reserve(indices.size());
     for (int64_t i : indices) {

@@ -26,6 +26,13 @@ class Dataset {
   virtual ~Dataset() = default;
   virtual int64_t size() const = 0;
   virtual Example get(int64_t index) const = 0;
+  /// Optional, as a PyTorch dataset's __getitems__: examples `indices` stacked as
+  /// default_collate stacks them, for a dataset that does that faster than a get per index. A
+  /// DataLoader without its own collate uses it; nullopt (the default) has it call get for each.
+  virtual std::optional<Example> get_batch(std::span<const int64_t> indices) const {
+    (void)indices;
+    return std::nullopt;
+  }
 };
 
 /// An in-memory labelled dataset: inputs [N, ...] and integer labels i64[N]; example i is
@@ -38,6 +45,8 @@ struct TensorDataset final : Dataset {
       : images(std::move(images)), labels(std::move(labels)) {}
   int64_t size() const override { return labels.defined() ? labels.size(0) : 0; }
   Example get(int64_t index) const override;
+  /// The rows gathered at once (gather_rows), as get and default_collate would give them.
+  std::optional<Example> get_batch(std::span<const int64_t> indices) const override;
 };
 
 enum class Split { Train, Test };
@@ -78,10 +87,13 @@ Tensor pad_images(const Tensor& images, int64_t pad, double fill = 0, Loc loc = 
 
 /// The CIFAR-style augmentation, on the host: each image of [N, C, H, W] f32 is shifted by a
 /// random offset in [-pad, pad] on each axis (a crop of the image padded by `pad` with `fill`)
-/// and, with `flip`, mirrored left-right with probability 1/2. The draws depend on (seed, epoch,
-/// batch) alone, so a resumed run augments its batches exactly as the uninterrupted run did.
+/// and, with `flip`, mirrored left-right with probability 1/2. Image i's draws depend on (seed,
+/// epoch, batch, first_row + i) alone: a resumed run augments its batches exactly as the
+/// uninterrupted run did, and rows [k, k + m) of a batch given alone with first_row = k are
+/// augmented as they are within the whole batch (a replica's share of it).
 Tensor random_crop_flip(const Tensor& images, int64_t pad, bool flip, double fill, uint64_t seed,
-                        int64_t epoch, int64_t batch, Loc loc = Loc::current());
+                        int64_t epoch, int64_t batch, int64_t first_row = 0,
+                        Loc loc = Loc::current());
 
 struct BatchOptions {
   int64_t batch_size = 64;

@@ -88,6 +88,22 @@ TEST(Augment, RandomCropFlipDependsOnSeedEpochAndBatchOnly) {
             x.to_vector<float>());
 }
 
+TEST(Augment, RandomCropFlipOfSomeRowsIsThoseRowsOfTheWholeBatch) {
+  const Tensor x = ramp(8, 2, 5, 5);
+  const std::vector<float> whole =
+      data::random_crop_flip(x, 2, true, 0.f, 4, 1, 7).to_vector<float>();
+  const int64_t per_row = 2 * 5 * 5;
+  for (int64_t first : {0, 3, 6}) {
+    const std::vector<float> part =
+        data::random_crop_flip(slice(x, 0, first, first + 2), 2, true, 0.f, 4, 1, 7, first)
+            .to_vector<float>();
+    const std::vector<float> want(whole.begin() + first * per_row,
+                                  whole.begin() + (first + 2) * per_row);
+    EXPECT_EQ(part, want) << "rows from " << first;
+  }
+  EXPECT_THROW(data::random_crop_flip(x, 2, true, 0.f, 4, 1, 7, -1), Error);
+}
+
 TEST(Augment, BadInputsNameTheProblem) {
   try {
     data::pad_images(ones({2, 3}), 1);

@@ -194,6 +194,25 @@ TEST(DataLoader, AWorkersModeSwitchesStayItsOwn) {
   EXPECT_EQ(mode(), Mode::Lazy);
 }
 
+TEST(DataLoader, TensorDatasetGathersABatchAsGetAndCollateWould) {
+  const auto d = numbered(6);
+  const std::vector<int64_t> rows{4, 0, 5, 4};
+  std::vector<Example> one_by_one;
+  for (int64_t i : rows) one_by_one.push_back(d->get(i));
+  const std::optional<Example> gathered = d->get_batch(rows);
+  ASSERT_TRUE(gathered);
+  expect_same(*gathered, default_collate(one_by_one));
+  // Through a loader: a bad index names itself and the batch.
+  DataLoader loader(d, {.batch_size = 2, .sampler = [](int64_t) {
+                          return std::vector<int64_t>{1, 2, 9, 0};
+                        }});
+  expect_same(*loader.next(), expected(*d, {1, 2}));
+  const std::string e = error_of([&] { loader.next(); });
+  EXPECT_EQ(e.substr(0, e.rfind(" at ")),
+            "DataLoader: batch 1 of epoch 0: TensorDataset: index 9 is out of range for 6 "
+            "examples");
+}
+
 TEST(DataLoader, BadOptionsAndMismatchedExamples) {
   const auto d = numbered(3);
   const auto reason = [](const std::string& e) { return e.substr(0, e.rfind(" at ")); };
