@@ -1,4 +1,5 @@
-// bf16 against f32 GEMM at the shapes of the trainers' steps (docs/RESULTS.md, "Eager kernels",
+// bf16 against f32 GEMM at the shapes of the trainers' steps and at 1024^3, the machine's GEMM
+// ceiling (docs/RESULTS.md, "Eager kernels",
 // has the figures; docs/BENCHMARKS.md the command). Arguments: shape, path, threads
 // (lt::rt::set_num_threads).
 //
@@ -45,6 +46,8 @@ const StepShape kShapes[] = {
     {"gpt step up dW (1024x512)^T . 1024x128", true, false, 512, 128, 1024},
     {"gpt step down dW (1024x128)^T . 1024x512", true, false, 128, 512, 1024},
     {"gpt step up dX 1024x512 . 512x128", false, false, 1024, 128, 512},
+    // The core's ceiling: large enough that packing and edges cost nothing.
+    {"peak 1024x1024 . 1024x1024", false, false, 1024, 1024, 1024},
 };
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 

@@ -180,3 +180,53 @@ def test_imagenet_trainer_on_two_ranks_follows_one():
     assert "2 rank(s)" in out and len(one) == 4 and len(two) == 4
     for a, b in zip(two, one):
         assert abs(a - b) <= 1e-4 * abs(b), (two, one)
+
+
+def test_cpp_imagenet_trainer_takes_torchvisions_weights_and_gives_its_validation_loss(tmp_path):
+    """examples/imagenet_resnet50 (C++) loads torchvision's ResNet-18 weights strictly, by
+    torchvision's names, and evaluates a folder of JPEGs (resize to 256/224 of the size, center
+    crop, normalize) to the loss and top-1 that torchvision's model gives on the images PIL
+    decodes, through torchvision's transforms on tensors (measured: 1e-7 apart)."""
+    import csv
+
+    import numpy as np
+    import torch
+    import torchvision
+    import torchvision.transforms.functional as F
+    from PIL import Image
+    import lazytrain as lt
+    build = os.path.join(ROOT, "build")
+    folder = tmp_path / "images"
+    subprocess.run([os.path.join(build, "tests", "lt_make_image_folder"), str(folder), "5", "1",
+                    "4"], check=True, capture_output=True)
+    torch.manual_seed(0)
+    theirs = torchvision.models.resnet18(num_classes=10)
+    with torch.no_grad():  # batch statistics of their own in the running averages
+        theirs.train()(torch.randn(8, 3, 64, 64))
+        theirs.fc.weight.mul_(40)  # logits far apart, so the loss depends on every feature
+    theirs.eval()
+    weights = tmp_path / "resnet18.safetensors"
+    lt.save({k: lt.tensor(v.numpy()) for k, v in theirs.state_dict().items()}, str(weights))
+    log = tmp_path / "log.csv"
+    out = subprocess.run([os.path.join(build, "examples", "imagenet_resnet50"), "--arch",
+                          "resnet18", "--num-classes", "10", "--image-size", "64", "--data",
+                          str(folder), "--weights", str(weights), "--max-steps", "0",
+                          "--batch-size", "4", "--log-csv", str(log)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"weights from {weights}: every tensor matched" in out.stdout
+    row = [r for r in csv.DictReader(open(log)) if r["kind"] == "eval"][0]
+    images, labels = [], []
+    for k, cls in enumerate(sorted(os.listdir(folder / "val"))):
+        for name in sorted(os.listdir(folder / "val" / cls)):
+            x = F.to_tensor(Image.open(folder / "val" / cls / name).convert("RGB"))
+            x = F.center_crop(F.resize(x, 64 * 256 // 224, antialias=True), 64)
+            images.append(F.normalize(x, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]))
+            labels.append(k)
+    with torch.no_grad():
+        logits = theirs(torch.stack(images))
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor(labels)).item()
+    top1 = (logits.argmax(1) == torch.tensor(labels)).float().mean().item()
+    assert abs(loss - 2.302585) > 0.5  # not the loss of uniform logits, which any input gives
+    assert abs(float(row["eval_loss"]) - loss) <= 1e-4 * loss, (row, loss)
+    assert abs(float(row["eval_acc"]) - top1) < 1e-6, (row, top1)
