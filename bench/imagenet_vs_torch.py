@@ -80,7 +80,7 @@ def torch_worker(rank, world, args, bf16, channels_last, port, out):
         ms = t.item()
         dist.destroy_process_group()
     if rank == 0:
-        out.put(ms)
+        out.put((ms, torch_peer.mapped_blas()))
 
 
 def torch_ms(args, world, bf16, channels_last, port):
@@ -106,6 +106,9 @@ def torch_ms(args, world, bf16, channels_last, port):
                          f"result (exit codes {codes})")
     for p in procs:
         p.join()
+    ms, blas = ms
+    if not any("openblas-openmp" in b for b in blas):
+        sys.exit(f"imagenet_vs_torch: PyTorch did not map the OpenMP OpenBLAS ({blas})")
     return ms
 
 
@@ -139,7 +142,7 @@ def gemm_gflops(build):
     bf16 x bf16 -> f32."""
     import json
     exe = os.path.join(build, "bench", "lt_bench_gemm_bf16")
-    out = subprocess.run([exe, "--benchmark_filter=shape:14/path:[12]/threads:1/cold:0$",
+    out = subprocess.run([exe, "--benchmark_filter=shape:14/path:[12]/threads:1/cold:0/",
                           "--benchmark_min_time=0.3", "--benchmark_format=json"],
                          capture_output=True, text=True, check=True).stdout
     rates = {}
@@ -160,11 +163,9 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--precisions", default="f32,bf16")
     args = ap.parse_args()
+    # torch is imported by the workers only: 2-process workers spawned by a parent that has
+    # imported it hung in their first step.
     note = torch_peer.exec_in_torch_env()
-    import torch  # noqa: F401  (maps the BLAS)
-    blas = torch_peer.mapped_blas()
-    if not any("openblas-openmp" in b for b in blas):
-        sys.exit("imagenet_vs_torch: PyTorch did not map the OpenMP OpenBLAS")
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), "unknown CPU")
     cores = os.cpu_count()

@@ -186,7 +186,7 @@ def test_cpp_imagenet_trainer_takes_torchvisions_weights_and_gives_its_validatio
     """examples/imagenet_resnet50 (C++) loads torchvision's ResNet-18 weights strictly, by
     torchvision's names, and evaluates a folder of JPEGs (resize to 256/224 of the size, center
     crop, normalize) to the loss and top-1 that torchvision's model gives on the images PIL
-    decodes, through torchvision's transforms on tensors (measured: 1e-7 apart)."""
+    decodes, through torchvision's transforms on tensors."""
     import csv
 
     import numpy as np
