@@ -274,6 +274,34 @@ void verify_buffer_plan(const Graph& g, const FusionPlan& fusion, const BufferPl
   check_results_and_donations(g, fusion, launches, plan, last);
 }
 
+MemoryReport memory_report(const Graph& g, const BufferPlan& plan) {
+  MemoryReport r;
+  r.inputs = static_cast<int>(g.params().size());
+  for (const Param& p : g.params()) r.input_bytes += static_cast<int64_t>(p.type.bytes());
+  std::set<int> donors;
+  for (const BufferSlot& b : plan.slots)
+    if (b.storage == Storage::Donated) donors.insert(b.donor);
+  r.donated_inputs = static_cast<int>(donors.size());
+  for (int p : donors) r.donated_bytes += static_cast<int64_t>(g.params()[p].type.bytes());
+  r.fresh_result_bytes = plan.result_bytes;
+  r.arena_bytes = plan.arena_bytes;
+  r.live_peak_bytes = plan.live_peak_bytes;
+  r.naive_bytes = plan.naive_bytes;
+  return r;
+}
+
+std::string print_memory_report(const MemoryReport& r) {
+  auto mb = [](int64_t bytes) {
+    return fmt::format("{:.2f} MB", static_cast<double>(bytes) / (1 << 20));
+  };
+  return fmt::format(
+      "memory: inputs {} in {} tensors ({} in {} donated to results), fresh results {}, "
+      "intermediates {} (live peak {}; {} without reuse), planned peak {}\n",
+      mb(r.input_bytes), r.inputs, mb(r.donated_bytes), r.donated_inputs,
+      mb(r.fresh_result_bytes), mb(r.arena_bytes), mb(r.live_peak_bytes), mb(r.naive_bytes),
+      mb(r.planned_peak_bytes()));
+}
+
 std::string print_buffer_plan(const Graph& g, const BufferPlan& plan) {
   std::string s = fmt::format(
       "buffers: {} launches, arena {} bytes (live peak {}), results {}, donated {}, naive {}\n",

@@ -87,7 +87,8 @@ void PassLog::dump(std::string_view name, StageKind kind, bool changed, const ir
   if (fusion_stage) {
     f << ir::print_fusion_plan(g, *fusion);
   } else if (kind == StageKind::Buffers) {
-    f << ir::print_buffer_plan(g, *buffers);
+    f << ir::print_memory_report(ir::memory_report(g, *buffers))
+      << ir::print_buffer_plan(g, *buffers);
   } else {
     f << (changed ? ir::print(g) : "(unchanged)\n");
   }

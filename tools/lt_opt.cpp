@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   bool list = false;
   bool fusion = false;
   bool buffers = false;
+  bool memory = false;
   lt::passes::LowerOptions options;
   lt::passes::PassLogOptions log_options;
   log_options.verify = true;  // stages see a verified graph and have their output verified
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   app.add_flag("--print-buffers", buffers,
                "after the passes, print the buffer plan (running the kernel stages and "
                "'buffer_plan' if they made none)");
+  app.add_flag("--print-memory", memory,
+               "after the passes, print the memory report: inputs, donated, fresh results, "
+               "intermediates and the planned peak (running the stages --print-buffers runs)");
   app.add_option("--dump-dir", log_options.dump_dir,
                  "write each stage's output as a compiled step does under LT_DUMP_DIR");
   app.add_option("--dump-prefix", log_options.prefix, "file-name prefix of those dumps");
@@ -113,15 +117,18 @@ int main(int argc, char** argv) {
       lt::passes::PassLog log(log_options);
       const lt::backends::Backend& backend = lt::backends::cpu();
       // "pipeline" verifies its input itself, so its dumps are numbered as a step's are.
-      if ((!names.empty() && names.front() != "pipeline") || (names.empty() && (fusion || buffers)))
+      const bool plans = fusion || buffers || memory;
+      if ((!names.empty() && names.front() != "pipeline") || (names.empty() && plans))
         log.verify(l.graph);
       backend.run_passes(l, names, options, log);
-      if ((fusion || buffers) && !l.fusion) backend.plan_kernels(l, options, log);
+      if (plans && !l.fusion) backend.plan_kernels(l, options, log);
       const std::vector<std::string> buffer_stage = {"buffer_plan"};
-      if (buffers && !l.buffers) backend.run_passes(l, buffer_stage, options, log);
+      if ((buffers || memory) && !l.buffers) backend.run_passes(l, buffer_stage, options, log);
       std::cout << lt::ir::print(l.graph);
       if (fusion) print_fusion(l);
       if (buffers) std::cout << lt::ir::print_buffer_plan(l.graph, *l.buffers);
+      if (memory)
+        std::cout << lt::ir::print_memory_report(lt::ir::memory_report(l.graph, *l.buffers));
     } catch (const lt::InputError&) {
       throw;
     } catch (const lt::Error& e) {

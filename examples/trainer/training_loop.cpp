@@ -301,8 +301,10 @@ void TrainingLoop::print_summary(const RunSummary& s) const {
                state_.scaler->get_scale().item<double>(), run_scaler_skips_, s.steps);
   if (c_.compiler_opt)
     fmt::print(
-        "lazy: {} graphs prepared, {} cache hits, {} syncs (LT_METRICS=1 for the full report)\n",
-        metrics::counter("cache_miss"), metrics::counter("cache_hit"), metrics::counter("sync"));
+        "lazy: {} graphs prepared, {} cache hits, {} syncs, planned peak {:.1f} MB (the largest "
+        "graph's; LT_METRICS=1 for the full report)\n",
+        metrics::counter("cache_miss"), metrics::counter("cache_hit"), metrics::counter("sync"),
+        static_cast<double>(debug::planned_peak_bytes()) / (1 << 20));
 }
 
 double TrainingLoop::examples_per_step() const {

@@ -270,6 +270,7 @@ std::optional<Example> DataLoader::next(Loc loc) {
     ++s.taken;
     s.room_cv.notify_all();
   }
+  metrics::count("data_batches");
   metrics::time_ns("data_wait", std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now() - start)
                                     .count());

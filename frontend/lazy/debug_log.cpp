@@ -1,5 +1,7 @@
 #include "frontend/lazy/debug_log.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <utility>
@@ -15,6 +17,7 @@ struct DebugLines {
   std::mutex mu;
   std::vector<std::string> lines;
 };
+std::atomic<int64_t> largest_planned_peak{0};
 DebugLines& lines() {
   static DebugLines l;
   return l;
@@ -33,6 +36,12 @@ void debug_line(std::string line) {
   l.lines.push_back(std::move(line));
 }
 
+void note_planned_peak(int64_t bytes) {
+  int64_t seen = largest_planned_peak.load();
+  while (bytes > seen && !largest_planned_peak.compare_exchange_weak(seen, bytes)) {
+  }
+}
+
 }  // namespace lazy
 
 namespace debug {
@@ -42,6 +51,7 @@ std::vector<std::string> take_log() {
   std::lock_guard lock(l.mu);
   return std::exchange(l.lines, {});
 }
+int64_t planned_peak_bytes() { return largest_planned_peak.load(); }
 }  // namespace debug
 
 }  // namespace lt

@@ -11,6 +11,7 @@
 
 #include "frontend/options/store.h"
 #include "lt/lazy.h"
+#include "lt/metrics.h"
 
 namespace lt::lazy {
 namespace {
@@ -25,6 +26,12 @@ struct Profiles {
     std::lock_guard<std::mutex> lk(m);
     std::string s = "lazytrain launch profile (LT_PROFILE)\n";
     for (const auto& p : all) s += p->report();
+    // The steps' other wait: a batch the data loader had not made yet.
+    if (const int64_t batches = metrics::counter("data_batches"); batches > 0) {
+      const double ms = static_cast<double>(metrics::total_ns("data_wait")) / 1e6;
+      s += fmt::format("data loader: {:.3f} ms waited for {} batches, {:.3f} ms per batch\n", ms,
+                       batches, ms / static_cast<double>(batches));
+    }
     return s;
   }
 };

@@ -65,6 +65,14 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
               ? lazy::prepare_on_every_rank(std::move(graph), options, key)
               : lazy::PreparedStep::prepare(std::move(graph), options, key);
     cache.insert(key, exe);
+    if (const ir::MemoryReport* m = exe->memory()) {
+      lazy::note_planned_peak(m->planned_peak_bytes());
+      if (lazy::debug_enabled()) {
+        std::string text = ir::print_memory_report(*m);
+        text.pop_back();  // its newline
+        lazy::debug_line(fmt::format("lt: graph={:016x} {}", key, text));
+      }
+    }
   }
   const int64_t t2 = ir::now_ns();
   metrics::time_ns(hit ? "cache_lookup" : "compile", t2 - t1);

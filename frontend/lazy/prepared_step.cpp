@@ -51,6 +51,7 @@ std::shared_ptr<PreparedStep> PreparedStep::prepare(ir::Graph traced, const Comp
   if (after.corrupt != before.corrupt)
     metrics::count("disk_cache_corrupt", static_cast<int64_t>(after.corrupt - before.corrupt));
   step->disk_hit_ = after.hits > before.hits && after.misses == before.misses;
+  if (l.buffers) step->memory_ = ir::memory_report(l.graph, *l.buffers);
   step->object_file_ = stats.object_file;
   metrics::time_ns("codegen", static_cast<int64_t>(stats.llvm_ms * 1e6));
   step->traced_ = std::move(traced);

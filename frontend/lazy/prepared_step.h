@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ class PreparedStep {
                                  std::span<const long> owned_refs = {}) const;
   /// The compiled step (null at opt level 0): its memory plan and run counters.
   const rt::Executable* executable() const { return executable_.get(); }
+  /// What the compiled step holds while it runs (null at opt level 0).
+  const ir::MemoryReport* memory() const { return memory_ ? &*memory_ : nullptr; }
 
   /// Prepares `traced` (verified first) at the given options; `key` names dumps and the on-disk
   /// object cache entry.
@@ -41,6 +44,7 @@ class PreparedStep {
   std::shared_ptr<rt::Executable> executable_;
   std::shared_ptr<LaunchProfile> profile_;  // launch labels and times (LT_PROFILE)
   mutable std::atomic<bool> profile_registered_{false};
+  std::optional<ir::MemoryReport> memory_;
   bool disk_hit_ = false;
   std::string object_file_;
 };

@@ -62,7 +62,8 @@ class DataLoader {
   /// The epoch's next batch, in order, once made; nullopt at its end. An example whose get (or
   /// a batch whose collate) throws fails this call with an lt::Error naming the example's index
   /// and the batch: the batches before it arrive first. The time this call waits is counted as
-  /// "data_wait" (lt::metrics, LT_METRICS).
+  /// "data_wait" and the batch in "data_batches" (lt::metrics, LT_METRICS; LT_PROFILE's report
+  /// ends with their totals).
   std::optional<Example> next(Loc loc = Loc::current());
   /// Batches in the current epoch (PyTorch's len(loader)).
   int64_t num_batches() const;

@@ -6,6 +6,7 @@
 // parameters. A lazy tensor with pending work used by an op in eager mode is an error (call
 // lt::mark_step() first); once materialized it is device data like any other.
 #pragma once
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,6 +85,10 @@ namespace debug {
 void set_enabled(bool on);
 /// The debug lines printed since the last call (for tests and tools).
 std::vector<std::string> take_log();
+/// The largest planned peak of the graphs compiled so far (bytes its run can hold at once:
+/// inputs, intermediates and fresh results; LT_DEBUG and the dump folder print the whole
+/// report); 0 before any, and at opt level 0.
+int64_t planned_peak_bytes();
 /// The pending graph of these tensors as IR text, without running it.
 std::string graph_text(std::span<const Tensor> tensors);
 /// LT_PROFILE=1 (or set_profiling(true), which sets it): every launch of compiled steps (opt

@@ -183,8 +183,17 @@ TEST_F(Lazy, RecompileExplanationNamesTheChangedShapeAndItsLine) {
     mark_step();
   }
   debug::set_enabled(false);
-  std::vector<std::string> log = debug::take_log();
+  std::vector<std::string> log, memory;
+  for (std::string& line : debug::take_log())
+    (line.find(" memory: ") != std::string::npos ? memory : log).push_back(std::move(line));
   ASSERT_EQ(log.size(), 4u);  // three runs and one recompile explanation
+  // Each compile reports its memory: inputs w and x, the fresh result y.
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_THAT(memory[1], ::testing::MatchesRegex(
+                             "lt: graph=[0-9a-f]+ memory: inputs 0.00 MB in 2 tensors \\(0.00 MB "
+                             "in 0 donated to results\\), fresh results 0.00 MB, .*, planned "
+                             "peak 0.00 MB"));
+  EXPECT_GE(debug::planned_peak_bytes(), (8 * 4 + 4 * 3 + 8 * 3) * 4);
   EXPECT_EQ(log[2],
             "lt: recompile #1 (mark_step at lazy_test.cpp:" + std::to_string(step_line) +
                 "): parameter 0 is f32[5,4], cached graph had f32[8,4]; first use: %0 = "

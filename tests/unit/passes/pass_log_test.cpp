@@ -140,7 +140,9 @@ TEST(PassLog, DumpsPlansAsText) {
   log.run(l, *find_pass("fuse"), o);
   log.run(l, *find_pass("buffer_plan"), o);
   EXPECT_EQ(read(dir / "k-00-fuse.txt"), ir::print_fusion_plan(l.graph, *l.fusion));
-  EXPECT_EQ(read(dir / "k-01-buffer_plan.txt"), ir::print_buffer_plan(l.graph, *l.buffers));
+  EXPECT_EQ(read(dir / "k-01-buffer_plan.txt"),
+            ir::print_memory_report(ir::memory_report(l.graph, *l.buffers)) +
+                ir::print_buffer_plan(l.graph, *l.buffers));
   fs::remove_all(dir);
 }
 
