@@ -36,7 +36,7 @@ struct StepConv {
 };
 
 // fmnist_cnn (batch 64, 28x28) and ResNet-20 (batch 32, 1x32x32) as bench/step_bench.cpp runs
-// them; 3x3 convolutions have padding 1, 1x1 projections none.
+// them, and ResNet-50's last stage; 3x3 convolutions have padding 1, 1x1 projections none.
 const StepConv kShapes[] = {
     {"cnn conv1 1->32 28x28 b64", 64, 1, 28, 32, 3, 1},
     {"cnn conv2 32->64 14x14 b64", 64, 32, 14, 64, 3, 1},
@@ -48,6 +48,10 @@ const StepConv kShapes[] = {
     {"resnet 32->64 s2 16x16 b32", 32, 32, 16, 64, 3, 2},
     {"resnet proj 1x1 32->64 s2 b32", 32, 32, 16, 64, 1, 2},
     {"resnet 64->64 8x8 b32", 32, 64, 8, 64, 3, 1},
+    // ResNet-50's last stage at 128x128 (batch 16): large channels on 4x4 maps.
+    {"r50 layer4 512->512 4x4 b16", 16, 512, 4, 512, 3, 1},
+    {"r50 layer4 proj 1x1 1024->2048 s2 b16", 16, 1024, 8, 2048, 1, 2},
+    {"r50 layer4 1x1 2048->512 4x4 b16", 16, 2048, 4, 512, 1, 1},
 };
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 

@@ -723,5 +723,97 @@ TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
   for (uint16_t v : yb) EXPECT_EQ(v & 0x7fff, 0x7fc0) << std::hex << v;
 }
 
+// The weight gradient of a channels-last 1x1 convolution as one GEMM (conv_pointwise.cpp),
+// against its definition summed in f64 (gw[o][c] = sum over the output pixels p of gy[p][o]
+// times the input pixel p reads), at stride 1 and 2, f32 and bf16 (to f32 and to bf16), at 1
+// and 2 threads with the same bits; which geometries take it; the entry point takes it.
+TEST(ConvPaths, PointwiseWeightGradIsOneGemm) {
+  struct PointCase {
+    int64_t n, h, w, c, o, stride;
+  };
+  const PointCase cases[] = {{2, 4, 4, 48, 40, 1}, {3, 7, 5, 32, 64, 2}, {4, 16, 16, 24, 8, 1}};
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const PointCase& pc : cases) {
+    const int64_t oh = (pc.h - 1) / pc.stride + 1, ow = (pc.w - 1) / pc.stride + 1;
+    const int64_t pixels = pc.n * oh * ow;
+    std::vector<float> x(pc.n * pc.h * pc.w * pc.c), gy(pixels * pc.o);
+    for (float& v : x) v = from_bf16(to_bf16(u(rng)));  // exact in bf16 too
+    for (float& v : gy) v = from_bf16(to_bf16(u(rng)));
+    std::vector<double> want(pc.o * pc.c, 0), abs(pc.o * pc.c, 0);
+    for (int64_t n = 0; n < pc.n; ++n)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          const int64_t p = (n * oh + i) * ow + j;
+          const float* row = &x[((n * pc.h + i * pc.stride) * pc.w + j * pc.stride) * pc.c];
+          for (int64_t o = 0; o < pc.o; ++o)
+            for (int64_t c = 0; c < pc.c; ++c) {
+              const double t = double(gy[p * pc.o + o]) * row[c];
+              want[o * pc.c + c] += t;
+              abs[o * pc.c + c] += std::abs(t);
+            }
+        }
+    ir::ConvAttrs a = conv(pc.stride, 0);
+    a.channels_last = true;
+    a.grad_shape = {pc.o, pc.c, 1, 1};
+    const Shape xs = {pc.n, pc.h, pc.w, pc.c}, ys = {pc.n, oh, ow, pc.o};
+    for (DType t : {DType::F32, DType::BF16})
+      for (DType out_t : {DType::F32, DType::BF16}) {
+        if (t == DType::F32 && out_t == DType::BF16) continue;
+        SCOPED_TRACE(::testing::Message() << "x=" << shape_str(xs) << " stride " << pc.stride
+                                          << " " << dtype_name(t) << " -> " << dtype_name(out_t));
+        const rt::ConvGeom g = rt::make_geom(xs, a.grad_shape, ys, a);
+        // Below 1024 output pixels; bf16 at every size where its GEMM runs on AMX; AVX-512 only.
+        const bool avx512 = std::string(rt::gemm_backend()) == "onednn";
+        const bool amx = std::string(rt::gemm_bf16_backend()) == "onednn-amx";
+        ASSERT_EQ(rt::pointwise_weight_grad_supported(g, t, out_t),
+                  avx512 && ((t == DType::BF16 && amx) || pixels < 1024));
+        if (!rt::pointwise_weight_grad_supported(g, t, out_t)) continue;
+        auto bytes = [&](const std::vector<float>& v) {
+          std::vector<char> b(v.size() * dtype_size(t));
+          for (size_t i = 0; i < v.size(); ++i) {
+            if (t == DType::F32) std::memcpy(b.data() + 4 * i, &v[i], 4);
+            else {
+              const uint16_t h = to_bf16(v[i]);
+              std::memcpy(b.data() + 2 * i, &h, 2);
+            }
+          }
+          return b;
+        };
+        std::vector<char> xb = bytes(x), gyb = bytes(gy);
+        const TensorType xt{t, xs}, gyt{t, ys}, gwt{out_t, a.grad_shape};
+        const rt::TensorRef in[] = {{xb.data(), &xt}, {gyb.data(), &gyt}};
+        std::vector<char> first;
+        for (int threads : {1, 2}) {
+          rt::set_num_threads(threads);
+          std::vector<char> gw(gwt.numel() * dtype_size(out_t), char(0x7f));
+          const rt::TensorRef out[] = {{gw.data(), &gwt}};
+          rt::conv2d_weight_grad_pointwise(a, in, out);
+          for (int64_t k = 0; k < pc.o * pc.c; ++k) {
+            float got;
+            if (out_t == DType::F32) {
+              std::memcpy(&got, gw.data() + 4 * k, 4);
+            } else {
+              uint16_t h;
+              std::memcpy(&h, gw.data() + 2 * k, 2);
+              got = from_bf16(h);
+            }
+            // f32 sums: a few roundings of the terms' magnitude; bf16: one rounding of the result.
+            const double tol =
+                1e-6 * abs[k] + (out_t == DType::BF16 ? std::abs(want[k]) / 128 : 0);
+            ASSERT_NEAR(got, want[k], tol) << "gw[" << k << "]";
+          }
+          std::vector<char> again(gw.size(), char(0x7f));
+          const rt::TensorRef out2[] = {{again.data(), &gwt}};
+          rt::conv2d_weight_grad(a, in, out2);
+          EXPECT_EQ(again, gw) << "rt::conv2d_weight_grad takes the path";
+          if (threads == 1) first = gw;
+          EXPECT_EQ(gw, first) << threads << " threads";
+        }
+      }
+  }
+  rt::set_num_threads(1);
+}
+
 }  // namespace
 }  // namespace lt
