@@ -13,7 +13,6 @@ the throughput ratio 2 x ms1 / ms2.
 """
 import argparse
 import os
-import queue
 import statistics
 import sys
 import time
@@ -83,28 +82,8 @@ def worker(rank, world, name, seconds, port, out):
 
 
 def measure(name, world, seconds, port):
-    import torch.multiprocessing as mp
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(r, world, name, seconds, port, out))
-             for r in range(world)]
-    for p in procs:
-        p.start()
-    ms = None
-    while ms is None:  # a worker that dies (gloo once reset a connection here) must not hang it
-        codes = [p.exitcode for p in procs]
-        ended = any(c not in (None, 0) for c in codes) or all(c is not None for c in codes)
-        try:  # after the workers end, a last wait for a result put just before
-            ms = out.get(timeout=5.0 if ended else 1.0)
-        except queue.Empty:
-            if ended:
-                for p in procs:
-                    p.kill()
-                sys.exit(f"ddp_torch: the {world}-process {name} run ended without a result "
-                         f"(worker exit codes {codes})")
-    for p in procs:
-        p.join()
-    return ms
+    return torch_peer.run_processes(worker, world, (name, seconds, port),
+                                    f"ddp_torch: the {world}-process {name} run")
 
 
 def main():

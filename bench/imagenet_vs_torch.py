@@ -20,7 +20,6 @@ trains on one fixed batch.
 """
 import argparse
 import os
-import queue
 import re
 import statistics
 import subprocess
@@ -88,29 +87,8 @@ def torch_worker(rank, world, args, bf16, channels_last, port, out):
 
 
 def torch_ms(args, world, bf16, channels_last, port):
-    import torch.multiprocessing as mp
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=torch_worker,
-                         args=(r, world, args, bf16, channels_last, port, out))
-             for r in range(world)]
-    for p in procs:
-        p.start()
-    ms = None
-    while ms is None:
-        codes = [p.exitcode for p in procs]
-        ended = any(c not in (None, 0) for c in codes) or all(c is not None for c in codes)
-        try:
-            ms = out.get(timeout=5.0 if ended else 1.0)
-        except queue.Empty:
-            if ended:
-                for p in procs:
-                    p.kill()
-                sys.exit(f"imagenet_vs_torch: the {world}-process PyTorch run ended without a "
-                         f"result (exit codes {codes})")
-    for p in procs:
-        p.join()
-    ms, blas = ms
+    ms, blas = torch_peer.run_processes(torch_worker, world, (args, bf16, channels_last, port),
+                                        f"imagenet_vs_torch: the {world}-process PyTorch run")
     if not any("openblas-openmp" in b for b in blas):
         sys.exit(f"imagenet_vs_torch: PyTorch did not map the OpenMP OpenBLAS ({blas})")
     return ms

@@ -102,3 +102,30 @@ def blas_core():
         except (OSError, AttributeError):
             continue
     return None
+
+
+def run_processes(target, world, args, what):
+    """Starts `world` processes running target(rank, world, *args, out) and returns the one value
+    rank 0 puts in `out`. A worker that dies, or all of them ending without a value, ends the
+    script with `what` and their exit codes, instead of a wait that never returns."""
+    import queue
+    import torch.multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(r, world, *args, out)) for r in range(world)]
+    for p in procs:
+        p.start()
+    value = None
+    while value is None:  # gloo once reset a connection here: a worker died, the others waited
+        codes = [p.exitcode for p in procs]
+        ended = any(c not in (None, 0) for c in codes) or all(c is not None for c in codes)
+        try:  # after the workers end, a last wait for a value put just before
+            value = out.get(timeout=5.0 if ended else 1.0)
+        except queue.Empty:
+            if ended:
+                for p in procs:
+                    p.kill()
+                sys.exit(f"{what} ended without a result (worker exit codes {codes})")
+    for p in procs:
+        p.join()
+    return value
