@@ -1,12 +1,12 @@
 // conv2d and its gradients: oneDNN's direct convolutions for f32 where it has a JIT kernel for the
 // geometry and measured faster, and for bf16 wherever it has a bf16 kernel (CPUs with bf16
 // instructions); a direct kernel of lazytrain's own for the forward and weight gradient of one
-// input channel on channels-last outputs; the weight gradient of channels-last 1x1 convolutions
-// of few output pixels as one GEMM (oneDNN's direct kernel runs those far below the GEMM rate);
-// im2col around rt::gemm for the rest and for f64; f16, and bf16 without such a kernel, through
-// the f32 paths on widened copies (conv_paths.h). bf16 and f16 operands give an f32 result where
-// the attributes say f32_out. Channels-last activations take oneDNN where NCHW ones would, and
-// the NCHW paths on permuted copies otherwise.
+// input channel on channels-last outputs; the weight gradient of channels-last convolutions as
+// one GEMM where oneDNN's direct kernel runs far below the GEMM rate (bf16 on AMX, f32 1x1s of
+// few output pixels); im2col around rt::gemm for the rest and for f64; f16, and bf16 without
+// such a kernel, through the f32 paths on widened copies (conv_paths.h). bf16 and f16 operands
+// give an f32 result where the attributes say f32_out. Channels-last activations take oneDNN
+// where NCHW ones would, and the NCHW paths on permuted copies otherwise.
 #include "ir/error.h"
 #include "runtime/kernels/conv_paths.h"
 #include "runtime/kernels/library_kernels.h"
@@ -68,8 +68,8 @@ void conv2d_weight_grad(const ir::ConvAttrs& a, Ins in, Outs out) {
   const ConvGeom g = make_geom(in[0].shape(), out[0].shape(), in[1].shape(), a);
   if (one_channel_conv_supported(ConvPass::WeightGrad, g, in[0].dtype(), out[0].dtype()))
     return conv2d_weight_grad_one_channel(a, in, out);
-  if (pointwise_weight_grad_supported(g, in[0].dtype(), out[0].dtype()))
-    return conv2d_weight_grad_pointwise(a, in, out);
+  if (weight_grad_gemm_supported(g, in[0].dtype(), out[0].dtype()))
+    return conv2d_weight_grad_gemm(a, in, out);
   if (use_onednn(ConvPass::WeightGrad, g, in[0].dtype(), out[0].dtype()))
     return conv2d_weight_grad_onednn(a, in, out);
   if (low_precision(in[0].dtype()))

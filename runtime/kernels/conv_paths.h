@@ -38,14 +38,13 @@ bool one_channel_conv_supported(ConvPass pass, const ConvGeom& g, DType dtype, D
 void conv2d_one_channel(const ir::ConvAttrs& a, Ins in, Outs out, const OutputBlocks* blocks);
 void conv2d_weight_grad_one_channel(const ir::ConvAttrs& a, Ins in, Outs out);
 
-/// Whether the weight gradient of this convolution runs as one GEMM (conv_pointwise.cpp): a
-/// channels-last 1x1 convolution (any stride) without padding or groups, on f32 operands to an
-/// f32 result, or bf16 ones to a bf16 or f32 result, whose output has fewer than 1024 pixels
-/// over the batch, or of any size for bf16 on a CPU whose bf16 GEMM runs on AMX; on AVX-512
-/// CPUs only.
-bool pointwise_weight_grad_supported(const ConvGeom& g, DType dtype, DType out_dtype);
-/// gw = gy^T x (the input pixels the output reads), through rt::gemm.
-void conv2d_weight_grad_pointwise(const ir::ConvAttrs& a, Ins in, Outs out);
+/// Whether the weight gradient of this convolution runs as one GEMM (conv_weight_grad_gemm.cpp),
+/// on AVX-512 CPUs: a channels-last convolution without groups, of bf16 operands (to a bf16 or
+/// f32 result) where the bf16 GEMM runs on AMX, or of f32 ones with a 1x1 kernel, no padding and
+/// fewer than 1024 output pixels over the batch.
+bool weight_grad_gemm_supported(const ConvGeom& g, DType dtype, DType out_dtype);
+/// gw = gy^T x (the input rows the output pixels read, per tap), through rt::gemm.
+void conv2d_weight_grad_gemm(const ir::ConvAttrs& a, Ins in, Outs out);
 
 /// A pass on channels-last activations through the NCHW entry points (conv_channels_last.cpp):
 /// the activations permuted to NCHW, the result permuted back; forward blocks go to the epilogue

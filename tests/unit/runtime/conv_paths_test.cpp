@@ -723,52 +723,67 @@ TEST(ConvPaths, OneChannelChannelsLastMatchesReference) {
   for (uint16_t v : yb) EXPECT_EQ(v & 0x7fff, 0x7fc0) << std::hex << v;
 }
 
-// The weight gradient of a channels-last 1x1 convolution as one GEMM (conv_pointwise.cpp),
-// against its definition summed in f64 (gw[o][c] = sum over the output pixels p of gy[p][o]
-// times the input pixel p reads), at stride 1 and 2, f32 and bf16 (to f32 and to bf16), at 1
-// and 2 threads with the same bits; which geometries take it; the entry point takes it.
-TEST(ConvPaths, PointwiseWeightGradIsOneGemm) {
+// The weight gradient of a channels-last convolution as one GEMM (conv_weight_grad_gemm.cpp),
+// against its definition summed in f64 (gw[o][c][ki][kj] = sum over the output pixels p of
+// gy[p][o] times the input value tap (ki, kj) of p reads, 0 in the padding), 1x1 at stride 1 and
+// 2 and 3x3 with padding, stride and dilation, f32 and bf16 (to f32 and to bf16), at 1 and 2
+// threads with the same bits; which geometries take it; the entry point takes it.
+TEST(ConvPaths, WeightGradIsOneGemm) {
   struct PointCase {
-    int64_t n, h, w, c, o, stride;
+    int64_t n, h, w, c, o, stride, k = 1, pad = 0, dil = 1;
   };
-  const PointCase cases[] = {{2, 4, 4, 48, 40, 1}, {3, 7, 5, 32, 64, 2}, {4, 16, 16, 24, 8, 1}};
+  const PointCase cases[] = {{2, 4, 4, 48, 40, 1},           {3, 7, 5, 32, 64, 2},
+                             {4, 16, 16, 24, 8, 1},          {2, 6, 5, 16, 24, 1, 3, 1},
+                             {3, 9, 8, 8, 16, 2, 3, 1},      {2, 7, 7, 12, 8, 1, 3, 2, 2}};
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1, 1);
   for (const PointCase& pc : cases) {
-    const int64_t oh = (pc.h - 1) / pc.stride + 1, ow = (pc.w - 1) / pc.stride + 1;
-    const int64_t pixels = pc.n * oh * ow;
+    const int64_t span = pc.dil * (pc.k - 1) + 1, taps = pc.k * pc.k;
+    const int64_t oh = (pc.h + 2 * pc.pad - span) / pc.stride + 1;
+    const int64_t ow = (pc.w + 2 * pc.pad - span) / pc.stride + 1;
+    const int64_t pixels = pc.n * oh * ow, size = pc.o * pc.c * taps;
     std::vector<float> x(pc.n * pc.h * pc.w * pc.c), gy(pixels * pc.o);
     for (float& v : x) v = from_bf16(to_bf16(u(rng)));  // exact in bf16 too
     for (float& v : gy) v = from_bf16(to_bf16(u(rng)));
-    std::vector<double> want(pc.o * pc.c, 0), abs(pc.o * pc.c, 0);
+    std::vector<double> want(size, 0), abs(size, 0);
     for (int64_t n = 0; n < pc.n; ++n)
       for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) {
-          const int64_t p = (n * oh + i) * ow + j;
-          const float* row = &x[((n * pc.h + i * pc.stride) * pc.w + j * pc.stride) * pc.c];
-          for (int64_t o = 0; o < pc.o; ++o)
-            for (int64_t c = 0; c < pc.c; ++c) {
-              const double t = double(gy[p * pc.o + o]) * row[c];
-              want[o * pc.c + c] += t;
-              abs[o * pc.c + c] += std::abs(t);
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t ki = 0; ki < pc.k; ++ki)
+            for (int64_t kj = 0; kj < pc.k; ++kj) {
+              const int64_t y = i * pc.stride - pc.pad + ki * pc.dil;
+              const int64_t xx = j * pc.stride - pc.pad + kj * pc.dil;
+              if (y < 0 || y >= pc.h || xx < 0 || xx >= pc.w) continue;
+              const int64_t p = (n * oh + i) * ow + j;
+              const float* row = &x[((n * pc.h + y) * pc.w + xx) * pc.c];
+              for (int64_t o = 0; o < pc.o; ++o)
+                for (int64_t c = 0; c < pc.c; ++c) {
+                  const double t = double(gy[p * pc.o + o]) * row[c];
+                  const int64_t at = (o * pc.c + c) * taps + ki * pc.k + kj;
+                  want[at] += t;
+                  abs[at] += std::abs(t);
+                }
             }
-        }
-    ir::ConvAttrs a = conv(pc.stride, 0);
+    ir::ConvAttrs a = conv(pc.stride, pc.pad, pc.dil);
     a.channels_last = true;
-    a.grad_shape = {pc.o, pc.c, 1, 1};
+    a.grad_shape = {pc.o, pc.c, pc.k, pc.k};
     const Shape xs = {pc.n, pc.h, pc.w, pc.c}, ys = {pc.n, oh, ow, pc.o};
     for (DType t : {DType::F32, DType::BF16})
       for (DType out_t : {DType::F32, DType::BF16}) {
         if (t == DType::F32 && out_t == DType::BF16) continue;
-        SCOPED_TRACE(::testing::Message() << "x=" << shape_str(xs) << " stride " << pc.stride
-                                          << " " << dtype_name(t) << " -> " << dtype_name(out_t));
+        SCOPED_TRACE(::testing::Message() << "x=" << shape_str(xs) << " k " << pc.k << " stride "
+                                          << pc.stride << " pad " << pc.pad << " dilation "
+                                          << pc.dil << " " << dtype_name(t) << " -> "
+                                          << dtype_name(out_t));
         const rt::ConvGeom g = rt::make_geom(xs, a.grad_shape, ys, a);
-        // Below 1024 output pixels; bf16 at every size where its GEMM runs on AMX; AVX-512 only.
+        // bf16 wherever its GEMM runs on AMX; f32 1x1s without padding below 1024 output pixels;
+        // AVX-512 CPUs only.
         const bool avx512 = std::string(rt::gemm_backend()) == "onednn";
         const bool amx = std::string(rt::gemm_bf16_backend()) == "onednn-amx";
-        ASSERT_EQ(rt::pointwise_weight_grad_supported(g, t, out_t),
-                  avx512 && ((t == DType::BF16 && amx) || pixels < 1024));
-        if (!rt::pointwise_weight_grad_supported(g, t, out_t)) continue;
+        const bool pointwise = pc.k == 1 && pc.pad == 0;
+        ASSERT_EQ(rt::weight_grad_gemm_supported(g, t, out_t),
+                  avx512 && ((t == DType::BF16 && amx) || (pointwise && pixels < 1024)));
+        if (!rt::weight_grad_gemm_supported(g, t, out_t)) continue;
         auto bytes = [&](const std::vector<float>& v) {
           std::vector<char> b(v.size() * dtype_size(t));
           for (size_t i = 0; i < v.size(); ++i) {
@@ -788,8 +803,8 @@ TEST(ConvPaths, PointwiseWeightGradIsOneGemm) {
           rt::set_num_threads(threads);
           std::vector<char> gw(gwt.numel() * dtype_size(out_t), char(0x7f));
           const rt::TensorRef out[] = {{gw.data(), &gwt}};
-          rt::conv2d_weight_grad_pointwise(a, in, out);
-          for (int64_t k = 0; k < pc.o * pc.c; ++k) {
+          rt::conv2d_weight_grad_gemm(a, in, out);
+          for (int64_t k = 0; k < size; ++k) {
             float got;
             if (out_t == DType::F32) {
               std::memcpy(&got, gw.data() + 4 * k, 4);
