@@ -14,6 +14,8 @@
 // jpeglib.h needs size_t and FILE declared before it.
 #include <cstdio>
 #include <jpeglib.h>
+// jerror.h after jpeglib.h: the message codes.
+#include <jerror.h>
 
 #include "frontend/io/atomic_file.h"
 #include "lt/vision.h"
@@ -33,12 +35,16 @@ struct ErrorManager {
   std::longjmp(e->jump, 1);
 }
 
-void no_output(j_common_ptr) {}  // warnings (a truncated file's padding) stay silent
+/// Warnings stay silent (extraneous bytes, as PIL ignores them), but a file that ends inside its
+/// data, which libjpeg would finish in grey, is an error, as PIL's "image file is truncated".
+void on_message(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) jump_back(cinfo);
+}
 
 void install(ErrorManager& e) {
   jpeg_std_error(&e.mgr);
   e.mgr.error_exit = jump_back;
-  e.mgr.output_message = no_output;
+  e.mgr.emit_message = on_message;
   e.message[0] = 0;
 }
 

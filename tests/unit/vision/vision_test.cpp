@@ -70,6 +70,13 @@ TEST(Jpeg, CorruptAndMissingFilesNameTheFile) {
   bytes.resize(20);
   EXPECT_THAT(error_of([&] { vision::decode_jpeg(bytes, "cut.jpg"); }),
               ::testing::StartsWith("cut.jpg: cannot decode the JPEG: "));
+  // Cut inside its data: libjpeg would finish it in grey; PIL calls it truncated.
+  vision::write_jpeg(dir.path("big.jpg"), gradient(64, 64, 2));
+  std::ifstream big(dir.path("big.jpg"), std::ios::binary);
+  std::vector<uint8_t> data((std::istreambuf_iterator<char>(big)), {});
+  data.resize(data.size() * 3 / 4);
+  EXPECT_EQ(error_of([&] { vision::decode_jpeg(data, "part.jpg"); }),
+            "part.jpg: cannot decode the JPEG: Premature end of JPEG file");
   EXPECT_EQ(error_of([&] { vision::write_jpeg(dir.path("q.jpg"), gradient(2, 2, 0), 0); }),
             "write_jpeg " + dir.path("q.jpg") + ": quality must be in [1, 100], got 0");
 }
