@@ -125,12 +125,7 @@ void run(const lt::examples::TrainConfig& c, const GptFlags& f) {
     return std::pair{reshape(model.forward(b.images), {-1, gc.vocab}), reshape(b.labels, {-1})};
   };
   task.make_optimizer = [&](const examples::TrainConfig& cfg) {
-    auto [decay, no_decay] = examples::split_for_weight_decay(model);
-    const optim::AdamWOptions wd{.lr = cfg.lr, .weight_decay = cfg.weight_decay};
-    optim::AdamWOptions no_wd = wd;
-    no_wd.weight_decay = 0;
-    return std::make_unique<optim::AdamW>(std::vector<optim::ParamGroup<optim::AdamWOptions>>{
-        {std::move(decay), wd}, {std::move(no_decay), no_wd}});
+    return examples::adamw_for(model, cfg);
   };
   const examples::RunSummary s = examples::train(task, c);
   if (dist::rank() != 0) return;  // replicas: rank 0 reports and samples

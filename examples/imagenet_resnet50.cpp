@@ -132,15 +132,8 @@ void run(const examples::TrainConfig& c, const ImageNetFlags& f) {
   task.logits_and_targets = [&](const data::Batch& b) {
     return std::pair{model.forward(b.images), b.labels};
   };
-  task.make_optimizer =
-      [&](const examples::TrainConfig& cfg) -> std::unique_ptr<optim::Optimizer> {
-    if (f.optimizer == "sgd") return examples::sgd_for(model, cfg);
-    auto [decay, no_decay] = examples::split_for_weight_decay(model);
-    const optim::AdamWOptions wd{.lr = cfg.lr, .weight_decay = cfg.weight_decay};
-    optim::AdamWOptions no_wd = wd;
-    no_wd.weight_decay = 0;
-    return std::make_unique<optim::AdamW>(std::vector<optim::ParamGroup<optim::AdamWOptions>>{
-        {std::move(decay), wd}, {std::move(no_decay), no_wd}});
+  task.make_optimizer = [&](const examples::TrainConfig& cfg) {
+    return f.optimizer == "sgd" ? examples::sgd_for(model, cfg) : examples::adamw_for(model, cfg);
   };
   examples::train(task, c);
 }

@@ -201,6 +201,15 @@ data::Batch stack_batch(std::span<const data::Example> examples) {
   return {std::move(b[0]), std::move(b[1])};
 }
 
+std::unique_ptr<optim::Optimizer> adamw_for(const nn::Module& m, const TrainConfig& c) {
+  auto [decay, no_decay] = split_for_weight_decay(m);
+  const optim::AdamWOptions wd{.lr = c.lr, .weight_decay = c.weight_decay};
+  optim::AdamWOptions no_wd = wd;
+  no_wd.weight_decay = 0;
+  return std::make_unique<optim::AdamW>(std::vector<optim::ParamGroup<optim::AdamWOptions>>{
+      {std::move(decay), wd}, {std::move(no_decay), no_wd}});
+}
+
 EvalResult evaluate(TrainTask& task, const std::string& amp, int64_t num_workers) {
   const AmpMode autocast_mode = amp_mode(amp);
   nn::Module& model = *task.model;

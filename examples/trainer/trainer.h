@@ -79,4 +79,9 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> split_for_weight_decay(const
 /// split_for_weight_decay only: the optimizer of the SGD trainers.
 std::unique_ptr<optim::Optimizer> sgd_for(const nn::Module& m, const TrainConfig& config);
 
+/// AdamW over `m` with the configuration's lr, and its weight decay on the weights of
+/// split_for_weight_decay only: the optimizer of char_gpt and of imagenet_resnet50's
+/// --optimizer adamw.
+std::unique_ptr<optim::Optimizer> adamw_for(const nn::Module& m, const TrainConfig& config);
+
 }  // namespace lt::examples

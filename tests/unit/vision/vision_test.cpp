@@ -14,12 +14,14 @@
 
 #include "lt/lt.h"
 #include "lt/vision.h"
+#include "tests/support/error_of.h"
 #include "tests/support/scratch_dir.h"
 
 namespace lt {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::error_of;
 
 /// A smooth image (JPEG keeps it within a few levels).
 vision::Image gradient(int64_t h, int64_t w, int tint) {
@@ -30,15 +32,6 @@ vision::Image gradient(int64_t h, int64_t w, int tint) {
         img.rgb[static_cast<size_t>((y * w + x) * 3 + c)] =
             static_cast<uint8_t>(std::min<int64_t>(x * 4 + y * 3 + c * 30 + tint, 255));
   return img;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(Jpeg, WrittenAndReadBackCloseToTheImage) {
