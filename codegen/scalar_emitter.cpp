@@ -119,6 +119,8 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, a);
   } else if constexpr (E == Round) {
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, a);
+  } else if constexpr (E == Trunc) {
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, a);
   } else if constexpr (E == Reciprocal) {
     return b.CreateFDiv(fconst(a, 1), a);
   } else if constexpr (E == Erf) {
@@ -167,6 +169,8 @@ llvm::Value* emit_float(Builder& b, llvm::Module& m, Args x) {
     return b.CreateSelect(b.CreateOr(b.CreateFCmpOGT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
   } else if constexpr (E == Minimum) {
     return b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(a, x[1]), b.CreateFCmpUNO(a, a)), a, x[1]);
+  } else if constexpr (E == Fmod) {
+    return b.CreateFRem(a, x[1]);
   } else if constexpr (E == Remainder) {  // ir::scalar::Remainder: frem is C's fmod
     llvm::Value* d = x[1];
     llvm::Value* r = b.CreateFRem(a, d);
@@ -231,6 +235,24 @@ llvm::Value* emit_int(Builder& b, Args x) {
     return b.CreateSub(a, x[1]);
   } else if constexpr (E == Mul) {
     return b.CreateMul(a, x[1]);
+  } else if constexpr (E == Pow) {  // ir::scalar::Pow: by squaring over every exponent bit
+    llvm::Value* one = llvm::ConstantInt::get(a->getType(), 1);
+    llvm::Value* e = x[1];
+    llvm::Value* r = one;
+    llvm::Value* base = a;
+    const unsigned bits = a->getType()->getIntegerBitWidth();
+    for (unsigned i = 0; i + 1 < bits; ++i) {  // the sign bit: negative exponents below
+      llvm::Value* bit = b.CreateICmpNE(b.CreateAnd(b.CreateLShr(e, i), one), zero);
+      r = b.CreateSelect(bit, b.CreateMul(r, base), r);
+      base = b.CreateMul(base, base);
+    }
+    llvm::Value* minus_one = llvm::ConstantInt::getSigned(a->getType(), -1);
+    llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(e, one), zero);
+    llvm::Value* negative =
+        b.CreateSelect(b.CreateICmpEQ(a, one), one,
+                       b.CreateSelect(b.CreateICmpEQ(a, minus_one),
+                                      b.CreateSelect(odd, minus_one, one), zero));
+    return b.CreateSelect(b.CreateICmpSLT(e, zero), negative, r);
   } else if constexpr (E == Maximum) {
     return b.CreateSelect(b.CreateICmpSGT(a, x[1]), a, x[1]);
   } else if constexpr (E == Minimum) {
@@ -332,6 +354,7 @@ llvm::Value* reduction_identity(Builder& b, ir::ReduceOp op, DType t) {
   switch (op) {
     case ir::ReduceOp::Sum:
     case ir::ReduceOp::Mean: return constant(b, t, 0);
+    case ir::ReduceOp::Prod: return constant(b, t, 1);
     case ir::ReduceOp::ReduceMax:
     case ir::ReduceOp::ReduceMin: {
       const bool max = op == ir::ReduceOp::ReduceMax;
@@ -360,6 +383,12 @@ llvm::Value* reduction_step(Builder& b, ir::ReduceOp op, llvm::Value* acc, llvm:
       auto* sum = llvm::cast<llvm::Instruction>(b.CreateFAdd(acc, x));
       if (reassoc) sum->setHasAllowReassoc(true);
       return sum;
+    }
+    case ir::ReduceOp::Prod: {
+      if (!flt) return b.CreateMul(acc, x);
+      auto* product = llvm::cast<llvm::Instruction>(b.CreateFMul(acc, x));
+      if (reassoc) product->setHasAllowReassoc(true);
+      return product;
     }
     case ir::ReduceOp::ReduceMax:
     case ir::ReduceOp::ReduceMin: {

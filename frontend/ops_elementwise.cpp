@@ -77,6 +77,7 @@ LT_BINARY(maximum, Maximum)
 LT_BINARY(minimum, Minimum)
 LT_BINARY(remainder, Remainder)
 LT_BINARY(floor_divide, FloorDivide)
+LT_BINARY(fmod, Fmod)
 LT_BINARY(eq, Eq)
 LT_BINARY(ne, Ne)
 LT_BINARY(lt, Lt)
@@ -90,16 +91,23 @@ Tensor scalar_like(double v, const Tensor& like, Loc loc) {
   return scalar(v, like.dtype(), loc);
 }
 
-Tensor pow(const Tensor& a, Scalar b, Loc loc) { return pow(a, wrap_number(b, a, loc), loc); }
+Tensor pow(const Tensor& a, Scalar b, Loc loc) {
+  // PyTorch's check on the number alone (a tensor of negative exponents gives powi's values).
+  if (a.defined() && !is_float(a.dtype()) && b.dtype() != DType::F64 && b.value() < 0)
+    fail_op("pow", "Integers to negative integer powers are not allowed.", {&a, 1}, loc);
+  return pow(a, wrap_number(b, a, loc), loc);
+}
 Tensor remainder(const Tensor& a, Scalar b, Loc loc) {
   return remainder(a, wrap_number(b, a, loc), loc);
 }
 Tensor floor_divide(const Tensor& a, Scalar b, Loc loc) {
   return floor_divide(a, wrap_number(b, a, loc), loc);
 }
+Tensor fmod(const Tensor& a, Scalar b, Loc loc) { return fmod(a, wrap_number(b, a, loc), loc); }
 
 namespace {
-/// floor, ceil and round of integers are the integers (PyTorch's); of bool, PyTorch's refusal.
+/// floor, ceil, round and trunc of integers are the integers (PyTorch's); of bool, PyTorch's
+/// refusal.
 Tensor rounding(Op op, const Tensor& x, const Loc& loc) {
   const std::string_view name = ir::mnemonic(op);
   if (!x.defined()) fail_op(name, "operand is an undefined tensor", {&x, 1}, loc);
@@ -111,6 +119,7 @@ Tensor rounding(Op op, const Tensor& x, const Loc& loc) {
 
 Tensor floor(const Tensor& x, Loc loc) { return rounding(Op::Floor, x, loc); }
 Tensor ceil(const Tensor& x, Loc loc) { return rounding(Op::Ceil, x, loc); }
+Tensor trunc(const Tensor& x, Loc loc) { return rounding(Op::Trunc, x, loc); }
 Tensor round(const Tensor& x, int64_t decimals, Loc loc) {
   if (decimals == 0 || !x.defined() || !is_float(x.dtype())) return rounding(Op::Round, x, loc);
   // PyTorch's: round(x * 10^d) / 10^d, or for d < 0, round(x / 10^-d) * 10^-d.
@@ -133,16 +142,20 @@ Tensor where(const Tensor& c, Scalar a, const Tensor& b, Loc loc) {
 
 // Two selects rather than maximum/minimum: the gradient is 1 on [min, max] inclusive and 0
 // outside (PyTorch's), and min > max gives max everywhere (min first, then max, as PyTorch).
-Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max, Loc loc) {
+// x and the bounds take the dtype they promote to together (torch.result_type of all three).
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max, Loc loc) {
   if (!min && !max) fail_op("clamp", "at least one of min and max must be given", {&x, 1}, loc);
   if (!x.defined()) fail_op("clamp", "operand is an undefined tensor", {&x, 1}, loc);
-  Tensor y = x;
+  DType dt = x.dtype();
+  for (const std::optional<Scalar>& bound : {min, max})
+    if (bound) dt = promote_types(dt, result_type(x, *bound));
+  Tensor y = dt == x.dtype() ? x : cast(x, dt, loc);
   if (min) {
-    const Tensor lo = scalar_like(*min, x, loc);
+    const Tensor lo = scalar_like(min->value(), y, loc);
     y = where(lt(y, lo, loc), lo, y, loc);
   }
   if (max) {
-    const Tensor hi = scalar_like(*max, x, loc);
+    const Tensor hi = scalar_like(max->value(), y, loc);
     y = where(gt(y, hi, loc), hi, y, loc);
   }
   return y;

@@ -56,6 +56,9 @@ Tensor min(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
   return reduce(Op::LogSumExp, x, std::move(axes), keepdim, loc);
 }
+Tensor prod(const Tensor& x, Axes axes, bool keepdim, Loc loc) {
+  return reduce(Op::Prod, x, std::move(axes), keepdim, loc);
+}
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim, Loc loc) {
   if (!x.defined()) fail_op("argmax", "operand is an undefined tensor", {&x, 1}, loc);
   ir::ReduceAttrs a{{norm_axis(axis, x.rank(), "argmax", x, loc)}, keepdim};

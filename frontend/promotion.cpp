@@ -91,11 +91,20 @@ std::optional<Promoted> promote_reduction(ir::Op op, const Tensor& x, const Loc&
     throw Error(fmt::format("mean(): could not infer output dtype. Input dtype must be either a "
                             "floating point or complex dtype. Got: {} at {}",
                             torch_name(x.dtype()), location_str(loc)));
-  // PyTorch sums bool and integers in i64.
-  if (op == ir::Op::Sum && !is_float(x.dtype()) && x.dtype() != DType::I64)
+  // PyTorch sums and multiplies bool and integers in i64.
+  const bool widens_integers = op == ir::Op::Sum || op == ir::Op::Prod;
+  if (widens_integers && !is_float(x.dtype()) && x.dtype() != DType::I64)
     return Promoted{{cast(x, DType::I64, loc)}, std::nullopt};
+  // f16 and bf16 reduce in f32 and round once, as PyTorch's CPU reductions accumulate them.
+  if (is_float(x.dtype()) && !is_compute_type(x.dtype())) {
+    Promoted p{{cast(x, DType::F32, loc)}, std::nullopt};
+    if (ir::info(op).result == ir::ResultKind::Same) p.round_to = x.dtype();
+    return p;
+  }
   return std::nullopt;
 }
+
+bool is_reduction(ir::Op op) { return ir::info(op).family == ir::OpFamily::Reduce; }
 
 DType wrap_dtype(Scalar s, const Tensor& other) {
   const PromotionOperand in[] = {of(other), {s.dtype(), PromotionRank::Number}};
@@ -107,8 +116,7 @@ DType wrap_dtype(Scalar s, const Tensor& other) {
 std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const Loc& loc) {
   for (const Tensor& x : inputs)
     if (!x.defined()) return std::nullopt;  // the type check names it
-  if ((op == ir::Op::Sum || op == ir::Op::Mean) && inputs.size() == 1)
-    return promote_reduction(op, inputs[0], loc);
+  if (is_reduction(op) && inputs.size() == 1) return promote_reduction(op, inputs[0], loc);
   if (op == ir::Op::Concat) return promote_concat(inputs, loc);
   const ir::OpInfo& unary = ir::info(op);
   if (unary.family == ir::OpFamily::Elementwise && unary.arity == 1 &&
@@ -122,6 +130,11 @@ std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const
   for (size_t i = 0; i < operands.size(); ++i) ranks[i] = of(operands[i]);
   DType common = result_type(std::span(ranks).first(operands.size()));
   if (op == ir::Op::Div && !is_float(common)) common = kDefaultFloat;  // torch.div: true division
+  // PyTorch has no bool kernel for these (add and mul of bools are logical or and and).
+  const bool arithmetic_only = op == ir::Op::Pow || op == ir::Op::Fmod ||
+                               op == ir::Op::Remainder || op == ir::Op::FloorDivide;
+  if (common == DType::Bool && arithmetic_only)
+    fail_op(ir::mnemonic(op), "does not take bool operands", operands, loc);
   const ir::OpInfo& row = ir::info(op);
   DType compute = common;
   if (!is_compute_type(common)) compute = DType::F32;  // exact widening, rounded once at the end

@@ -184,7 +184,7 @@ Tensor& Tensor::fill_(Scalar value, Loc loc) {
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value, Loc loc) {
   return update(masked_fill(*this, mask, value.value(), loc), "masked_fill_", loc);
 }
-Tensor& Tensor::clamp_(std::optional<double> min, std::optional<double> max, Loc loc) {
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max, Loc loc) {
   return update(clamp(*this, min, max, loc), "clamp_", loc);
 }
 

@@ -214,6 +214,11 @@ struct Round {
   template <class T>
   static T apply(T x) { return std::nearbyint(x); }
 };
+/// Toward zero; integers are their own trunc (the frontend passes them through).
+struct Trunc {
+  template <class T>
+  static T apply(T x) { return std::trunc(x); }
+};
 struct IsFinite {
   template <class T>
   static bool apply(T x) {
@@ -252,9 +257,28 @@ struct Div {
     return a / b;
   }
 };
+/// Integers as PyTorch's powi: by squaring, wrapping; a negative exponent gives 0 except for the
+/// bases 1 (1) and -1 (-1 for an odd exponent, else 1). bool is refused (no operand column).
 struct Pow {
   template <class T>
-  static T apply(T a, T b) { return std::pow(a, b); }
+  static T apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      if (b < T(0)) {
+        if (a == T(1)) return T(1);
+        if (a == T(-1)) return (b % T(2)) != T(0) ? T(-1) : T(1);
+        return T(0);
+      }
+      using U = std::make_unsigned_t<T>;
+      U r = 1, base = static_cast<U>(a);
+      for (U e = static_cast<U>(b); e != 0; e >>= 1) {
+        if (e & 1) r = static_cast<U>(r * base);
+        base = static_cast<U>(base * base);
+      }
+      return static_cast<T>(r);
+    } else {
+      return std::pow(a, b);
+    }
+  }
 };
 struct Maximum {
   template <class T>
@@ -300,6 +324,19 @@ struct FloorDivide {
       T floordiv = std::floor(div);
       if (div - floordiv > T(0.5)) floordiv += T(1);
       return floordiv;
+    }
+  }
+};
+/// C's fmod: a - trunc(a / b) * b with a's sign, exact for floats. Integers: b must not be 0 (the
+/// checks column), min fmod -1 is 0.
+struct Fmod {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == T(-1)) return T(0);
+      return a % b;
+    } else {
+      return std::fmod(a, b);
     }
   }
 };

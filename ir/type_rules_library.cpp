@@ -51,7 +51,8 @@ TensorType matmul_rule(const TensorType& a, const TensorType& b, const MatMulAtt
   if (a.rank() < 2 || b.rank() < 2)
     type_fail(fmt::format("operands must have rank >= 2, got {} and {}", type_str(a), type_str(b)));
   if (a.dtype != b.dtype) type_fail(dtype_mismatch(a, b));
-  need_gemm_float(a);
+  // Integer matmul as PyTorch's CPU one (indices, counts); bool has no kernel there either.
+  if (a.dtype != DType::I64 && a.dtype != DType::I32) need_gemm_float(a);
   const int64_t m = at.transpose_a ? a.shape.end()[-1] : a.shape.end()[-2];
   const int64_t ka = at.transpose_a ? a.shape.end()[-2] : a.shape.end()[-1];
   const int64_t kb = at.transpose_b ? b.shape.end()[-1] : b.shape.end()[-2];

@@ -21,7 +21,8 @@ TypeList infer_reduce(ReduceOp op, std::span<const TensorType> in, const ReduceA
     return all || std::binary_search(a.axes.begin(), a.axes.end(), d);
   };
   for (int64_t d = 0; d < x.rank(); ++d)
-    if (reduced(d) && x.shape[d] == 0 && op != ReduceOp::Sum)
+    if (reduced(d) && x.shape[d] == 0 && op != ReduceOp::Sum &&
+        op != ReduceOp::Prod)
       type_fail(fmt::format("cannot reduce an empty axis {} of {}", d, type_str(x)));
   if (!is_compute_type(x.dtype) || x.dtype == DType::Bool)
     type_fail(fmt::format("does not take {}", type_str(x)));

@@ -152,7 +152,7 @@ class LayoutBuilder {
 
 bool is_loop_reduce(ir::Op op) {
   return op == ir::Op::Sum || op == ir::Op::Mean || op == ir::Op::ReduceMax ||
-         op == ir::Op::ReduceMin;
+         op == ir::Op::ReduceMin || op == ir::Op::Prod;
 }
 
 /// A reduce of x's NCHW axes as one of its channels-last form: the axes moved, and whether the

@@ -31,7 +31,15 @@ bool overflows(ElementwiseOp op, std::span<const int64_t> x) {
   if (op == Sub) return __builtin_sub_overflow(a, b, &r);
   if (op == Mul) return __builtin_mul_overflow(a, b, &r);
   if (op == Div || op == FloorDivide) return b == 0 || (a == kMin && b == -1);
-  if (op == Remainder) return b == 0;
+  if (op == Remainder || op == Fmod) return b == 0;
+  if (op == Pow) {
+    int64_t base = a;
+    r = 1;
+    for (int64_t e = b; e > 0; e >>= 1) {
+      if ((e & 1) && __builtin_mul_overflow(r, base, &r)) return true;
+      if (e > 1 && __builtin_mul_overflow(base, base, &base)) return true;
+    }
+  }
   return false;
 }
 

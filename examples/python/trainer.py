@@ -63,6 +63,20 @@ class Task:
         return {}
 
 
+# The C++ trainers' --log-csv columns: a "train" row per logged step, an "eval" row per
+# evaluation, fields that do not apply to a row empty.
+CSV_HEADER = ["kind", "step", "epoch", "loss", "lr", "samples_per_s", "ms_per_step",
+              "data_wait_ms", "peak_mb", "eval_loss", "eval_acc", "eval_top5"]
+# Which of a task's evaluate() results fill the eval columns (the first key present).
+EVAL_COLUMNS = {"eval_loss": ("loss", "validation_loss_nats_per_byte"),
+                "eval_acc": ("accuracy", "test_accuracy", "top1"), "eval_top5": ("top5",)}
+
+
+def _g(v):
+    """As the C++ log writes numbers: 9 significant digits (an f32 reads back exactly)."""
+    return "" if v is None else f"{v:.9g}"
+
+
 def split_for_weight_decay(model):
     """(matrices and kernels, the rest): weight decay on the first only, as the C++ trainers."""
     decay, no_decay = [], []
@@ -111,10 +125,10 @@ def train(task, args):
         step = int(state["step"])
     log = None
     if args.log_csv and rank == 0:
-        log = csv.writer(open(args.log_csv, "a" if args.resume else "w", newline=""))
-        if not args.resume:
-            log.writerow(["step", "epoch", "loss", "lr", "ms_per_step", "samples_per_s",
-                          "data_wait_ms", "peak_mb"])
+        append = args.resume and os.path.exists(args.log_csv) and os.path.getsize(args.log_csv)
+        log = csv.writer(open(args.log_csv, "a" if append else "w", newline=""))
+        if not append:
+            log.writerow(CSV_HEADER)
     if rank == 0:
         params = sum(p.numel() for p in model.parameters())
         print(f"{task.name}: {params} parameters, {world} rank(s), "
@@ -164,8 +178,9 @@ def train(task, args):
                           f"{ms:.1f} ms/step  {rate:.1f} samples/s  data wait {wait_ms:.1f} ms  "
                           f"peak {peak:.0f} MB", flush=True)
                     if log:
-                        log.writerow([step, epoch, f"{value:.9e}", f"{lr:.6e}", f"{ms:.3f}",
-                                      f"{rate:.2f}", f"{wait_ms:.3f}", f"{peak:.1f}"])
+                        log.writerow(["train", step, epoch + 1] +
+                                     [_g(v) for v in (value, lr, rate, ms, wait_ms, peak)] +
+                                     ["", "", ""])
             if step == total:
                 break
     torch.set_mode("eager")
@@ -180,6 +195,10 @@ def train(task, args):
     if rank == 0:
         for k, v in results.items():
             print(f"{k} {v:.6f}", flush=True)
-            if log:
-                log.writerow([step, "eval", k, f"{v:.9e}", ""])
+        if log and results:
+            peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
+            row = {column: next((results[k] for k in keys if k in results), None)
+                   for column, keys in EVAL_COLUMNS.items()}
+            log.writerow(["eval", step, max(step - 1, 0) // steps_per_epoch + 1, "", "", "", "",
+                          "", _g(peak)] + [_g(v) for v in row.values()])
     return results

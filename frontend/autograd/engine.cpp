@@ -1,6 +1,7 @@
 // The backward pass: order the tape's nodes reachable from the root (reverse topological order
 // by DFS), then walk them, accumulating gradients per (node, output) and into leaves' .grad.
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,21 +19,26 @@ namespace {
 
 thread_local bool t_grad_enabled = true;
 
-std::vector<GradNode*> topo_order(GradNode* root) {
+/// Every node reachable from the roots, consumers before producers (DFS post-order over all
+/// roots with one visited set, reversed).
+std::vector<GradNode*> topo_order(std::span<GradNode* const> roots) {
   std::vector<GradNode*> order;
-  std::unordered_set<GradNode*> seen{root};
-  std::vector<std::pair<GradNode*, size_t>> stack{{root, 0}};
-  while (!stack.empty()) {
-    auto& [n, i] = stack.back();
-    if (i < n->edges.size()) {
-      GradNode* next = n->edges[i++].node.get();
-      if (next && seen.insert(next).second) stack.push_back({next, 0});
-    } else {
-      order.push_back(n);
-      stack.pop_back();
+  std::unordered_set<GradNode*> seen;
+  for (GradNode* root : roots) {
+    if (!seen.insert(root).second) continue;
+    std::vector<std::pair<GradNode*, size_t>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->edges.size()) {
+        GradNode* next = n->edges[i++].node.get();
+        if (next && seen.insert(next).second) stack.push_back({next, 0});
+      } else {
+        order.push_back(n);
+        stack.pop_back();
+      }
     }
   }
-  std::reverse(order.begin(), order.end());  // consumers before producers
+  std::reverse(order.begin(), order.end());
   return order;
 }
 
@@ -226,24 +232,102 @@ std::vector<Tensor> vjp(ir::Op op, const VjpArgs& a) {
   LT_UNREACHABLE();
 }
 
-void run_backward(const Tensor& root, const Tensor& seed) {
-  NoGradGuard no_grad;  // gradients are values, not new history (no double backward)
-  TensorImpl* r = root.impl();
-  if (!r->grad_fn) {  // a leaf: its gradient is the seed itself
-    accumulate_leaf(r, leaf_hooks(*r, seed));
-    run_grad_hooks(root.impl_ptr());
-    return;
+namespace {
+
+/// The gradients autograd::grad returns instead of accumulating into leaves' grad(): of each
+/// input, a leaf (by its impl) or an intermediate (by its node and output).
+struct Captured {
+  std::unordered_map<TensorImpl*, std::vector<size_t>> leaves;
+  std::unordered_map<GradNode*, std::vector<std::pair<int, size_t>>> outputs;
+  std::vector<Tensor> grads;
+
+  explicit Captured(std::span<const Tensor> inputs) : grads(inputs.size()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      TensorImpl* t = inputs[i].impl();
+      if (t->grad_fn) outputs[t->grad_fn.get()].emplace_back(t->output_nr, i);
+      else leaves[t].push_back(i);
+    }
   }
-  if (r->grad_fn->released) freed(r->grad_fn.get());
+  /// g for the leaf, if it is an input; false if it is not.
+  bool leaf(TensorImpl* t, const Tensor& g) {
+    auto it = leaves.find(t);
+    if (it == leaves.end()) return false;
+    for (size_t i : it->second) accumulate(grads[i], g);
+    return true;
+  }
+  void node(GradNode* n, std::span<const Tensor> gout) {
+    auto it = outputs.find(n);
+    if (it == outputs.end()) return;
+    for (auto [output, i] : it->second)
+      if (output < static_cast<int>(gout.size()) && gout[output].defined())
+        accumulate(grads[i], gout[output]);
+  }
+};
+
+/// A saved value with the autograd history of the tensor it was saved from (output_nr of node),
+/// so that a create_graph pass differentiates through it.
+Tensor with_history(const Tensor& saved, std::shared_ptr<GradNode> node, int output_nr) {
+  if (saved.impl()->unreadable) return saved;  // written in place since: reading it throws
+  Tensor t = snapshot(saved);
+  t.impl()->requires_grad = true;
+  t.impl()->grad_fn = std::move(node);
+  t.impl()->output_nr = output_nr;
+  return t;
+}
+
+/// The saved inputs and outputs of n as the tensors they were saved from: an input by its edge
+/// (the leaf itself, or its producer's output), an output as n's own.
+std::pair<std::vector<Tensor>, std::vector<Tensor>> saved_with_history(
+    GradNode& n, const std::shared_ptr<GradNode>& self) {
+  std::vector<Tensor> in(n.inputs.begin(), n.inputs.end());
+  std::vector<Tensor> out(n.outputs.begin(), n.outputs.end());
+  for (size_t i = 0; i < in.size() && i < n.edges.size(); ++i) {
+    const GradEdge& e = n.edges[i];
+    if (e.leaf && !in[i].impl()->unreadable) in[i] = Tensor(e.leaf);
+    else if (e.node) in[i] = with_history(in[i], e.node, e.output_nr);
+  }
+  for (size_t i = 0; i < out.size(); ++i) out[i] = with_history(out[i], self, static_cast<int>(i));
+  return {std::move(in), std::move(out)};
+}
+
+/// One backward pass from the roots with their seeds. Without `captured` gradients accumulate
+/// into the leaves' grad() (with their hooks); with it they go to the captured inputs only.
+/// `create_graph` records the pass itself (its gradients have history); `retain_graph` keeps the
+/// saved values for another pass.
+void backward_pass(std::span<const Tensor> roots, std::span<const Tensor> seeds,
+                   Captured* captured, bool create_graph, bool retain_graph) {
+  std::optional<NoGradGuard> no_grad;
+  std::optional<EnableGradGuard> with_grad;
+  if (create_graph) with_grad.emplace();
+  else no_grad.emplace();  // gradients are values, not new history
   std::unordered_map<GradNode*, std::vector<Tensor>> grads;
-  grads[r->grad_fn.get()].resize(r->grad_fn->outputs.size());
-  grads[r->grad_fn.get()][r->output_nr] = seed;
-  const std::vector<GradNode*> order = topo_order(r->grad_fn.get());
-  LeafCompletion leaves(order);
+  std::unordered_map<GradNode*, std::shared_ptr<GradNode>> owners;  // for with_history
+  std::vector<GradNode*> starts;
+  for (size_t k = 0; k < roots.size(); ++k) {
+    TensorImpl* r = roots[k].impl();
+    if (!r->grad_fn) {  // a leaf: its gradient is the seed itself
+      if (captured) {
+        captured->leaf(r, seeds[k]);
+      } else {
+        accumulate_leaf(r, leaf_hooks(*r, seeds[k]));
+        run_grad_hooks(roots[k].impl_ptr());
+      }
+      continue;
+    }
+    if (r->grad_fn->released) freed(r->grad_fn.get());
+    auto& slots = grads[r->grad_fn.get()];
+    slots.resize(r->grad_fn->outputs.size());
+    accumulate(slots[r->output_nr], seeds[k]);
+    starts.push_back(r->grad_fn.get());
+    if (create_graph) owners[r->grad_fn.get()] = r->grad_fn;
+  }
+  const std::vector<GradNode*> order = topo_order(starts);
+  std::optional<LeafCompletion> leaves;
+  if (!captured) leaves.emplace(order);
   for (GradNode* n : order) {
     auto it = grads.find(n);
     if (it == grads.end()) {
-      leaves.walked(*n);
+      if (leaves) leaves->walked(*n);
       continue;
     }
     std::vector<Tensor> gout = std::move(it->second);
@@ -256,15 +340,22 @@ void run_backward(const Tensor& root, const Tensor& seed) {
       if (output < static_cast<int>(gout.size()) && gout[output].defined())
         gout[output] = run_tensor_hooks({&hook}, std::move(gout[output]));
     }
+    if (captured) captured->node(n, gout);
     const size_t read = n->custom ? gout.size() : vjp_outputs_read(n->op, gout.size());
     for (size_t i = 0; i < read; ++i)
       if (!gout[i].defined()) gout[i] = zeros_like(n->outputs[i]);
     check_versions(*n);
     std::vector<char> needs(n->edges.size());
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();
-    const std::vector<Tensor> gin =
-        n->custom ? custom_grads(*n, gout, needs)
-                  : vjp(n->op, {n->attrs, n->inputs, n->outputs, gout, needs});
+    std::vector<Tensor> gin;
+    if (n->custom) {
+      gin = custom_grads(*n, gout, needs);
+    } else if (create_graph) {
+      const auto [in, out] = saved_with_history(*n, owners.at(n));
+      gin = vjp(n->op, {n->attrs, in, out, gout, needs});
+    } else {
+      gin = vjp(n->op, {n->attrs, n->inputs, n->outputs, gout, needs});
+    }
     LT_CHECK(gin.size() == n->edges.size(), "vjp of {} returned {} grads for {} inputs",
              node_name(*n), gin.size(), n->edges.size());
     for (size_t i = 0; i < gin.size(); ++i) {
@@ -273,15 +364,18 @@ void run_backward(const Tensor& root, const Tensor& seed) {
       LT_CHECK(gin[i].shape() == n->inputs[i].shape(), "vjp of {} input {}: grad {} for input {}",
                node_name(*n), i, type_str(gin[i].type()), type_str(n->inputs[i].type()));
       if (e.leaf) {
-        leaves.add(e.leaf.get(), gin[i]);
+        if (captured) captured->leaf(e.leaf.get(), gin[i]);
+        else leaves->add(e.leaf.get(), gin[i]);
       } else {
         if (e.node->released) freed(e.node.get());
         auto& slots = grads[e.node.get()];
         slots.resize(e.node->outputs.size());
         accumulate(slots[e.output_nr], gin[i]);
+        if (create_graph) owners[e.node.get()] = e.node;
       }
     }
-    leaves.walked(*n);
+    if (leaves) leaves->walked(*n);
+    if (retain_graph) continue;
     // Free the snapshots now, as PyTorch does: intermediates die (and in lazy mode stop being
     // results of the step graph).
     n->inputs.clear();
@@ -293,5 +387,56 @@ void run_backward(const Tensor& root, const Tensor& seed) {
     n->released = true;
   }
 }
+
+}  // namespace
+
+void run_backward(const Tensor& root, const Tensor& seed) {
+  backward_pass({&root, 1}, {&seed, 1}, nullptr, false, false);
+}
+
+namespace autograd {
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                         bool create_graph, bool allow_unused, Loc loc) {
+  const auto fail = [&](const std::string& what) {
+    throw Error(fmt::format("autograd::grad: {} at {}", what, location_str(loc)));
+  };
+  if (outputs.empty()) fail("grad requires at least one output");
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
+    fail(fmt::format("grad_outputs has {} tensors for {} outputs", grad_outputs.size(),
+                     outputs.size()));
+  std::vector<Tensor> seeds;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor& y = outputs[k];
+    if (!y.defined() || !y.requires_grad())
+      fail(fmt::format("element {} of tensors does not require grad and does not have a "
+                       "grad_fn",
+                       k));
+    const Tensor* g = grad_outputs.empty() ? nullptr : &grad_outputs[k];
+    if (g && g->defined()) {
+      if (g->shape() != y.shape())
+        fail(fmt::format("Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] "
+                         "has a shape of {}",
+                         k, shape_str(g->shape()), k, shape_str(y.shape())));
+      seeds.push_back(g->dtype() == y.dtype() ? *g : cast(*g, y.dtype(), loc));
+    } else {
+      if (y.numel() != 1) fail("grad can be implicitly created only for scalar outputs");
+      seeds.push_back(ones_like(y, loc));
+    }
+  }
+  for (const Tensor& x : inputs)
+    if (!x.defined() || !x.requires_grad())
+      fail("One of the differentiated Tensors does not require grad");
+  Captured captured(inputs);
+  backward_pass(outputs, seeds, &captured, create_graph, retain_graph.value_or(create_graph));
+  for (const Tensor& g : captured.grads)
+    if (!g.defined() && !allow_unused)
+      fail("One of the differentiated Tensors appears to not have been used in the graph. Set "
+           "allow_unused=True if this is the desired behavior.");
+  return std::move(captured.grads);
+}
+
+}  // namespace autograd
 
 }  // namespace lt

@@ -37,7 +37,8 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Sin: return {g * cos(x)};
     case Cos: return {-g * sin(x)};
     case Reciprocal: return {-g * y * y};
-    case Floor: case Ceil: case Round: return {zeros_like(g)};  // steps: 0 almost everywhere
+    case Floor: case Ceil: case Round: case Trunc:  // steps: 0 almost everywhere
+      return {zeros_like(g)};
     case Erf: return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-(x * x))};
     // Phi(x) + x phi(x), from x alone: the forward keeps nothing else.
     case GeluErf: return {g * apply1(ir::Op::GeluErfGrad, {&x, 1}, ir::NoAttrs{}, Loc::current())};
@@ -67,6 +68,8 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Remainder:  // a - floor_divide(a, b) b, the quotient held fixed
       return {to(g, 0), to(-g * floor_divide(x, a.in[1]), 1)};
     case FloorDivide: return {to(zeros_like(g), 0), to(zeros_like(g), 1)};
+    case Fmod:  // a - trunc(a / b) b, the quotient held fixed
+      return {to(g, 0), to(-g * trunc(x / a.in[1]), 1)};
     case Where: return {Tensor(), to(where(x, g, 0.0), 1), to(where(x, 0.0, g), 2)};
     case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
       return std::vector<Tensor>(a.in.size());

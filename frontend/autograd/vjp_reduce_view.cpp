@@ -55,6 +55,18 @@ std::vector<Tensor> vjp_reduce(ir::ReduceOp op, const VjpArgs& a) {
       return {hit * (g / sum(hit, r.axes, true))};
     }
     case ir::ReduceOp::LogSumExp: return {g * exp(x - y())};
+    case ir::ReduceOp::Prod: {
+      // PyTorch's prod_backward: the product of the other elements, g y / x where x is not 0
+      // (y is 0 there when any element is); at a zero, the product of the rest if it is the
+      // only zero, else 0.
+      const Tensor zero = eq(x, scalar_like(0, x));
+      const Tensor one = scalar_like(1, x);
+      const Tensor nonzero_x = where(zero, one, x);
+      const Tensor zeros = sum(cast(zero, x.dtype()), r.axes, true);
+      const Tensor rest = prod(nonzero_x, r.axes, true);
+      return {where(zero, where(eq(zeros, one), g * rest, scalar_like(0, x)),
+                    g * y() / nonzero_x)};
+    }
     case ir::ReduceOp::ArgMax:
     case ir::ReduceOp::ArgMin: return {Tensor()};
   }

@@ -2,7 +2,9 @@
 // hooks on leaves' gradients.
 #pragma once
 #include <functional>
+#include <optional>
 #include <source_location>
+#include <vector>
 
 namespace lt {
 
@@ -42,5 +44,23 @@ int register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(co
                                        std::source_location loc = std::source_location::current());
 /// Removes a hook registered on `leaf`; an unknown id does nothing.
 void remove_post_accumulate_grad_hook(const Tensor& leaf, int id);
+
+namespace autograd {
+
+/// The gradients of the outputs with respect to the inputs (torch::autograd::grad): the sum of
+/// d outputs[k] / d inputs[i] weighted by grad_outputs[k] (ones for a scalar output when left
+/// out), returned instead of accumulated into grad() (no leaf's grad() changes, and no leaf
+/// gradient hooks run). An input may be a leaf or an intermediate. With create_graph the pass
+/// is itself recorded, so its gradients can be differentiated again (double backward, gradient
+/// penalties); retain_graph (by default create_graph) keeps the graph for another pass. An input
+/// the outputs do not depend on is an error unless allow_unused, which gives an undefined
+/// tensor. PyTorch's messages.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs = {},
+                         std::optional<bool> retain_graph = std::nullopt,
+                         bool create_graph = false, bool allow_unused = false,
+                         std::source_location loc = std::source_location::current());
+
+}  // namespace autograd
 
 }  // namespace lt

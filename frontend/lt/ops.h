@@ -65,6 +65,8 @@ Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
 Tensor floor(const Tensor& x, Loc loc = Loc::current());
 Tensor ceil(const Tensor& x, Loc loc = Loc::current());
 Tensor round(const Tensor& x, int64_t decimals = 0, Loc loc = Loc::current());
+/// Rounds toward zero (torch.trunc, fix); an integer tensor as it is, a bool one refused.
+Tensor trunc(const Tensor& x, Loc loc = Loc::current());
 Tensor cast(const Tensor& x, DType to, Loc loc = Loc::current());
 
 Tensor add(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -81,6 +83,10 @@ Tensor remainder(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor remainder(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor floor_divide(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor floor_divide(const Tensor& a, Scalar b, Loc loc = Loc::current());
+/// C's fmod (torch.fmod): the remainder of division rounded toward zero, with a's sign;
+/// integers divided by 0 are an error.
+Tensor fmod(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor fmod(const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor ne(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor lt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -90,9 +96,10 @@ Tensor ge(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b, Loc loc = Loc::current());
 Tensor where(const Tensor& cond, Scalar a, const Tensor& b, Loc loc = Loc::current());
-/// x limited to [min, max]; either bound may be left out (not both). The bounds take x's dtype.
+/// x limited to [min, max]; either bound may be left out (not both). The bounds promote with x
+/// as numbers do (clamp(ids, 0.5) is f32, clamp(ids, 0) stays i64), as PyTorch's.
 /// Gradient 1 where min <= x <= max, else 0; min > max gives max everywhere (PyTorch's).
-Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = {},
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = {},
              Loc loc = Loc::current());
 /// x with `value` where the bool mask (broadcast to x) is true; no gradient flows there.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc = Loc::current());
@@ -108,6 +115,8 @@ Tensor min(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc:
 Tensor argmax(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdim = false, Loc loc = Loc::current());
+/// The product over axes (torch.prod); of an empty axis 1. Bool and integers multiply in i64.
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdim = false, Loc loc = Loc::current());
 /// log(exp(a) + exp(b)) without overflow, broadcasting (torch.logaddexp).
 Tensor logaddexp(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 /// Values and their int64 indices along a dim (torch.max(x, dim), torch.topk).

@@ -94,7 +94,7 @@ class Tensor {
   /// The number cast to this tensor's dtype (an integer tensor truncates it), as PyTorch.
   Tensor& fill_(Scalar value, Loc loc = Loc::current());
   Tensor& masked_fill_(const Tensor& mask, Scalar value, Loc loc = Loc::current());
-  Tensor& clamp_(std::optional<double> min, std::optional<double> max = {},
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {},
                  Loc loc = Loc::current());
   // The indexing ops' in-place forms (lt/ops.h: scatter, scatter_add, index_add, tril, triu).
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, Loc loc = Loc::current());

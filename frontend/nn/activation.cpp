@@ -8,14 +8,22 @@
 
 namespace lt::nn {
 
-Tensor ReLU::forward(const Tensor& x, Loc loc) { return relu(x, loc); }
+// The layers that are their op applied to the input, through the forward hooks.
+#define LT_ACTIVATION(Layer, op)                                          \
+  Tensor Layer::forward(const Tensor& x, Loc loc) {                       \
+    return with_hooks(x, [&](const Tensor& x) { return op(x, loc); });    \
+  }
+
+LT_ACTIVATION(ReLU, relu)
 
 GELU::GELU(std::string approx) : approximate(std::move(approx)) {
   require(approximate == "none" || approximate == "tanh", "GELU",
           "approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
 }
 
-Tensor GELU::forward(const Tensor& x, Loc loc) { return gelu(x, approximate, loc); }
+Tensor GELU::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return gelu(x, approximate, loc); });
+}
 
 std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
 
@@ -24,25 +32,29 @@ LeakyReLU::LeakyReLU(double negative_slope) : negative_slope(negative_slope) {
           negative_slope);
 }
 
-Tensor LeakyReLU::forward(const Tensor& x, Loc loc) { return leaky_relu(x, negative_slope, loc); }
+Tensor LeakyReLU::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return leaky_relu(x, negative_slope, loc); });
+}
 
 std::string LeakyReLU::extra_repr() const {
   return fmt::format("negative_slope={}", negative_slope);
 }
 
-Tensor SiLU::forward(const Tensor& x, Loc loc) { return silu(x, loc); }
-Tensor Sigmoid::forward(const Tensor& x, Loc loc) { return sigmoid(x, loc); }
-Tensor Tanh::forward(const Tensor& x, Loc loc) { return tanh(x, loc); }
+LT_ACTIVATION(SiLU, silu)
+LT_ACTIVATION(Sigmoid, sigmoid)
+LT_ACTIVATION(Tanh, tanh)
 
-Tensor Hardswish::forward(const Tensor& x, Loc loc) { return hardswish(x, loc); }
-Tensor Hardsigmoid::forward(const Tensor& x, Loc loc) { return hardsigmoid(x, loc); }
-Tensor Mish::forward(const Tensor& x, Loc loc) { return mish(x, loc); }
+LT_ACTIVATION(Hardswish, hardswish)
+LT_ACTIVATION(Hardsigmoid, hardsigmoid)
+LT_ACTIVATION(Mish, mish)
 
 ELU::ELU(double alpha) : alpha(alpha) {
   require(std::isfinite(alpha), "ELU", "alpha = {} is not finite", alpha);
 }
 
-Tensor ELU::forward(const Tensor& x, Loc loc) { return elu(x, alpha, loc); }
+Tensor ELU::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return elu(x, alpha, loc); });
+}
 
 // Python's repr of a float, as PyTorch prints its default: "alpha=1.0".
 std::string ELU::extra_repr() const {
@@ -57,7 +69,9 @@ Softplus::Softplus(double beta, double threshold) : beta(beta), threshold(thresh
   require(!std::isnan(threshold), "Softplus", "threshold is NaN");
 }
 
-Tensor Softplus::forward(const Tensor& x, Loc loc) { return softplus(x, beta, threshold, loc); }
+Tensor Softplus::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return softplus(x, beta, threshold, loc); });
+}
 
 std::string Softplus::extra_repr() const {
   return fmt::format("beta={}, threshold={}", beta, threshold);
@@ -67,8 +81,12 @@ Dropout::Dropout(double p) : p(p) {
   require(p >= 0 && p <= 1, "Dropout", "p = {} outside [0, 1]", p);
 }
 
-Tensor Dropout::forward(const Tensor& x, Loc loc) { return dropout(x, p, is_training(), loc); }
+Tensor Dropout::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return dropout(x, p, is_training(), loc); });
+}
 
 std::string Dropout::extra_repr() const { return fmt::format("p={}", p); }
+
+#undef LT_ACTIVATION
 
 }  // namespace lt::nn

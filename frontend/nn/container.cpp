@@ -8,7 +8,9 @@ namespace lt::nn {
 
 Flatten::Flatten(int64_t start, int64_t end) : start_dim(start), end_dim(end) {}
 
-Tensor Flatten::forward(const Tensor& x, Loc loc) { return flatten(x, start_dim, end_dim, loc); }
+Tensor Flatten::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return flatten(x, start_dim, end_dim, loc); });
+}
 
 std::string Flatten::extra_repr() const {
   return fmt::format("start_dim={}, end_dim={}", start_dim, end_dim);
@@ -30,9 +32,11 @@ Sequential& Sequential::push_back(Functional::Fn fn) {
 }
 
 Tensor Sequential::forward(const Tensor& x, Loc loc) {
-  Tensor h = x;
-  for (const Forward& f : forwards_) h = f(h, loc);
-  return h;
+  return with_hooks(x, [&](const Tensor& x) {
+    Tensor h = x;
+    for (const Forward& f : forwards_) h = f(h, loc);
+    return h;
+  });
 }
 
 std::shared_ptr<Module> Sequential::operator[](size_t i) const {

@@ -68,13 +68,15 @@ Conv2d::Conv2d(int64_t in, int64_t out, Size2d kernel, Conv2dOptions o)
 void Conv2d::reset_parameters() { reset_conv(weight, bias); }
 
 Tensor Conv2d::forward(const Tensor& x, Loc loc) {
-  if (x.defined() && (x.rank() != 4 || x.shape()[1] != in_channels))
-    throw Error(fmt::format("Conv2d(in_channels={}): input {} is not [N, {}, H, W] at {}",
-                            in_channels, type_str(x.type()), in_channels, location_str(loc)));
-  return conv2d(x, weight, bias,
-                {options.stride.vec(), options.padding.vec(), options.dilation.vec(),
-                 options.groups},
-                loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (x.defined() && (x.rank() != 4 || x.shape()[1] != in_channels))
+      throw Error(fmt::format("Conv2d(in_channels={}): input {} is not [N, {}, H, W] at {}",
+                              in_channels, type_str(x.type()), in_channels, location_str(loc)));
+    return conv2d(x, weight, bias,
+                  {options.stride.vec(), options.padding.vec(), options.dilation.vec(),
+                   options.groups},
+                  loc);
+  });
 }
 
 std::string Conv2d::extra_repr() const {
@@ -93,7 +95,9 @@ MaxPool2d::MaxPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding, boo
 }
 
 Tensor MaxPool2d::forward(const Tensor& x, Loc loc) {
-  return max_pool2d(x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode}, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return max_pool2d(x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode}, loc);
+  });
 }
 
 std::string MaxPool2d::extra_repr() const {
@@ -111,8 +115,10 @@ AvgPool2d::AvgPool2d(Size2d kernel, std::optional<Size2d> s, Size2d padding, boo
 }
 
 Tensor AvgPool2d::forward(const Tensor& x, Loc loc) {
-  return avg_pool2d(
-      x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode, count_include_pad}, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return avg_pool2d(
+        x, {kernel_size.vec(), stride.vec(), padding.vec(), ceil_mode, count_include_pad}, loc);
+  });
 }
 
 std::string AvgPool2d::extra_repr() const {
@@ -126,7 +132,9 @@ AdaptiveAvgPool2d::AdaptiveAvgPool2d(Size2d size) : output_size(size) {
 }
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& x, Loc loc) {
-  return adaptive_avg_pool2d(x, output_size.vec(), loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return adaptive_avg_pool2d(x, output_size.vec(), loc);
+  });
 }
 
 std::string AdaptiveAvgPool2d::extra_repr() const {
@@ -139,7 +147,9 @@ AdaptiveMaxPool2d::AdaptiveMaxPool2d(Size2d size) : output_size(size) {
 }
 
 Tensor AdaptiveMaxPool2d::forward(const Tensor& x, Loc loc) {
-  return adaptive_max_pool2d(x, output_size.vec(), loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return adaptive_max_pool2d(x, output_size.vec(), loc);
+  });
 }
 
 ValuesIndices AdaptiveMaxPool2d::forward_with_indices(const Tensor& x, Loc loc) {
@@ -165,9 +175,11 @@ Conv1d::Conv1d(int64_t in, int64_t out, int64_t kernel, Conv1dOptions o)
 void Conv1d::reset_parameters() { reset_conv(weight, bias); }
 
 Tensor Conv1d::forward(const Tensor& x, Loc loc) {
-  return conv1d(
-      x, weight, bias,
-      lt::Conv1dOptions{options.stride, options.padding, options.dilation, options.groups}, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return conv1d(
+        x, weight, bias,
+        lt::Conv1dOptions{options.stride, options.padding, options.dilation, options.groups}, loc);
+  });
 }
 
 std::string Conv1d::extra_repr() const {
@@ -200,10 +212,12 @@ ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, Size2d kernel, ConvTra
 void ConvTranspose2d::reset_parameters() { reset_conv(weight, bias); }
 
 Tensor ConvTranspose2d::forward(const Tensor& x, Loc loc) {
-  return conv_transpose2d(x, weight, bias,
-                          {options.stride.vec(), options.padding.vec(),
-                           options.output_padding.vec(), options.groups, options.dilation.vec()},
-                          loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    return conv_transpose2d(x, weight, bias,
+                            {options.stride.vec(), options.padding.vec(),
+                             options.output_padding.vec(), options.groups, options.dilation.vec()},
+                            loc);
+  });
 }
 
 std::string ConvTranspose2d::extra_repr() const {
@@ -231,7 +245,9 @@ Upsample::Upsample(InterpolateOptions o) : options(std::move(o)) {
           "| bicubic | trilinear");
 }
 
-Tensor Upsample::forward(const Tensor& x, Loc loc) { return interpolate(x, options, loc); }
+Tensor Upsample::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return interpolate(x, options, loc); });
+}
 
 std::string Upsample::extra_repr() const {
   // PyTorch's: one number where one was given, a tuple otherwise.

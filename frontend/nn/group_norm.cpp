@@ -21,23 +21,25 @@ GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps, bool affine)
 }
 
 Tensor GroupNorm::forward(const Tensor& x, Loc loc) {
-  if (!x.defined() || x.rank() < 2 || x.shape()[1] != num_channels || x.shape()[0] < 1)
-    throw Error(fmt::format("GroupNorm(num_groups={}, num_channels={}): input {} is not "
-                            "[N, {}, *] at {}",
-                            num_groups, num_channels,
-                            x.defined() ? type_str(x.type()) : "undefined", num_channels,
-                            location_str(loc)));
-  const int64_t n = x.shape()[0];
-  const int64_t per_group = x.numel() / (n * num_groups);
-  // Constants of x's dtype (graph constants in lazy mode): the normalization alone.
-  const Tensor grouped =
-      layer_norm(reshape(x, {n, num_groups, per_group}, loc), ones({per_group}, x.dtype(), loc),
-                 zeros({per_group}, x.dtype(), loc), eps, loc);
-  Tensor y = reshape(grouped, x.shape(), loc);
-  if (!weight.defined()) return y;
-  Shape channel(static_cast<size_t>(x.rank()), 1);
-  channel[1] = num_channels;
-  return y * reshape(weight, channel, loc) + reshape(bias, channel, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (!x.defined() || x.rank() < 2 || x.shape()[1] != num_channels || x.shape()[0] < 1)
+      throw Error(fmt::format("GroupNorm(num_groups={}, num_channels={}): input {} is not "
+                              "[N, {}, *] at {}",
+                              num_groups, num_channels,
+                              x.defined() ? type_str(x.type()) : "undefined", num_channels,
+                              location_str(loc)));
+    const int64_t n = x.shape()[0];
+    const int64_t per_group = x.numel() / (n * num_groups);
+    // Constants of x's dtype (graph constants in lazy mode): the normalization alone.
+    const Tensor grouped =
+        layer_norm(reshape(x, {n, num_groups, per_group}, loc), ones({per_group}, x.dtype(), loc),
+                   zeros({per_group}, x.dtype(), loc), eps, loc);
+    Tensor y = reshape(grouped, x.shape(), loc);
+    if (!weight.defined()) return y;
+    Shape channel(static_cast<size_t>(x.rank()), 1);
+    channel[1] = num_channels;
+    return y * reshape(weight, channel, loc) + reshape(bias, channel, loc);
+  });
 }
 
 std::string GroupNorm::extra_repr() const {

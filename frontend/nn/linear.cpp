@@ -25,10 +25,12 @@ void Linear::reset_parameters() {
 }
 
 Tensor Linear::forward(const Tensor& x, Loc loc) {
-  if (x.defined() && (x.rank() < 1 || x.shape().back() != in_features))
-    throw Error(fmt::format("Linear(in_features={}): input {} does not end in {} features at {}",
-                            in_features, type_str(x.type()), in_features, location_str(loc)));
-  return linear(x, weight, bias, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (x.defined() && (x.rank() < 1 || x.shape().back() != in_features))
+      throw Error(fmt::format("Linear(in_features={}): input {} does not end in {} features at {}",
+                              in_features, type_str(x.type()), in_features, location_str(loc)));
+    return linear(x, weight, bias, loc);
+  });
 }
 
 std::string Linear::extra_repr() const {
@@ -45,7 +47,9 @@ Embedding::Embedding(int64_t num, int64_t dim) : num_embeddings(num), embedding_
 
 void Embedding::reset_parameters() { init::normal_(weight); }
 
-Tensor Embedding::forward(const Tensor& ids, Loc loc) { return embedding(weight, ids, loc); }
+Tensor Embedding::forward(const Tensor& ids, Loc loc) {
+  return with_hooks(ids, [&](const Tensor& ids) { return embedding(weight, ids, loc); });
+}
 
 std::string Embedding::extra_repr() const {
   return fmt::format("{}, {}", num_embeddings, embedding_dim);

@@ -249,6 +249,34 @@ void Module::to(DType dtype, Loc loc) {
   }
 }
 
+int Module::add_pre_hook(PreHook hook) {
+  pre_hooks_.emplace_back(next_hook_id_, std::move(hook));
+  return next_hook_id_++;
+}
+
+int Module::add_post_hook(PostHook hook) {
+  post_hooks_.emplace_back(next_hook_id_, std::move(hook));
+  return next_hook_id_++;
+}
+
+void Module::remove_hook(int id) {
+  std::erase_if(pre_hooks_, [&](const auto& h) { return h.first == id; });
+  std::erase_if(post_hooks_, [&](const auto& h) { return h.first == id; });
+}
+
+Tensor Module::run_hooked(const Tensor& x, const std::function<Tensor(const Tensor&)>& forward) {
+  // Copies: a hook may remove itself (or register another) while the list runs, as in PyTorch.
+  const auto pre = pre_hooks_;
+  const auto post = post_hooks_;
+  Tensor in = x;
+  for (const auto& [_, hook] : pre)
+    if (Tensor replaced = hook(*this, in); replaced.defined()) in = std::move(replaced);
+  Tensor out = forward(in);
+  for (const auto& [_, hook] : post)
+    if (Tensor replaced = hook(*this, in, out); replaced.defined()) out = std::move(replaced);
+  return out;
+}
+
 std::string Module::str() const {
   const std::string head = fmt::format("{}({}", name(), extra_repr());
   if (children_.empty()) return head + ")";

@@ -37,21 +37,23 @@ void BatchNorm2d::reset_running_stats() {
 }
 
 Tensor BatchNorm2d::forward(const Tensor& x, Loc loc) {
-  if (!x.defined() || x.rank() != 4 || x.shape()[1] != num_features)
-    throw Error(fmt::format("BatchNorm2d(num_features={}): input {} is not [N, {}, H, W] at {}",
-                            num_features, x.defined() ? type_str(x.type()) : "undefined",
-                            num_features, location_str(loc)));
-  if (is_training() && options.track_running_stats) {
-    NoGradGuard no_grad;
-    num_batches_tracked.add_(1, loc);
-  }
-  const bool batch_stats = is_training() || !options.track_running_stats;
-  if (sync_stats && batch_stats && dist::world_size() > 1) return synced_forward(x, loc);
-  // batch_norm updates the running statistics in place in training mode and reads them in eval
-  // mode; without tracking they are undefined and batch statistics serve both modes.
-  return batch_norm(x, weight, bias, running_mean, running_var,
-                    is_training() || !options.track_running_stats, options.momentum, options.eps,
-                    loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (!x.defined() || x.rank() != 4 || x.shape()[1] != num_features)
+      throw Error(fmt::format("BatchNorm2d(num_features={}): input {} is not [N, {}, H, W] at {}",
+                              num_features, x.defined() ? type_str(x.type()) : "undefined",
+                              num_features, location_str(loc)));
+    if (is_training() && options.track_running_stats) {
+      NoGradGuard no_grad;
+      num_batches_tracked.add_(1, loc);
+    }
+    const bool batch_stats = is_training() || !options.track_running_stats;
+    if (sync_stats && batch_stats && dist::world_size() > 1) return synced_forward(x, loc);
+    // batch_norm updates the running statistics in place in training mode and reads them in eval
+    // mode; without tracking they are undefined and batch statistics serve both modes.
+    return batch_norm(x, weight, bias, running_mean, running_var,
+                      is_training() || !options.track_running_stats, options.momentum, options.eps,
+                      loc);
+  });
 }
 
 Tensor BatchNorm2d::synced_forward(const Tensor& x, const Loc& loc) {
@@ -76,17 +78,19 @@ std::string BatchNorm2d::name() const { return sync_stats ? "SyncBatchNorm" : la
 BatchNorm1d::BatchNorm1d(int64_t c, BatchNormOptions o) : BatchNorm2d(c, o, "BatchNorm1d") {}
 
 Tensor BatchNorm1d::forward(const Tensor& x, Loc loc) {
-  if (!x.defined() || (x.rank() != 2 && x.rank() != 3))
-    throw Error(fmt::format("BatchNorm1d: expected 2D or 3D input (got {}) at {}",
-                            x.defined() ? fmt::format("{}D input", x.rank()) : "undefined",
-                            location_str(loc)));
-  if (x.shape()[1] != num_features)
-    throw Error(fmt::format("BatchNorm1d(num_features={}): input {} is not [N, {}] or [N, {}, L] "
-                            "at {}",
-                            num_features, type_str(x.type()), num_features, num_features,
-                            location_str(loc)));
-  const Shape as_2d{x.shape()[0], num_features, x.rank() == 3 ? x.shape()[2] : 1, 1};
-  return reshape(BatchNorm2d::forward(reshape(x, as_2d, loc), loc), x.shape(), loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (!x.defined() || (x.rank() != 2 && x.rank() != 3))
+      throw Error(fmt::format("BatchNorm1d: expected 2D or 3D input (got {}) at {}",
+                              x.defined() ? fmt::format("{}D input", x.rank()) : "undefined",
+                              location_str(loc)));
+    if (x.shape()[1] != num_features)
+      throw Error(fmt::format("BatchNorm1d(num_features={}): input {} is not [N, {}] or [N, {}, L] "
+                              "at {}",
+                              num_features, type_str(x.type()), num_features, num_features,
+                              location_str(loc)));
+    const Shape as_2d{x.shape()[0], num_features, x.rank() == 3 ? x.shape()[2] : 1, 1};
+    return reshape(BatchNorm2d::forward(reshape(x, as_2d, loc), loc), x.shape(), loc);
+  });
 }
 
 std::string BatchNorm2d::extra_repr() const {
@@ -109,10 +113,13 @@ LayerNorm::LayerNorm(Shape shape, double eps, bool affine)
 }
 
 Tensor LayerNorm::forward(const Tensor& x, Loc loc) {
-  if (weight.defined()) return layer_norm(x, weight, bias, eps, loc);
-  // Without affine: the identity map, in x's dtype (ones and zeros are graph constants).
-  const DType dt = x.defined() ? x.dtype() : DType::F32;
-  return layer_norm(x, ones(normalized_shape, dt, loc), zeros(normalized_shape, dt, loc), eps, loc);
+  return with_hooks(x, [&](const Tensor& x) {
+    if (weight.defined()) return layer_norm(x, weight, bias, eps, loc);
+    // Without affine: the identity map, in x's dtype (ones and zeros are graph constants).
+    const DType dt = x.defined() ? x.dtype() : DType::F32;
+    return layer_norm(x, ones(normalized_shape, dt, loc), zeros(normalized_shape, dt, loc), eps,
+                      loc);
+  });
 }
 
 std::string LayerNorm::extra_repr() const {

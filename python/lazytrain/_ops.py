@@ -66,7 +66,7 @@ def _binary(name, c_name=None):
 
 
 BINARY = ["maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logaddexp", "outer",
-          "remainder", "floor_divide"]
+          "remainder", "floor_divide", "fmod"]
 for _name in BINARY:
     globals()[_name] = _binary(_name)
 greater, greater_equal, less, less_equal = gt, ge, lt, le  # noqa: F821
@@ -122,6 +122,13 @@ def ceil(input):
 
 def round(input, *, decimals=0):
     return _C.round(as_tensor(input), decimals)
+
+
+def trunc(input):
+    return _C.trunc(as_tensor(input))
+
+
+fix = trunc
 
 
 subtract, multiply, divide, true_divide = sub, mul, div, div
@@ -216,6 +223,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     return _C.mean(_cast_opt(input, dtype), _dims(dim), keepdim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not isinstance(dim, builtins.int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    return _C.prod(_cast_opt(input, dtype), _dims(dim), keepdim)
 
 
 def _extremum(name):
@@ -503,5 +516,5 @@ METHODS = UNARY + BINARY + [
     "scatter_add", "index_select", "index_add", "flip", "roll", "tril", "triu", "matmul", "mm",
     "bmm", "baddbmm", "negative", "absolute", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "subtract", "multiply", "divide", "true_divide", "gelu", "outer", "floor", "ceil",
-    "round"]
+    "round", "trunc", "fix", "prod"]
 FUNCTIONS = METHODS + ["cat", "concat", "concatenate", "stack", "leaky_relu", "result_type"]

@@ -89,7 +89,9 @@ post_backward_callbacks = []
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     if create_graph or inputs is not None:
-        raise NotImplementedError("backward: create_graph and inputs are not supported yet")
+        raise NotImplementedError("backward: create_graph and inputs are not supported; "
+                                  "lt.autograd.grad(outputs, inputs, create_graph=True) gives "
+                                  "such gradients")
     self._backward(None if gradient is None else as_tensor(gradient, self))
     for callback in post_backward_callbacks:
         callback()
@@ -414,7 +416,7 @@ def _unary_inplace(name):
 
 
 for _n in ["abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "neg", "sin", "cos",
-           "reciprocal", "pow", "floor", "ceil", "round"]:
+           "reciprocal", "pow", "floor", "ceil", "round", "trunc", "fix"]:
     _method(_n + "_", _unary_inplace(_n))
 
 
@@ -437,5 +439,6 @@ def _binary_inplace(name):
 for _n, _op in [("remainder", "mod"), ("floor_divide", "floordiv")]:
     _method(_n + "_", _binary_inplace(_n))
     _method(f"__i{_op}__", getattr(Tensor, _n + "_"))
+_method("fmod_", _binary_inplace("fmod"))
 Tensor.__getitem__ = _indexing.getitem
 Tensor.__setitem__ = _indexing.setitem

@@ -42,6 +42,15 @@ void bind_modes(pb::module_& m) {
   bind_guard<NoGradGuard>(m, "NoGradGuard");
   bind_guard<data::WorkerScope>(m, "DataWorkerScope");
   bind_guard<EnableGradGuard>(m, "EnableGradGuard");
+  using Tensors = std::vector<Tensor>;
+  m.def("autograd_grad", [at](const Tensors& outputs, const Tensors& inputs,
+                              const Tensors& grad_outputs, bool retain_graph, bool create_graph,
+                              bool allow_unused) {
+    CallerNamed named;
+    pb::gil_scoped_release release;  // hooks written in Python take the GIL back
+    return autograd::grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                          allow_unused, at);
+  });
   m.def("graph_text", [](const std::vector<Tensor>& ts) {
     return debug::graph_text(std::span<const Tensor>(ts));
   });

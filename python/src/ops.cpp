@@ -12,6 +12,7 @@ using Ints = std::vector<int64_t>;
 
 pb::tuple pair(const ValuesIndices& r) { return pb::make_tuple(r.values, r.indices); }
 
+
 void bind_elementwise(pb::module_& m, const Loc& at) {
 #define LT_UNARY(name) m.def(#name, [at](const T& x) { return name(x, at); })
   LT_UNARY(neg); LT_UNARY(abs); LT_UNARY(exp); LT_UNARY(expm1); LT_UNARY(log); LT_UNARY(log1p);
@@ -24,10 +25,11 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
   LT_BINARY(add); LT_BINARY(sub); LT_BINARY(mul); LT_BINARY(div); LT_BINARY(maximum);
   LT_BINARY(minimum); LT_BINARY(eq); LT_BINARY(ne); LT_BINARY(lt); LT_BINARY(le); LT_BINARY(gt);
   LT_BINARY(ge); LT_BINARY(logaddexp); LT_BINARY(outer); LT_BINARY(remainder);
-  LT_BINARY(floor_divide);
+  LT_BINARY(floor_divide); LT_BINARY(fmod);
 #undef LT_BINARY
   m.def("floor", [at](const T& x) { return floor(x, at); });
   m.def("ceil", [at](const T& x) { return ceil(x, at); });
+  m.def("trunc", [at](const T& x) { return trunc(x, at); });
   m.def("round", [at](const T& x, int64_t decimals) { return round(x, decimals, at); });
   m.def("pow", [at](const T& a, const T& b) { return pow(a, b, at); });
   m.def("pow_scalar", [at](const T& a, double b) { return pow(a, b, at); });
@@ -38,8 +40,9 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
   m.def("softplus", [at](const T& x, double b, double th) { return softplus(x, b, th, at); });
   m.def("cast", [at](const T& x, int code) { return cast(x, dtype_of(code), at); });
   m.def("where", [at](const T& c, const T& a, const T& b) { return where(c, a, b, at); });
-  m.def("clamp", [at](const T& x, std::optional<double> lo, std::optional<double> hi) {
-    return clamp(x, lo, hi, at);
+  // A Python int binds as an integer, a float as a float: the bounds promote by category.
+  m.def("clamp", [at](const T& x, std::optional<Number> lo, std::optional<Number> hi) {
+    return clamp(x, scalar_of(lo), scalar_of(hi), at);
   });
   m.def("masked_fill", [at](const T& x, const T& mask, double v) {
     return masked_fill(x, mask, v, at);
@@ -51,6 +54,7 @@ void bind_reductions(pb::module_& m, const Loc& at) {
 #define LT_REDUCE(name) \
   m.def(#name, [at](const T& x, const Ints& dims, bool keep) { return name(x, dims, keep, at); })
   LT_REDUCE(sum); LT_REDUCE(mean); LT_REDUCE(max); LT_REDUCE(min); LT_REDUCE(logsumexp);
+  LT_REDUCE(prod);
 #undef LT_REDUCE
   m.def("max_along", [at](const T& x, int64_t d, bool k) { return pair(max(x, d, k, at)); });
   m.def("min_along", [at](const T& x, int64_t d, bool k) { return pair(min(x, d, k, at)); });

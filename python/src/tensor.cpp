@@ -149,8 +149,8 @@ void bind_tensor(pb::module_& m) {
       .def("_fill_", [at](T& t, double v) { t.fill_(v, at); })
       .def("_fill_int_", [at](T& t, int64_t v) { t.fill_(v, at); })
       .def("_masked_fill_", [at](T& t, const T& mask, double v) { t.masked_fill_(mask, v, at); })
-      .def("_clamp_", [at](T& t, std::optional<double> lo, std::optional<double> hi) {
-        t.clamp_(lo, hi, at);
+      .def("_clamp_", [at](T& t, std::optional<Number> lo, std::optional<Number> hi) {
+        t.clamp_(scalar_of(lo), scalar_of(hi), at);
       })
       .def("_scatter_", [at](T& t, int64_t dim, const T& index, const T& src) {
         t.scatter_(dim, index, src, at);

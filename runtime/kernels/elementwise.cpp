@@ -310,7 +310,7 @@ template <ElementwiseOp E, class T>
 void check_data(const TensorRef& b) {
   constexpr ir::DataCheck c = ir::info(E).checks;
   if constexpr (c == ir::DataCheck::Yes || (c == ir::DataCheck::IfInt && std::is_integral_v<T>)) {
-    static_assert(E == Div || E == Remainder || E == FloorDivide,
+    static_assert(E == Div || E == Remainder || E == FloorDivide || E == Fmod,
                   "a row that checks its data needs its check here");
     const T* pb = b.as<T>();
     for (int64_t i = 0; i < b.numel(); ++i)

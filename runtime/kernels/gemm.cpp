@@ -11,6 +11,7 @@
 #include <limits>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "ir/error.h"
 #include "runtime/kernels/gemm_paths.h"
@@ -114,14 +115,48 @@ void gemm_typed(const GemmArgs& g) {
   });
 }
 
+// Integers (PyTorch's CPU matmul of i64 and i32): C = A B, wrapping as the elementwise ops do,
+// row by row over B's contiguous rows. Not a fast path: integer matmul is for indices and masks.
+template <class T>
+void gemm_int_block(const GemmArgs& g) {
+  using U = std::make_unsigned_t<T>;
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  std::vector<U> row(static_cast<size_t>(g.n));
+  for (int64_t i = 0; i < g.m; ++i) {
+    std::fill(row.begin(), row.end(), U(0));
+    for (int64_t p = 0; p < g.k; ++p) {
+      const U aip = static_cast<U>(g.trans_a ? a[p * g.lda + i] : a[i * g.lda + p]);
+      for (int64_t j = 0; j < g.n; ++j)
+        row[j] += aip * static_cast<U>(g.trans_b ? b[j * g.ldb + p] : b[p * g.ldb + j]);
+    }
+    for (int64_t j = 0; j < g.n; ++j) {
+      T& out = c[i * g.ldc + j];
+      out = static_cast<T>(g.beta == 0 ? row[j] : static_cast<U>(static_cast<U>(out) + row[j]));
+    }
+  }
+}
+
+void gemm_int(const GemmArgs& g) {
+  LT_CHECK(g.alpha == 1 && (g.beta == 0 || g.beta == 1),
+           "gemm: integer operands take alpha 1 and beta 0 or 1, got {} and {}", g.alpha, g.beta);
+  for_each_gemm_block(g, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const GemmArgs block = gemm_block_args(g, m0, m1, n0, n1);
+    if (g.dtype == DType::I64) gemm_int_block<int64_t>(block);
+    else gemm_int_block<int32_t>(block);
+  });
+}
+
 void check_dtypes(const GemmArgs& g) {
   const DType a = g.a_type(), b = g.b_type(), c = g.c_type();
   const bool low = a == DType::BF16 || a == DType::F16;
-  const bool same = a == b && b == c && (a == DType::F32 || a == DType::F64 || low);
+  const bool ints = a == DType::I64 || a == DType::I32;
+  const bool same = a == b && b == c && (a == DType::F32 || a == DType::F64 || low || ints);
   if (same || (low && a == b && c == DType::F32)) return;
   throw Error(fmt::format("gemm: A {} x B {} -> C {} is not supported: A and B must both be f32, "
-                          "f64, bf16 or f16, and C of their dtype (or f32 for bf16 and f16 "
-                          "inputs)",
+                          "f64, bf16, f16, i64 or i32, and C of their dtype (or f32 for bf16 and "
+                          "f16 inputs)",
                           dtype_name(a), dtype_name(b), dtype_name(c)));
 }
 
@@ -180,6 +215,7 @@ void gemm_batch(const GemmArgs& g, int64_t batch, int64_t stride_a, int64_t stri
 void gemm(const GemmArgs& g) {
   check_dtypes(g);
   if (g.m <= 0 || g.n <= 0) return;
+  if (g.dtype == DType::I64 || g.dtype == DType::I32) return gemm_int(g);
   if (g.a_type() == DType::BF16)
     return onednn::bf16_isa() ? gemm_onednn(g) : gemm_low_via_f32(g);
   // f16 arithmetic is AVX512-FP16 (Sapphire Rapids on), which oneDNN 2.6 does not use for matmul:

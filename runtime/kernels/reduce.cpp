@@ -2,6 +2,7 @@
 // run is reduced each output reduces contiguous rows, otherwise whole rows of outputs accumulate
 // input rows (vectorizable either way).
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -63,6 +64,23 @@ struct SumOp {
       for (int64_t i = 0; i < n; ++i) a = wrapping_add(a, p[i]);
       return a;
     }
+  }
+};
+template <class T>
+struct ProdOp {
+  using A = T;
+  static A init() { return A(1); }
+  static A step(A a, T v) {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(v)));
+    } else {
+      return a * v;
+    }
+  }
+  static A merge_run(A a, const T* p, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) a = step(a, p[i]);
+    return a;
   }
 };
 template <class T>
@@ -202,8 +220,15 @@ void arg_best(const Collapsed& c, const T* x, int64_t* out, int64_t nout) {
 void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& a, Ins in, Outs out) {
   const int64_t nout = out[0].numel();
   if (nout == 0) return;
-  if (in[0].numel() == 0) {  // a reduction over an empty axis: only sum is allowed (type rule)
-    std::memset(out[0].data, 0, out[0].type->bytes());
+  if (in[0].numel() == 0) {  // a reduction over an empty axis: only sum and prod (type rule)
+    if (op == Prod) {
+      dispatch_dtype(out[0].dtype(), [&](auto t) {
+        using T = decltype(t);
+        std::fill_n(out[0].as<T>(), nout, T(1));
+      });
+    } else {
+      std::memset(out[0].data, 0, out[0].type->bytes());
+    }
     return;
   }
   const Collapsed c = collapse(in[0].shape(), a);
@@ -224,6 +249,7 @@ void run_reduce(ir::ReduceOp op, const ir::ReduceAttrs& a, Ins in, Outs out) {
         }
         case ReduceMax: return fold<MaxOp<T>>(c, x, out[0].as<T>(), nout, nullptr);
         case ReduceMin: return fold<MinOp<T>>(c, x, out[0].as<T>(), nout, nullptr);
+        case Prod: return fold<ProdOp<T>>(c, x, out[0].as<T>(), nout, nullptr);
         case ArgMax: return arg_best<T, true>(c, x, out[0].as<int64_t>(), nout);
         case ArgMin: return arg_best<T, false>(c, x, out[0].as<int64_t>(), nout);
         case LogSumExp: {

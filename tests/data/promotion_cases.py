@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Writes promotion_cases.json next to this script: PyTorch's result dtype and values (or its
 error) for binary ops over every dtype pair, C++-number and 0-d operands, where, sum and mean,
-in-place ops, the unary ops over every dtype, cat and stack of mixed dtypes, and matmul's refusal
-of them. tests/unit/frontend/promotion_test.cpp runs every case through lazytrain.
+in-place ops, the unary ops over every dtype, pow and fmod, the rounding ops, prod and the
+reductions of f16 and bf16, clamp's bounds, cat and stack of mixed dtypes, and matmul's refusal
+of them and its integer form. tests/unit/frontend/promotion_test.cpp runs every case through lazytrain.
 
 Run: /usr/bin/python3 tests/data/promotion_cases.py (needs torch; the file records the version)."""
 import json
@@ -28,6 +29,8 @@ DIVISORS = {
     "f16": [2.0, -4.0, 0.25], "i64": [2, -3, 5], "i32": [-2, 4, 3], "bool": [True, True, True],
 }
 COND = [True, False, True]
+# Transcendental results are compared to a few units in the last place of their dtype.
+RTOL = {"f32": 1e-6, "f64": 1e-13, "bf16": 8e-3, "f16": 1e-3}
 
 BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
@@ -169,8 +172,6 @@ POSITIVE = {
     "f16": [0.5, 1.25, 6.0], "i64": [3, 7, 2], "i32": [4, 5, 1], "bool": [True, False, True],
 }
 POLE_AT_ZERO = {"log", "rsqrt", "reciprocal"}
-# Transcendental results are compared to a few units in the last place of their dtype.
-RTOL = {"f32": 1e-6, "f64": 1e-13, "bf16": 8e-3, "f16": 1e-3}
 for op, fn in UNARY.items():
     for x in DTYPES:
         vals = [True, True, True] if (x == "bool" and op in POLE_AT_ZERO) else POSITIVE[x]
@@ -186,6 +187,84 @@ for op, fn in UNARY.items():
         if "dtype" in case and case["dtype"] in RTOL and op not in ("relu", "abs", "neg"):
             case["rtol"] = RTOL[case["dtype"]]
         cases.append({"op": op, "operands": [a], **case})
+
+# pow, fmod over every pair: exponents integral where the base may be negative (no NaN), and
+# negative integer exponents of integer bases (PyTorch's powi: 0 but for bases 1 and -1).
+EXPONENTS = {
+    "f32": [3.0, 2.0, 1.5], "f64": [-2.0, 2.0, 0.5], "bf16": [2.0, 3.0, 0.5],
+    "f16": [1.0, 2.0, 0.5], "i64": [2, 3, -1], "i32": [3, 0, 2], "bool": [True, False, True],
+}
+BINARY.update({"pow": torch.pow, "fmod": torch.fmod})
+for x in DTYPES:
+    for y in DTYPES:
+        binary("pow", operand("tensor", x, VALUES[x]), operand("tensor", y, EXPONENTS[y]))
+        binary("fmod", operand("tensor", x, VALUES[x]), operand("tensor", y, DIVISORS[y]))
+for x in DTYPES:
+    for kind, v in [("int", 2), ("int", 0), ("int", -1), ("float", 2.0), ("float", 0.5)]:
+        base = [abs(b) for b in VALUES[x]] if kind == "float" else VALUES[x]
+        binary("pow", operand("tensor", x, base), num(kind, v))
+    for kind, v in [("int", 2), ("int", -3), ("float", 1.5)]:
+        binary("fmod", operand("tensor", x, VALUES[x]), num(kind, v))
+# A float pow is libm's (or a vectorized one, compiled) where PyTorch special-cases some
+# exponents (sqrt for 0.5, a reciprocal for -1): a few units in the last place.
+for c in cases:
+    if c["op"] == "pow" and c.get("dtype") in RTOL:
+        c["rtol"] = RTOL[c["dtype"]]
+
+
+def low_via_f32(fn, operands):
+    """fn on the operands, or where PyTorch 1.13's CPU lacks the f16/bf16 kernel, on them in f32
+    rounded back (what its CUDA kernels and lazytrain compute)."""
+    low = [o for o in operands if o["kind"] == "tensor" and o["dtype"] in ("f16", "bf16")]
+    case = outcome(lambda: fn(*[torch_operand(o) for o in operands]))
+    if "refused" not in case or not low:
+        return case
+    dt = DTYPES[low[0]["dtype"]]
+    wide = [torch_operand(o).float() if o in low else torch_operand(o) for o in operands]
+    return outcome(lambda: fn(*wide).to(dt))
+
+
+def add_low_case(op, operands, fn):
+    cases.append({"op": op, "operands": operands, **low_via_f32(fn, operands)})
+
+
+# The rounding ops keep integers, refuse bool.
+for op in ["floor", "ceil", "round", "trunc"]:
+    for x in DTYPES:
+        add_low_case(op, [operand("tensor", x, VALUES[x])], getattr(torch, op))
+
+# prod (bool and integers in i64) and the reductions of f16 and bf16 (in f32, rounded once).
+PRODUCTS = {"f32": [1.5, -2.25, 3.0], "f64": [0.75, 3.0, -6.5], "bf16": [2.5, -1.0, 0.375],
+            "f16": [-0.5, 1.25, 6.0]}
+for x in DTYPES:
+    add_low_case("prod", [operand("tensor", x, PRODUCTS.get(x, VALUES[x]))], torch.prod)
+for x in ["bf16", "f16"]:
+    for op in ["sum", "mean", "max", "min"]:
+        add_low_case(op, [operand("tensor", x, PRODUCTS[x])], getattr(torch, op))
+
+# clamp's bounds promote with the tensor as numbers do; clamp_ refuses a higher category (its
+# message names the dtype by its C++ name, "long int", where add_'s says "Long": the case keeps
+# the words before the name).
+for x in DTYPES:
+    a = operand("tensor", x, VALUES[x])
+    for kind, v in [("int", 0), ("float", 0.5)]:
+        add_low_case("clamp_min", [a, num(kind, v)], lambda t, v: torch.clamp(t, min=v))
+        add_low_case("clamp_max", [a, num(kind, v)], lambda t, v: torch.clamp(t, max=v))
+    for lo, hi in [(("int", -1), ("int", 2)), (("int", -1), ("float", 1.5)),
+                   (("float", -1.0), ("float", 1.5))]:
+        bounds = [num(*lo), num(*hi)]
+        add_low_case("clamp", [a] + bounds, torch.clamp)
+        case = low_via_f32(lambda t, lo, hi: t.clone().clamp_(lo, hi), [a] + bounds)
+        if "error" in case:
+            case["error"] = case["error"][:case["error"].index("output type") + len("output type")]
+        cases.append({"op": "clamp_", "operands": [a] + bounds, **case})
+
+# matmul of integers (PyTorch's CPU kernel wraps); bool has none.
+for x in ["i64", "i32", "bool"]:
+    a = operand("matrix", x, VALUES[x][:2] * 2)
+    b = operand("matrix", x, VALUES[x][1:] * 2)
+    add_case("matmul", [a, b], lambda a=a, b=b: torch.matmul(
+        tensor(a["dtype"], a["values"]).reshape(2, 2), tensor(b["dtype"], b["values"]).reshape(2, 2)))
 
 # cat and stack promote all their operands together (none is 0-d).
 for op, fn in [("cat", torch.cat), ("stack", torch.stack)]:

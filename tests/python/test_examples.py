@@ -1,7 +1,9 @@
 """The Python examples: train_mlp.py trains, its eager and lazy runs print the same losses, and
 they are the C++ program's; train_cifar_style.py under both backends and on two ranks; the
-ResNet-20 and char-GPT trainers."""
+ResNet-20, char-GPT and ImageNet trainers, whose CSV log has the C++ trainers' columns."""
+import csv
 import os
+import re
 import subprocess
 import sys
 
@@ -146,6 +148,24 @@ def test_imagenet_trainer_runs_resnets_on_mock_imagenet_with_loader_threads():
     assert "top1 " in out and "top5 " in out
 
 
+def test_python_trainers_csv_has_the_cpp_trainers_columns(tmp_path):
+    log = tmp_path / "log.csv"
+    _, losses = _trainer("train_imagenet.py", "--arch", "resnet18", "--image-size", "32",
+                         "--batch-size", "8", "--max-steps", "2", "--train-limit", "32",
+                         "--test-limit", "8", "--num-classes", "10", "--log-csv", str(log))
+    header = open(os.path.join(ROOT, "examples", "trainer", "csv_log.h")).read()
+    cpp = "".join(re.findall(r'"([a-z0-9_,]+)"', header.split("kHeader =")[1].split(";")[0]))
+    rows = list(csv.reader(open(log)))
+    assert ",".join(rows[0]) == cpp
+    train = [r for r in rows[1:] if r[0] == "train"]
+    assert [r[1:3] for r in train] == [["1", "1"], ["2", "1"]]
+    assert [float(r[3]) for r in train] == pytest.approx(losses, rel=1e-5)
+    assert all(r[9:] == ["", "", ""] for r in train)
+    (ev,) = [r for r in rows[1:] if r[0] == "eval"]
+    assert ev[1:3] == ["2", "1"] and ev[3:8] == [""] * 5
+    assert 0 <= float(ev[10]) <= float(ev[11]) <= 1 and ev[9] == ""  # top-1, top-5
+
+
 def test_torchvisions_resnets_load_strictly_and_give_torchvisions_outputs():
     """models.resnet is torchvision's: its state_dict loads strictly, f64 outputs agree."""
     import numpy as np
@@ -187,8 +207,6 @@ def test_cpp_imagenet_trainer_takes_torchvisions_weights_and_gives_its_validatio
     torchvision's names, and evaluates a folder of JPEGs (resize to 256/224 of the size, center
     crop, normalize) to the loss and top-1 that torchvision's model gives on the images PIL
     decodes, through torchvision's transforms on tensors."""
-    import csv
-
     import numpy as np
     import torch
     import torchvision

@@ -1,5 +1,7 @@
 """Every bound op's values and gradients against PyTorch 1.13, in float64 and float32, eagerly
 and lazily: each case is one function applied to both libraries (`m` is torch or lazytrain)."""
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -45,6 +47,8 @@ CASES = {
     "erf": ([A], lambda m, a: m.erf(a)),
     "floor_ceil_round": ([A], lambda m, a: m.floor(a * 3) + a.ceil() * 2 + m.round(a * 5) + a),
     "remainder": ([A, POS], lambda m, a, b: m.remainder(a, b) + a % 0.7),
+    "fmod_trunc": ([A, POS], lambda m, a, b: m.fmod(a, b) + a.fmod(0.7) + m.trunc(a * 3) + a),
+    "prod": ([A], lambda m, a: m.prod(a) + a.prod(dim=1, keepdim=True).sum()),
     "maximum": ([A, B], lambda m, a, b: m.maximum(a, b)),
     "minimum": ([A, B], lambda m, a, b: m.minimum(a, b)),
     "where": ([A, B], lambda m, a, b: m.where(a > b, a, b)),
@@ -387,3 +391,59 @@ def test_python_division_operators_are_torchs():
         (i % lt.zeros(5, dtype=lt.int64)).tolist()
     with pytest.raises(ValueError, match="rounding_mode to be one of None, 'trunc', or 'floor'"):
         lt.div(i, j, rounding_mode="up")
+
+
+def test_integer_pow_fmod_prod_matmul_and_clamp_bounds_are_torchs():
+    i, i_t = lt.tensor([7, -7, 2, -1, 0, 1]), torch.tensor([7, -7, 2, -1, 0, 1])
+    e, e_t = lt.tensor([2, 3, -1, -3, 4, -2]), torch.tensor([2, 3, -1, -3, 4, -2])
+    assert_close(i ** e, i_t ** e_t)  # a negative exponent: 0, but for bases 1 and -1
+    assert_close(i ** 3, i_t ** 3)
+    assert_close(i ** 0.5, i_t ** 0.5)
+    assert_close(lt.fmod(i, 3), torch.fmod(i_t, 3))
+    assert_close(i.fmod(-2.5), i_t.fmod(-2.5))
+    assert_close(lt.trunc(lt.tensor([2.7, -2.7])), torch.trunc(torch.tensor([2.7, -2.7])))
+    assert_close(lt.prod(i[:4]), torch.prod(i_t[:4]))
+    assert_close(lt.tensor([[True, False], [True, True]]).prod(1),
+                 torch.tensor([[True, False], [True, True]]).prod(1))
+    m, m_t = i[:4].reshape(2, 2), i_t[:4].reshape(2, 2)
+    assert_close(m @ m, m_t @ m_t)
+    assert_close(i.clamp(0), i_t.clamp(0))
+    assert_close(i.clamp(-0.5, 1.5), i_t.clamp(-0.5, 1.5))
+    assert_close(lt.clamp(i, max=3), torch.clamp(i_t, max=3))
+    k, k_t = i.clone(), i_t.clone()
+    k.clamp_(-2, 2)
+    k_t.clamp_(-2, 2)
+    assert_close(k, k_t)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                           "output type Long"):
+        k.clamp_(0.5)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        i ** -1
+    with pytest.raises(RuntimeError, match="fmod: integer division by zero"):
+        lt.fmod(i, lt.zeros(6, dtype=lt.int64)).tolist()
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_autograd_grad_and_double_backward_are_torchs(mode):
+    results = {}
+    for m in (torch, lt):
+        x = m.tensor(A, dtype=m.float64, requires_grad=True)
+        w = m.tensor(B.T[:, :3].copy(), dtype=m.float64, requires_grad=True)  # [4, 3]
+        with (lt.lazy() if m is lt and mode == "lazy" else contextlib.nullcontext()):
+            critic = m.tanh(x @ w).sum()
+            (gx,) = m.autograd.grad(critic, x, create_graph=True)
+            penalty = ((gx * gx).sum(dim=1).sqrt() - 1) ** 2
+            (gw,) = m.autograd.grad(penalty.sum(), w)
+            h = x * 2
+            gh, gx2 = m.autograd.grad([(h * h).sum()], [h, x])
+            none = m.autograd.grad((x * 3).sum(), [x, m.ones(2, requires_grad=True)],
+                                   allow_unused=True)[1]
+        assert x.grad is None and w.grad is None and none is None
+        results[m] = [gx, gw, gh, gx2]
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got, want.detach())
+    x = lt.tensor(A, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        lt.autograd.grad(x * 2, x)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        lt.autograd.grad((x * 2).sum(), [x, lt.ones(2, requires_grad=True)])

@@ -27,7 +27,7 @@ Tensor unary_input(ir::ElementwiseOp op, Rng& r, Shape s) {
 /// (a, b) for a binary op on shapes sa and sb.
 std::vector<Tensor> binary_inputs(ir::ElementwiseOp op, Rng& r, const Shape& sa, const Shape& sb) {
   switch (op) {
-    case Div: case Remainder: case FloorDivide:
+    case Div: case Remainder: case FloorDivide: case Fmod:
       return {uniform(r, sa), away_from_zero(r, sb, 0.5, 2)};
     case Pow: return {uniform(r, sa, 0.5, 2), uniform(r, sb, -2, 2)};
     case Maximum: case Minimum: return distinct(r, {sa, sb});

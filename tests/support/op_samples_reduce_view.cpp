@@ -49,6 +49,14 @@ std::vector<OpSample> reduce_samples(ir::Op op, Rng& r) {
               make(op, "[5,4,7,6] axes 0,2", {distinct1(r, {5, 4, 7, 6})}, axes({0, 2})),
               make(op, "[40,90] axis 0", {distinct1(r, {40, 90})}, axes({0})),
               make(op, "i64 axis 0", {i64({3, -1, 4, 1, -5, 9}, {2, 3})}, axes({0}))};
+    case Prod:  // away from 0, then with one and with two zeros along the axis (PyTorch's cases)
+      return {make(op, "all axes of [2,3,4]", {uniform(r, {2, 3, 4}, 0.5, 1.5)}, axes({})),
+              make(op, "axis 1 keepdim", {uniform(r, {2, 3, 4}, -1.5, -0.5)}, axes({1}, true)),
+              make(op, "non-adjacent axes 0,2", {uniform(r, {2, 3, 4}, 0.5, 1.5)}, axes({0, 2})),
+              make(op, "one zero in a row", {f64({1.5, 0, -2, 0.5, 3, 1}, {2, 3})}, axes({1})),
+              make(op, "two zeros in a row", {f64({0, 2, 0, 1, -1, 2}, {2, 3})}, axes({1})),
+              make(op, "[40,9] axis 0", {uniform(r, {40, 9}, 0.8, 1.25)}, axes({0})),
+              make(op, "i64 axis 1", {i64({3, -1, 4, 1, -5, 9}, {2, 3})}, axes({1}))};
     case ArgMax: case ArgMin:
       return {make(op, "axis 1 of [3,4]", {distinct1(r, {3, 4})}, axes({1})),
               make(op, "axis 0 keepdim of [2,3,4]", {distinct1(r, {2, 3, 4})}, axes({0}, true)),

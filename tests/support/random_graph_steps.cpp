@@ -299,8 +299,13 @@ void DagGen::divide(const Val& x, const Val& y) {
   emit(Op::Div, {x, d}, kNone, {b, e, x.special || d.special});
 }
 
-// (|x| + c)^y with |x| <= 8 and |y| <= 3.
+// (|x| + c)^y with |x| <= 8 and |y| <= 3; integers: x^y exactly, with |x| <= 8 and y <= 3
+// (a negative exponent gives 0, 1 or -1).
 void DagGen::power(const Val& x, const Val& y) {
+  if (!x.flt()) {
+    emit(Op::Pow, {fit(x, 8), fit(y, 3)}, kNone, {512, 0, false});
+    return;
+  }
   const double c = draw(r_, std::array{0.25, 0.5, 1.0});
   const Val base = positive(fit(x, 8), c);
   const Val ex = fit(y, 3);
@@ -465,7 +470,8 @@ void DagGen::reduce() {
   Val x = pick_any();
   if (x.dt() == DType::Bool) x = convert(x, r_.coin(0.5) ? fdt_ : DType::I64);
   const Op op = x.flt() ? draw(r_, std::array{Op::Sum, Op::Mean, Op::ReduceMax, Op::ReduceMin,
-                                              Op::Sum, Op::ReduceMax, Op::LogSumExp, Op::ArgMax})
+                                              Op::Sum, Op::ReduceMax, Op::LogSumExp, Op::ArgMax,
+                                              Op::Prod})
                         : draw(r_, std::array{Op::Sum, Op::ReduceMax, Op::ReduceMin, Op::ArgMax});
   ir::ReduceAttrs a;
   a.keepdim = r_.coin(0.4);
@@ -503,6 +509,15 @@ void DagGen::reduce() {
       return;
     }
     case Op::ArgMax: emit(op, {x}, a, {n, 0, false}); return;
+    case Op::Prod: {
+      // Factors within [-1, 1]: the product stays there, each factor's error adds at most
+      // (1 + err)^n - 1, each of the n products rounds once (any order).
+      if (x.special) throw Reject{};
+      x = fit(x, 1);
+      const double e = n * x.err * std::exp(n * x.err) + 2 * u * n;
+      emit(op, {x}, a, {1, n <= 1 ? x.err : e, false});
+      return;
+    }
     default: emit(op, {x}, a, {x.bound, x.err, x.special}); return;
   }
 }

@@ -21,7 +21,9 @@ concept UnaryModule = std::derived_from<M, Module> && requires(M& m, const Tenso
 /// Returns its input (the same tensor): a placeholder layer, as PyTorch's nn.Identity.
 class Identity : public Module {
  public:
-  Tensor forward(const Tensor& x) { return x; }
+  Tensor forward(const Tensor& x) {
+    return with_hooks(x, [](const Tensor& x) { return x; });
+  }
 };
 
 /// Merges dims start_dim..end_dim into one (default: all but the batch dim).
@@ -39,7 +41,7 @@ class Functional : public Module {
  public:
   using Fn = std::function<Tensor(const Tensor&)>;
   explicit Functional(Fn fn, std::string name = "Functional");
-  Tensor forward(const Tensor& x) { return fn_(x); }
+  Tensor forward(const Tensor& x) { return with_hooks(x, fn_); }
   std::string name() const override { return name_; }
 
  private:

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -93,12 +94,55 @@ class Module : public std::enable_shared_from_this<Module> {
   /// new dtype); gradients are dropped. Integer buffers (num_batches_tracked) keep theirs.
   void to(DType dtype, Loc loc = Loc::current());
 
+  // --- forward hooks (PyTorch's register_forward_pre_hook / register_forward_hook) ---
+  /// hook(module, input) runs before each forward of this module; a hook that returns a defined
+  /// tensor replaces the input, one that returns nothing (or void) only reads it. Every layer of
+  /// lt::nn whose forward takes one tensor runs its hooks (the layers with several inputs or
+  /// outputs, MultiheadAttention, LSTM and GRU, run none); a module of one's own runs them where
+  /// its forward goes through with_hooks. Hooks run in registration order; the id is for
+  /// remove_hook.
+  template <class F>
+  int register_forward_pre_hook(F&& hook) {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, Module&, const Tensor&>>)
+      return add_pre_hook([h = std::forward<F>(hook)](Module& m, const Tensor& x) mutable {
+        h(m, x);
+        return Tensor();
+      });
+    else
+      return add_pre_hook(PreHook(std::forward<F>(hook)));
+  }
+  /// hook(module, input, output) runs after each forward (the input as the pre-hooks left it);
+  /// a defined tensor it returns replaces the output.
+  template <class F>
+  int register_forward_hook(F&& hook) {
+    using R = std::invoke_result_t<F&, Module&, const Tensor&, const Tensor&>;
+    if constexpr (std::is_void_v<R>)
+      return add_post_hook(
+          [h = std::forward<F>(hook)](Module& m, const Tensor& x, const Tensor& y) mutable {
+            h(m, x, y);
+            return Tensor();
+          });
+    else
+      return add_post_hook(PostHook(std::forward<F>(hook)));
+  }
+  /// Removes a forward hook or pre-hook by the id its register call returned; an unknown id does
+  /// nothing.
+  void remove_hook(int id);
+
   /// The module tree in PyTorch's print format: "Name(extra_repr)", children indented by name.
   std::string str() const;
   /// What str() prints in this module's parentheses ("in_features=4, out_features=2, bias=true").
   virtual std::string extra_repr() const { return {}; }
 
  protected:
+  /// forward(x) between this module's forward pre-hooks and hooks: a layer's forward is
+  /// `return with_hooks(x, [&](const Tensor& x) { ... });` (nothing extra runs without hooks).
+  template <class F>
+  Tensor with_hooks(const Tensor& x, F&& forward) {
+    if (pre_hooks_.empty() && post_hooks_.empty()) return forward(x);
+    return run_hooked(x, [&](const Tensor& in) { return Tensor(forward(in)); });
+  }
+
   /// The direct submodules in registration order, without a copy.
   const NamedModules& child_entries() const { return children_; }
   /// Puts `module` in the place of the submodule registered as `name`, which must exist (its
@@ -106,6 +150,12 @@ class Module : public std::enable_shared_from_this<Module> {
   void set_child(const std::string& name, std::shared_ptr<Module> module);
 
  private:
+  using PreHook = std::function<Tensor(Module&, const Tensor&)>;
+  using PostHook = std::function<Tensor(Module&, const Tensor&, const Tensor&)>;
+  int add_pre_hook(PreHook hook);
+  int add_post_hook(PostHook hook);
+  Tensor run_hooked(const Tensor& x, const std::function<Tensor(const Tensor&)>& forward);
+
   struct Entry {
     std::string name;
     Tensor tensor;
@@ -121,6 +171,9 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Entry> parameters_, buffers_;
   NamedModules children_;
   bool training_ = true;
+  std::vector<std::pair<int, PreHook>> pre_hooks_;
+  std::vector<std::pair<int, PostHook>> post_hooks_;
+  int next_hook_id_ = 0;
 };
 
 }  // namespace lt::nn

@@ -71,6 +71,8 @@ Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
   if (op == "le") return le(a, b);
   if (op == "gt") return gt(a, b);
   if (op == "ge") return ge(a, b);
+  if (op == "pow") return pow(a, b);
+  if (op == "fmod") return fmod(a, b);
   throw Error("no binary op " + op);
 }
 
@@ -83,6 +85,10 @@ Tensor unary(const std::string& op, const Tensor& x) {
       {"silu", silu},   {"relu", relu},     {"abs", abs},     {"neg", neg},
       {"isfinite", isfinite}};
   if (op == "gelu") return gelu(x);
+  if (op == "floor") return floor(x);
+  if (op == "ceil") return ceil(x);
+  if (op == "round") return round(x);
+  if (op == "trunc") return trunc(x);
   const auto it = fns.find(op);
   if (it == fns.end()) throw Error("no unary op " + op);
   return it->second(x, Loc::current());
@@ -104,6 +110,8 @@ Tensor with_number(const std::string& op, const Tensor& t, Scalar s, bool number
     if (op == "le") return t <= s;
     if (op == "gt") return t > s;
     if (op == "ge") return t >= s;
+    if (op == "pow") return pow(t, s);
+    if (op == "fmod") return fmod(t, s);
   }
   throw Error("no operator for " + op);
 }
@@ -130,9 +138,19 @@ Tensor run(const json& c) {
     if (op == "matmul") return matmul(xs[0], xs[1]);
     return op == "cat" ? concat(xs, 0) : stack(xs, 0);
   }
-  if (in.size() == 1 && op != "sum" && op != "mean") return unary(op, tensor(in[0]));
   if (op == "sum") return sum(tensor(in[0]));
   if (op == "mean") return mean(tensor(in[0]));
+  if (op == "max") return max(tensor(in[0]));
+  if (op == "min") return min(tensor(in[0]));
+  if (op == "prod") return prod(tensor(in[0]));
+  if (in.size() == 1) return unary(op, tensor(in[0]));
+  if (op == "clamp_min") return clamp(tensor(in[0]), number(in[1]));
+  if (op == "clamp_max") return clamp(tensor(in[0]), std::nullopt, number(in[1]));
+  if (op == "clamp") return clamp(tensor(in[0]), number(in[1]), number(in[2]));
+  if (op == "clamp_") {
+    Tensor t = tensor(in[0]);
+    return t.clamp_(number(in[1]), number(in[2]));
+  }
   if (op == "where") {
     const Tensor cond = tensor(in[0]);
     if (is_number(in[1])) return where(cond, number(in[1]), tensor(in[2]));
@@ -196,7 +214,8 @@ TEST(Promotion, TheCasesCoverEveryDtypePairOpAndOperandKind) {
                          "gt", "ge", "where", "sum", "mean", "add_", "sub_", "mul_"})
     EXPECT_TRUE(ops.count(op)) << op;
   for (const char* op : {"exp", "log", "sqrt", "sigmoid", "gelu", "silu", "relu", "neg",
-                         "isfinite", "cat", "stack", "matmul"})
+                         "isfinite", "cat", "stack", "matmul", "pow", "fmod", "trunc", "prod",
+                         "clamp", "clamp_"})
     EXPECT_TRUE(ops.count(op)) << op;
   EXPECT_EQ(kinds,
             (std::set<std::string>{"tensor", "zero_dim", "matrix", "int", "float", "bool"}));

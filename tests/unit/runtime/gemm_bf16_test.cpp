@@ -199,8 +199,8 @@ std::string gemm_error(DType a, DType b, DType c) {
 
 TEST(GemmBf16, UnsupportedDtypesThrow) {
   const std::string rule =
-      " is not supported: A and B must both be f32, f64, bf16 or f16, and C of their dtype (or "
-      "f32 for bf16 and f16 inputs)";
+      " is not supported: A and B must both be f32, f64, bf16, f16, i64 or i32, and C of their "
+      "dtype (or f32 for bf16 and f16 inputs)";
   using enum DType;
   EXPECT_EQ(gemm_error(BF16, F32, F32), "gemm: A bf16 x B f32 -> C f32" + rule);
   EXPECT_EQ(gemm_error(F32, F32, BF16), "gemm: A f32 x B f32 -> C bf16" + rule);
@@ -210,6 +210,8 @@ TEST(GemmBf16, UnsupportedDtypesThrow) {
   EXPECT_EQ(gemm_error(F16, F16, BF16), "gemm: A f16 x B f16 -> C bf16" + rule);
   EXPECT_EQ(gemm_error(F16, F16, F16), "no error");
   EXPECT_EQ(gemm_error(F16, F16, F32), "no error");
+  EXPECT_EQ(gemm_error(I64, I64, I64), "no error");
+  EXPECT_EQ(gemm_error(I64, I32, I64), "gemm: A i64 x B i32 -> C i64" + rule);
   EXPECT_EQ(gemm_error(BF16, BF16, F32), "no error");
   EXPECT_EQ(gemm_error(BF16, BF16, BF16), "no error");
 }
