@@ -23,6 +23,8 @@
 namespace {
 
 struct GptFlags {
+  lt::examples::GptConfig model;
+  bool checkpoint_blocks = false;
   double dropout = 0.1;
   std::string prompt = "The ";
   int64_t sample_bytes = 200;
@@ -93,9 +95,10 @@ std::string printable(const std::string& s) {
 void run(const lt::examples::TrainConfig& c, const GptFlags& f) {
   using namespace lt;
   manual_seed(c.seed);
-  examples::GptConfig gc;
+  examples::GptConfig gc = f.model;
   gc.dropout = f.dropout;
   examples::CharGpt model(gc);
+  model.checkpoint_blocks = f.checkpoint_blocks;
   const std::string dir = c.data_dir.empty() ? "/usr/share/games/fortunes" : c.data_dir;
   const examples::FortuneSplit text = examples::load_fortunes(dir, c.seed);
   examples::TrainTask task;
@@ -171,6 +174,21 @@ int main(int argc, char** argv) {
   app.add_option("--dropout", f.dropout, "Dropout on embeddings, attention and residuals")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--layers", f.model.layers, "Transformer blocks")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{96}));
+  app.add_option("--d-model", f.model.d_model, "Width of the residual stream")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{8}, int64_t{8192}));
+  app.add_option("--heads", f.model.heads, "Attention heads (they divide --d-model)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{128}));
+  app.add_option("--context", f.model.context, "Bytes of context")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{2}, int64_t{8192}));
+  app.add_flag("--activation-checkpointing", f.checkpoint_blocks,
+               "Recompute each transformer block's activations in backward instead of keeping "
+               "them (lt::checkpoint per block)");
   app.add_option("--prompt", f.prompt, "Text the samples continue")->capture_default_str();
   app.add_option("--sample-bytes", f.sample_bytes, "Bytes sampled at the end (0: none)")
       ->capture_default_str()

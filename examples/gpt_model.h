@@ -49,9 +49,14 @@ class CharGpt : public nn::Module {
     const int64_t t = ids.size(1);
     Tensor x = tok->forward(ids) + pos->forward(arange(0, static_cast<double>(t)));
     x = drop->forward(x);
-    for (const auto& b : blocks) x = b->forward(x);
+    for (const auto& b : blocks)
+      x = checkpoint_blocks ? lt::checkpoint([&b](const Tensor& t) { return b->forward(t); }, x)
+                            : b->forward(x);
     return head->forward(ln_f->forward(x));
   }
+
+  /// Each transformer block under lt::checkpoint (its activations recomputed in backward).
+  bool checkpoint_blocks = false;
 
   const GptConfig config;
   std::shared_ptr<nn::Embedding> tok, pos;

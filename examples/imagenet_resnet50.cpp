@@ -73,11 +73,13 @@ struct ImageNetFlags {
   int64_t image_size = 224;
   int64_t num_classes = 1000;
   bool sync_batchnorm = true;
+  bool checkpoint_blocks = false;
 };
 
 void run(const examples::TrainConfig& c, const ImageNetFlags& f) {
   manual_seed(c.seed);
   examples::TorchvisionResNet model(f.arch, f.num_classes);
+  model.checkpoint_blocks = f.checkpoint_blocks;
   dist::init();
   if (dist::world_size() > 1 && f.sync_batchnorm) nn::convert_sync_batchnorm(model);
   examples::TrainTask task;
@@ -171,6 +173,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"sgd", "adamw"}));
   app.add_flag("--sync-batchnorm,!--no-sync-batchnorm", f.sync_batchnorm,
                "With replicas, batch norms use the statistics of the global batch (default on)");
+  app.add_flag("--activation-checkpointing", f.checkpoint_blocks,
+               "Recompute each residual block's activations in backward instead of keeping them "
+               "(lt::checkpoint per block)");
   return lt::cli::run(app, argc, argv, [&] {
     c.settings.apply();
     run(c, f);

@@ -99,7 +99,9 @@ class TorchvisionResNet : public nn::Module {
       auto layer = std::make_shared<nn::Sequential>();
       for (int64_t b = 0; b < blocks[stage]; ++b) {
         const int64_t stride = stage > 0 && b == 0 ? 2 : 1;
-        layer->push_back(std::make_shared<TorchvisionBlock>(bottleneck, in, planes, stride));
+        auto block = std::make_shared<TorchvisionBlock>(bottleneck, in, planes, stride);
+        residual_blocks.push_back(block);
+        layer->push_back(block);
         in = planes * (bottleneck ? 4 : 1);
       }
       layers.push_back(register_module(fmt::format("layer{}", stage + 1), layer));
@@ -108,18 +110,27 @@ class TorchvisionResNet : public nn::Module {
     fc = register_module("fc", std::make_shared<nn::Linear>(in, classes));
   }
 
-  /// Logits [N, classes] of images [N, 3, H, W] (H, W >= 32).
+  /// Logits [N, classes] of images [N, 3, H, W] (H, W >= 32). With checkpoint_blocks each
+  /// residual block runs under lt::checkpoint (its activations recomputed in backward).
   Tensor forward(const Tensor& x) {
     Tensor h = maxpool->forward(relu->forward(bn1->forward(conv1->forward(x))));
-    for (const auto& layer : layers) h = layer->forward(h);
+    if (checkpoint_blocks) {
+      for (const auto& block : residual_blocks)
+        h = lt::checkpoint([&block](const Tensor& t) { return block->forward(t); }, h);
+    } else {
+      for (const auto& layer : layers) h = layer->forward(h);
+    }
     return fc->forward(flatten(avgpool->forward(h), 1));
   }
+
+  bool checkpoint_blocks = false;
 
   std::shared_ptr<nn::Conv2d> conv1;
   std::shared_ptr<nn::BatchNorm2d> bn1;
   std::shared_ptr<nn::ReLU> relu;
   std::shared_ptr<nn::MaxPool2d> maxpool;
   std::vector<std::shared_ptr<nn::Sequential>> layers;  ///< layer1..4
+  std::vector<std::shared_ptr<TorchvisionBlock>> residual_blocks;  ///< their blocks, in order
   std::shared_ptr<nn::AdaptiveAvgPool2d> avgpool;
   std::shared_ptr<nn::Linear> fc;
 };

@@ -122,6 +122,10 @@ Tensor one_hot(const Tensor& ids, int64_t num_classes, DType dtype, Loc loc) {
   return apply1(Op::OneHot, {&ids, 1}, ir::OneHotAttrs{num_classes, dtype}, loc);
 }
 
+std::vector<Tensor> optimization_barrier(std::span<const Tensor> tensors, Loc loc) {
+  return apply(Op::OptBarrier, tensors, ir::NoAttrs{}, loc);
+}
+
 Tensor dropout(const Tensor& x, double p, bool training, Loc loc) {
   if (p < 0 || p > 1) fail_op("dropout", fmt::format("p = {} outside [0, 1]", p), {&x, 1}, loc);
   if (!training || p == 0) return x;

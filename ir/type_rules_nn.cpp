@@ -171,6 +171,10 @@ TypeList infer_nn(NnOp op, std::span<const TensorType> in, const Attrs& a) {
     case NnOp::Gather:
     case NnOp::Scatter:
     case NnOp::ScatterAdd: return infer_gather(op, in, std::get<AxisAttrs>(a).axis);
+    case NnOp::OptBarrier: {
+      if (in.empty()) type_fail("needs at least one operand");
+      return TypeList(in.begin(), in.end());
+    }
     case NnOp::OneHot: {
       need_int(in[0], "ids");
       const auto& oa = std::get<OneHotAttrs>(a);

@@ -98,6 +98,10 @@ class LayoutBuilder {
   /// Adds the node; output i of old node `id` is then layout[i] (true: channels-last).
   void add(int id, ir::Op op, std::vector<ir::Value> ins, ir::Attrs attrs,
            std::initializer_list<bool> layout) {
+    add(id, op, std::move(ins), std::move(attrs), std::vector<bool>(layout));
+  }
+  void add(int id, ir::Op op, std::vector<ir::Value> ins, ir::Attrs attrs,
+           const std::vector<bool>& layout) {
     const ir::Node& old = g_.node(id);
     const ir::Value first = out_.add(op, std::move(ins), std::move(attrs), old.loc);
     int i = 0;
@@ -237,6 +241,18 @@ bool channels_last(ir::Graph& g) {
       std::vector<ir::Value> ins;
       for (ir::Value v : n.inputs) ins.push_back(b.nhwc(v, loc));
       b.add(id, n.op, std::move(ins), a, {true});
+      continue;
+    }
+    // An optimization barrier passes each operand through in the form it has (a checkpointed
+    // block's input stays channels-last into its recomputation).
+    if (n.op == ir::Op::OptBarrier) {
+      std::vector<ir::Value> ins;
+      std::vector<bool> layout;
+      for (ir::Value v : n.inputs) {
+        layout.push_back(g.type(v).rank() == 4 && b.has_nhwc(v));
+        ins.push_back(layout.back() ? b.nhwc(v, loc) : b.nchw(v, loc));
+      }
+      b.add(id, n.op, std::move(ins), n.attrs, layout);
       continue;
     }
     if (ir::as_elementwise(n.op) && rank4) {

@@ -8,7 +8,8 @@ namespace lt::passes {
 /// convolves without reordering them to its blocked layouts and back, and keeps the values
 /// between convolutions channels-last where the ops on them do not depend on the layout:
 /// elementwise ops whose operands are all rank 4 or scalars, batch norm and its gradient (their
-/// channel axis moves to 3), and sum, mean, max and min (their axes move). Everything else reads
+/// channel axis moves to 3), sum, mean, max and min (their axes move), and an optimization
+/// barrier's operands (each passes through in its form). Everything else reads
 /// the NCHW form, and a permute converts wherever one form is needed and only the other exists.
 /// Convolutions on f64, or with fewer than 16 input channels per group, keep NCHW: their im2col
 /// path would only permute back. Except one of a single input channel (a network's stem on gray

@@ -5,10 +5,32 @@
 #include <algorithm>
 
 #include "lt/autograd.h"
+#include "lt/lazy.h"
 #include "lt/function.h"
 #include "lt/ops.h"
 
 namespace lt {
+namespace {
+
+/// The saved inputs and the incoming gradients through one optimization barrier (lazy mode): the
+/// step graph then recomputes the block from values the compiler cannot identify with the
+/// forward's (common-subexpression elimination would merge the copy back and keep every
+/// activation alive), and only once the backward pass has reached the block.
+void through_barrier(std::vector<Tensor>& inputs, std::vector<Tensor>& grads) {
+  std::vector<Tensor*> slots;
+  std::vector<Tensor> operands;
+  for (auto* list : {&inputs, &grads})
+    for (Tensor& t : *list)
+      if (t.defined()) {
+        slots.push_back(&t);
+        operands.push_back(t);
+      }
+  if (operands.empty()) return;
+  const std::vector<Tensor> out = optimization_barrier(operands);
+  for (size_t i = 0; i < slots.size(); ++i) *slots[i] = out[i];
+}
+
+}  // namespace
 
 std::vector<Tensor> checkpoint(const CheckpointBlock& block, std::span<const Tensor> inputs,
                                Loc loc) {
@@ -22,12 +44,13 @@ std::vector<Tensor> checkpoint(const CheckpointBlock& block, std::span<const Ten
   };
   const FunctionBackward backward = [block, rng](const FunctionGradArgs& a) {
     std::vector<Tensor> xs;
+    std::vector<Tensor> seeds_in(a.grad_outputs.begin(), a.grad_outputs.end());
     {
       NoGradGuard no_grad;
-      for (size_t i = 0; i < a.inputs.size(); ++i) {
-        xs.push_back(a.inputs[i].defined() ? clone(a.inputs[i]) : Tensor());
-        if (a.needs_input_grad[i]) xs.back().requires_grad_();
-      }
+      for (const Tensor& x : a.inputs) xs.push_back(x.defined() ? clone(x) : Tensor());
+      if (mode() == Mode::Lazy) through_barrier(xs, seeds_in);
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (a.needs_input_grad[i]) xs[i].requires_grad_();
     }
     const RngState now = rng_state();
     set_rng_state(rng);
@@ -38,10 +61,10 @@ std::vector<Tensor> checkpoint(const CheckpointBlock& block, std::span<const Ten
     }
     set_rng_state(now);
     std::vector<Tensor> roots, seeds;
-    for (size_t k = 0; k < outs.size() && k < a.grad_outputs.size(); ++k)
+    for (size_t k = 0; k < outs.size() && k < seeds_in.size(); ++k)
       if (outs[k].defined() && outs[k].requires_grad()) {
         roots.push_back(outs[k]);
-        seeds.push_back(a.grad_outputs[k]);
+        seeds.push_back(seeds_in[k]);
       }
     if (roots.size() == 1) {
       roots[0].backward(seeds[0]);

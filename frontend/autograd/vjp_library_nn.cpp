@@ -181,7 +181,8 @@ std::vector<Tensor> vjp_nn(ir::NnOp op, const VjpArgs& a) {
     case LayerNormGrad:
     case EmbeddingGrad:
     case OneHot:
-    case TopK: return std::vector<Tensor>(a.in.size());
+    case TopK:
+    case OptBarrier: return std::vector<Tensor>(a.in.size());
   }
   LT_UNREACHABLE();
 }

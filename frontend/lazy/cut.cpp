@@ -1,5 +1,6 @@
 #include "frontend/lazy/cut.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/error.h"
@@ -27,7 +28,11 @@ Cut cut(std::span<TensorImpl* const> targets) {
     if (materialized(in.node.get(), in.index)) return param(in.node->results[in.index], in.type);
     return ir::Value::node(in.node->cut_id, in.index);
   };
-  // Iterative post-order DFS: producers get smaller ids than their users.
+  // The pending nodes the targets need (an iterative DFS), then numbered in trace order, which
+  // is topological (a node is traced after its inputs): the graph lists the ops as the program
+  // issued them, so the kernel order that follows it is the program's, where each gradient is
+  // made next to the ones it was traced with (a DFS from the results would put every
+  // parameter's gradient after the whole backward pass, keeping what it reads alive until then).
   std::vector<std::pair<LazyNode*, size_t>> stack;
   for (TensorImpl* t : targets) {
     if (numbered(t->lazy.get())) continue;
@@ -40,14 +45,19 @@ Cut cut(std::span<TensorImpl* const> targets) {
           stack.push_back({in.node.get(), 0});
         continue;
       }
-      const size_t begin = c.inputs.size();
-      for (const LazyInput& in : n->inputs) c.inputs.push_back(value_of(in));
-      h.node(n->op, n->attrs, std::span<const ir::Value>(c.inputs).subspan(begin), n->types);
       n->cut_serial = this_cut;
-      n->cut_id = static_cast<int>(c.order.size());
       c.order.push_back(n);
       stack.pop_back();
     }
+  }
+  std::sort(c.order.begin(), c.order.end(), [](const LazyNode* a, const LazyNode* b) {
+    return a->trace_serial < b->trace_serial;
+  });
+  for (size_t id = 0; id < c.order.size(); ++id) c.order[id]->cut_id = static_cast<int>(id);
+  for (LazyNode* n : c.order) {
+    const size_t begin = c.inputs.size();
+    for (const LazyInput& in : n->inputs) c.inputs.push_back(value_of(in));
+    h.node(n->op, n->attrs, std::span<const ir::Value>(c.inputs).subspan(begin), n->types);
   }
   std::unordered_map<uint64_t, int> seen;
   for (TensorImpl* t : targets) {

@@ -18,7 +18,7 @@ struct Cut {
   uint64_t hash = 0;  ///< ir::structural_hash(build_graph(*this))
   std::vector<rt::BufferPtr> params;
   std::vector<const TensorType*> param_types;
-  std::vector<LazyNode*> order;                    // nodes in post-order (graph node ids)
+  std::vector<LazyNode*> order;                    // nodes in trace order (graph node ids)
   std::vector<ir::Value> inputs;                   // every node's inputs, node after node
   std::vector<ir::Value> result_values;
   std::vector<std::pair<LazyNode*, int>> results;  // (node, output) per graph result
@@ -30,7 +30,7 @@ inline bool materialized(const LazyNode* n, int index) {
   return index < static_cast<int>(n->results.size()) && n->results[index];
 }
 
-/// The pending nodes the targets depend on, in post-order; device data and outputs of nodes
+/// The pending nodes the targets depend on, in trace order; device data and outputs of nodes
 /// that already ran become parameters (each buffer once). A target rebound in place from device
 /// data this graph reads may take over that buffer (a donation, one result per parameter).
 Cut cut(std::span<TensorImpl* const> targets);

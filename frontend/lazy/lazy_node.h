@@ -39,6 +39,8 @@ struct LazyNode {
   // one heap allocation per node and cut).
   uint64_t cut_serial = 0;
   int cut_id = -1;
+  // Creation order (one counter for the process): a cut lists its nodes in it.
+  uint64_t trace_serial = 0;
 };
 
 }  // namespace lt

@@ -1,4 +1,5 @@
 // Recording an op in lazy mode: a LazyNode whose outputs are pending tensors.
+#include <atomic>
 #include <utility>
 
 #include "frontend/lazy/debug_log.h"
@@ -12,7 +13,9 @@ namespace lt::lazy {
 
 void trace_into(ir::Op op, std::span<const Tensor> inputs, const ir::Attrs& attrs,
                 TypeList types, const Loc& loc, std::span<Tensor> outs) {
+  static std::atomic<uint64_t> next_serial{0};
   auto node = make_recycled<LazyNode>();
+  node->trace_serial = next_serial.fetch_add(1, std::memory_order_relaxed);
   node->op = op;
   node->attrs = attrs;
   node->loc = loc;

@@ -143,6 +143,11 @@ ValuesIndices min(const Tensor& x, I dim, bool keepdim = false, Loc loc = Loc::c
 /// still sorts (an order PyTorch may return too). No gradient.
 ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
                    bool sorted = true, Loc loc = Loc::current());
+/// The tensors, unchanged, through one opt_barrier (XLA's optimization barrier): a lazy graph's
+/// passes do not see through it, so ops on its results are not merged with the same ops on the
+/// tensors, and none of them runs before every operand exists. Eagerly: copies. No gradient.
+std::vector<Tensor> optimization_barrier(std::span<const Tensor> tensors,
+                                         Loc loc = Loc::current());
 /// Running sums along dim; bool and integer tensors are summed in i64 (as PyTorch), floats
 /// accumulate in double. Gradient: the running sum from the other end.
 Tensor cumsum(const Tensor& x, int64_t dim, Loc loc = Loc::current());

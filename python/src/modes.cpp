@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "lt/checkpoint.h"
 #include "lt/data_worker.h"
 #include "python/src/bind.h"
 
@@ -43,6 +44,24 @@ void bind_modes(pb::module_& m) {
   bind_guard<data::WorkerScope>(m, "DataWorkerScope");
   bind_guard<EnableGradGuard>(m, "EnableGradGuard");
   using Tensors = std::vector<Tensor>;
+  // fn(*inputs) -> a tensor or a tuple of tensors, run again (with the GIL taken back) when the
+  // backward pass reaches it.
+  m.def("checkpoint", [at](pb::function fn, const Tensors& inputs) {
+    // The backward keeps the function and may drop it without the GIL: it is let go with it.
+    std::shared_ptr<pb::function> held(new pb::function(std::move(fn)), [](pb::function* f) {
+      pb::gil_scoped_acquire gil;
+      delete f;
+    });
+    const CheckpointBlock block = [held](std::span<const Tensor> in) {
+      pb::gil_scoped_acquire gil;
+      pb::tuple args(in.size());
+      for (size_t i = 0; i < in.size(); ++i) args[i] = pb::cast(in[i]);
+      const pb::object out = (*held)(*args);
+      if (pb::isinstance<Tensor>(out)) return Tensors{out.cast<Tensor>()};
+      return out.cast<Tensors>();
+    };
+    return checkpoint(block, inputs, at);
+  });
   m.def("autograd_grad", [at](const Tensors& outputs, const Tensors& inputs,
                               const Tensors& grad_outputs, bool retain_graph, bool create_graph,
                               bool allow_unused) {

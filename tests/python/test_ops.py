@@ -5,6 +5,7 @@ import contextlib
 import numpy as np
 import pytest
 import torch
+import torch.utils.checkpoint  # noqa: F401 - torch.utils.checkpoint as an attribute
 
 import lazytrain as lt
 from conftest import assert_close, pair, tol
@@ -447,3 +448,30 @@ def test_autograd_grad_and_double_backward_are_torchs(mode):
         lt.autograd.grad(x * 2, x)
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         lt.autograd.grad((x * 2).sum(), [x, lt.ones(2, requires_grad=True)])
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_checkpoint_and_checkpoint_sequential_give_torchs_gradients(mode):
+    results = {}
+    for m in (torch, lt):
+        m.manual_seed(0)
+        net = m.nn.Sequential(m.nn.Linear(4, 8), m.nn.Tanh(), m.nn.Linear(8, 8), m.nn.GELU(),
+                              m.nn.Linear(8, 4)).double()
+        results[m] = net
+    for (n_t, p_t), (n_l, p_l) in zip(results[torch].named_parameters(),
+                                      results[lt].named_parameters()):
+        assert n_t == n_l
+        with lt.no_grad():
+            p_l.copy_(lt.tensor(p_t.detach().numpy()))
+    grads = {}
+    for m in (torch, lt):
+        net = results[m]
+        x = m.tensor(A[:, :4].copy(), dtype=m.float64, requires_grad=True)
+        with (lt.lazy() if m is lt and mode == "lazy" else contextlib.nullcontext()):
+            h = m.utils.checkpoint.checkpoint(lambda t, s: net[0](t) * s, x, 2.0,
+                                              use_reentrant=True)
+            y = m.utils.checkpoint.checkpoint_sequential(net[1:], 2, h)
+            (y * y).sum().backward()
+        grads[m] = [x.grad] + [p.grad for p in net.parameters()]
+    for got, want in zip(grads[lt], grads[torch]):
+        assert_close(got, want)

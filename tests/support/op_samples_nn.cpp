@@ -167,6 +167,9 @@ std::vector<OpSample> nn_samples(ir::Op op, Rng& r) {
               make(op, "large [64,300] axis 1 (threads)",
                    {uniform(r, {64, 300}), ids(r, {64, 300}, 300), uniform(r, {64, 300})},
                    ir::AxisAttrs{1})};
+    case OptBarrier:
+      return {make(op, "one f64 [2,3]", {uniform(r, {2, 3})}),
+              make(op, "f64, i64 and bool", {uniform(r, {3}), ids(r, {2, 2}, 9), bools(r, {4})})};
     case Scatter:
       return {make(op, "[4,3] axis 0, index [3,3]",
                    {uniform(r, {4, 3}), distinct_along(r, {3, 3}, 0, 4), uniform(r, {3, 3})},

@@ -1,2 +1,2 @@
-"""torch.utils: data loading (lt.utils.data)."""
-from . import data  # noqa: F401
+"""torch.utils: data loading (lt.utils.data) and activation checkpointing (lt.utils.checkpoint)."""
+from . import checkpoint, data  # noqa: F401
