@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "lt/autograd.h"
-#include "lt/lazy.h"
 #include "lt/function.h"
+#include "lt/lazy.h"
 #include "lt/ops.h"
 
 namespace lt {
@@ -47,8 +47,13 @@ std::vector<Tensor> checkpoint(const CheckpointBlock& block, std::span<const Ten
     std::vector<Tensor> seeds_in(a.grad_outputs.begin(), a.grad_outputs.end());
     {
       NoGradGuard no_grad;
-      for (const Tensor& x : a.inputs) xs.push_back(x.defined() ? clone(x) : Tensor());
-      if (mode() == Mode::Lazy) through_barrier(xs, seeds_in);
+      xs.assign(a.inputs.begin(), a.inputs.end());
+      if (mode() == Mode::Lazy) {
+        through_barrier(xs, seeds_in);
+      } else {
+        for (Tensor& x : xs)
+          if (x.defined()) x = clone(x);  // fresh leaves for the second run
+      }
       for (size_t i = 0; i < xs.size(); ++i)
         if (a.needs_input_grad[i]) xs[i].requires_grad_();
     }

@@ -1,5 +1,6 @@
-// The backward pass: order the tape's nodes reachable from the root (reverse topological order
-// by DFS), then walk them, accumulating gradients per (node, output) and into leaves' .grad.
+// The backward pass: order the tape's nodes reachable from the roots (reverse topological order
+// by DFS), then walk them, accumulating gradients per (node, output) and into leaves' .grad (or,
+// for autograd::grad, into the gradients it returns).
 #include <algorithm>
 #include <optional>
 #include <span>
@@ -248,12 +249,11 @@ struct Captured {
       else leaves[t].push_back(i);
     }
   }
-  /// g for the leaf, if it is an input; false if it is not.
-  bool leaf(TensorImpl* t, const Tensor& g) {
+  /// g for the leaf, if it is an input (else nothing: autograd::grad touches no grad()).
+  void leaf(TensorImpl* t, const Tensor& g) {
     auto it = leaves.find(t);
-    if (it == leaves.end()) return false;
+    if (it == leaves.end()) return;
     for (size_t i : it->second) accumulate(grads[i], g);
-    return true;
   }
   void node(GradNode* n, std::span<const Tensor> gout) {
     auto it = outputs.find(n);
