@@ -84,6 +84,8 @@ void Tensor::backward(const Tensor& grad_output, Loc loc) const {
 
 template <class T>
 std::vector<T> Tensor::to_vector(Loc loc) const {
+  if (!impl_)
+    throw Error(fmt::format("to_vector: the tensor is undefined at {}", location_str(loc)));
   lazy::sync(*this, "to_vector", loc);
   ModeGuard eager(Mode::Eager);  // the conversion below runs now, on materialized data
   Tensor src = *this;
@@ -104,6 +106,7 @@ std::vector<T> Tensor::to_vector(Loc loc) const {
 
 template <class T>
 T Tensor::item(Loc loc) const {
+  if (!impl_) throw Error(fmt::format("item: the tensor is undefined at {}", location_str(loc)));
   if (numel() != 1)
     throw Error(fmt::format("item: needs one element, got {} at {}", type_str(type()),
                             location_str(loc)));

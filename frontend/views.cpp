@@ -177,6 +177,31 @@ void drop_stale_views(VersionCounter& c) {
   c.views.resize(live);
 }
 
+/// root (contiguous) with the elements a view of w's shape names over its storage (strides,
+/// offset) replaced by w's.
+Tensor scatter_into_storage(const Tensor& root, const Tensor& w, const Shape& strides,
+                            int64_t offset) {
+  const int64_t rank = w.rank();
+  Tensor positions = full({}, static_cast<double>(offset), DType::I64);
+  for (int64_t d = 0; d < rank; ++d) {
+    Shape along(rank, 1);
+    along[d] = w.shape()[d];
+    const Tensor steps = arange(0, static_cast<double>(w.shape()[d]), 1, DType::I64);
+    positions = add(positions, apply1(ir::Op::Reshape, {&steps, 1}, ir::ReshapeAttrs{along},
+                                      Loc::current()) *
+                                   strides[d]);
+  }
+  const Shape flat{root.numel()}, flat_w{w.numel()};
+  positions = expand(positions, w.shape());
+  const Tensor flat_positions =
+      apply1(ir::Op::Reshape, {&positions, 1}, ir::ReshapeAttrs{flat_w}, Loc::current());
+  const Tensor flat_root =
+      apply1(ir::Op::Reshape, {&root, 1}, ir::ReshapeAttrs{flat}, Loc::current());
+  const Tensor values = apply1(ir::Op::Reshape, {&w, 1}, ir::ReshapeAttrs{flat_w}, Loc::current());
+  const Tensor written = scatter(flat_root, 0, flat_positions, values);
+  return apply1(ir::Op::Reshape, {&written, 1}, ir::ReshapeAttrs{root.shape()}, Loc::current());
+}
+
 [[noreturn]] void refuse_overlap(const char* op, const Loc& loc) {
   throw Error(fmt::format("{}: unsupported operation: more than one element of the written-to "
                           "tensor refers to a single memory location. Please clone() the tensor "
@@ -340,15 +365,17 @@ void write_through(const std::shared_ptr<TensorImpl>& tp, const Tensor& value, H
   std::vector<Tensor> chain{Tensor(v.root)};
   for (size_t k = 0; k + 1 < v.steps.size(); ++k) chain.push_back(apply_step(v.steps[k], chain[k]));
   // An expand that only adds or keeps dims of size 1 is a reshape; one that repeats elements
-  // has no single element to write back, even where a later slice keeps one copy of each.
+  // cannot run backwards, but the view (which repeats none, checked above) names one element of
+  // the root for each of its own: the write scatters into the root by those positions.
+  bool repeats = false;
   for (size_t k = 0; k < v.steps.size(); ++k) {
     const int64_t out = k + 1 < chain.size() ? chain[k + 1].numel() : t.type.numel();
-    if (v.steps[k].op == ir::Op::Expand && out != chain[k].numel())
-      throw Error(fmt::format("{}: writing through a view of an expanded tensor is not "
-                              "supported; clone() it first at {}",
-                              op, location_str(loc)));
+    repeats |= v.steps[k].op == ir::Op::Expand && out != chain[k].numel();
   }
-  for (size_t k = v.steps.size(); k-- > 0;) w = unapply_step(v.steps[k], chain[k], w);
+  if (repeats)
+    w = scatter_into_storage(chain[0], w, v.strides, v.offset);
+  else
+    for (size_t k = v.steps.size(); k-- > 0;) w = unapply_step(v.steps[k], chain[k], w);
   if (w.impl() == v.root.get()) return;  // an empty slice: nothing written
   assign_value(v.root, w, recorded ? History::Take : History::Keep);
   if (carried) {

@@ -79,6 +79,22 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
                                                        const Tensor& key_padding_mask,
                                                        bool need_weights, const Tensor& attn_mask,
                                                        bool average_attn_weights, Loc loc) {
+  if (!has_hooks())
+    return unhooked_forward(query, key, value, key_padding_mask, need_weights, attn_mask,
+                            average_attn_weights, loc);
+  const TensorList out = with_hooks({query, key, value, key_padding_mask, attn_mask},
+                                    [&](const TensorList& in) {
+                                      auto [o, w] = unhooked_forward(in[0], in[1], in[2], in[3],
+                                                                     need_weights, in[4],
+                                                                     average_attn_weights, loc);
+                                      return TensorList{o, w};
+                                    });
+  return {out[0], out[1]};
+}
+
+std::tuple<Tensor, Tensor> MultiheadAttention::unhooked_forward(
+    const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& key_padding_mask,
+    bool need_weights, const Tensor& attn_mask, bool average_attn_weights, Loc loc) {
   if (!query.defined() || !key.defined() || !value.defined())
     fail("query, key and value must be defined", loc);
   const Tensor& kpm_in = key_padding_mask;

@@ -264,17 +264,35 @@ void Module::remove_hook(int id) {
   std::erase_if(post_hooks_, [&](const auto& h) { return h.first == id; });
 }
 
-Tensor Module::run_hooked(const Tensor& x, const std::function<Tensor(const Tensor&)>& forward) {
+TensorList Module::replace_first(const TensorList& list, Tensor first) {
+  if (!first.defined()) return {};
+  TensorList out = list;
+  out.at(0) = std::move(first);
+  return out;
+}
+
+TensorList Module::run_hooked(TensorList inputs,
+                              const std::function<TensorList(const TensorList&)>& forward) {
   // Copies: a hook may remove itself (or register another) while the list runs, as in PyTorch.
   const auto pre = pre_hooks_;
   const auto post = post_hooks_;
-  Tensor in = x;
+  auto check = [&](const TensorList& replaced, const TensorList& was, const char* what) {
+    if (replaced.size() != was.size())
+      throw Error(fmt::format("a forward {} of {} returned {} tensors in place of its {}", what,
+                              name(), replaced.size(), was.size()));
+  };
   for (const auto& [_, hook] : pre)
-    if (Tensor replaced = hook(*this, in); replaced.defined()) in = std::move(replaced);
-  Tensor out = forward(in);
+    if (TensorList replaced = hook(*this, inputs); !replaced.empty()) {
+      check(replaced, inputs, "pre-hook");
+      inputs = std::move(replaced);
+    }
+  TensorList outputs = forward(inputs);
   for (const auto& [_, hook] : post)
-    if (Tensor replaced = hook(*this, in, out); replaced.defined()) out = std::move(replaced);
-  return out;
+    if (TensorList replaced = hook(*this, inputs, outputs); !replaced.empty()) {
+      check(replaced, outputs, "hook");
+      outputs = std::move(replaced);
+    }
+  return outputs;
 }
 
 std::string Module::str() const {

@@ -115,6 +115,19 @@ RNNBase::State LSTM::cell(const Weights& w, const Tensor& projected, const State
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTM::forward(
     const Tensor& input, const std::optional<std::tuple<Tensor, Tensor>>& hx, Loc loc) {
+  if (!has_hooks()) return unhooked_forward(input, hx, loc);
+  const Tensor h0 = hx ? std::get<0>(*hx) : Tensor(), c0 = hx ? std::get<1>(*hx) : Tensor();
+  const TensorList out = with_hooks({input, h0, c0}, [&](const TensorList& in) {
+    std::optional<std::tuple<Tensor, Tensor>> state;
+    if (in[1].defined() || in[2].defined()) state.emplace(in[1], in[2]);
+    auto [o, hc] = unhooked_forward(in[0], state, loc);
+    return TensorList{o, std::get<0>(hc), std::get<1>(hc)};
+  });
+  return {out[0], {out[1], out[2]}};
+}
+
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTM::unhooked_forward(
+    const Tensor& input, const std::optional<std::tuple<Tensor, Tensor>>& hx, Loc loc) {
   if (!input.defined()) fail("input is undefined", loc);
   const bool batched = input.rank() == 3;
   const int64_t batch_dim = options.batch_first ? 0 : 1;
@@ -163,6 +176,15 @@ RNNBase::State GRU::cell(const Weights& w, const Tensor& projected, const State&
 }
 
 std::tuple<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& hx, Loc loc) {
+  if (!has_hooks()) return unhooked_forward(input, hx, loc);
+  const TensorList out = with_hooks({input, hx}, [&](const TensorList& in) {
+    auto [o, h_n] = unhooked_forward(in[0], in[1], loc);
+    return TensorList{o, h_n};
+  });
+  return {out[0], out[1]};
+}
+
+std::tuple<Tensor, Tensor> GRU::unhooked_forward(const Tensor& input, const Tensor& hx, Loc loc) {
   if (!input.defined()) fail("input is undefined", loc);
   const bool batched = input.rank() == 3;
   const int64_t batch_dim = options.batch_first ? 0 : 1;

@@ -255,6 +255,23 @@ def expand_without_repeats_writes():
     return {"x": x}
 
 
+def write_through_slice_of_expand():
+    x = x0()
+    e = x[0:1].expand(3, 4)
+    e[1:2].add_(1)
+    x[:, 0].unsqueeze(1).expand(3, 5)[:, 2:3].mul_(10)
+    x[2].expand(2, 4).t()[1:3, 1].sub_(100)
+    return {"x": x, "e": e}
+
+
+def grad_through_slice_of_expand():
+    w = w0()
+    x = w * 1
+    x[0:1].expand(3, 4)[2].mul_(w[1] + 1)
+    (x * x).sum().backward()
+    return {"x": x, "grad": w.grad}
+
+
 def diagonal_fill():
     x = x0()
     x.diagonal().fill_(-1)
@@ -288,6 +305,7 @@ CASES = [slice_zero, reshape_mul, select_fill, transpose_add, expand_clone, chai
          grad_copy_into_view, grad_view_of_written_base, grad_value_into_view,
          version_error_view_saved, version_error_result_saved, inplace_own_operand_fine,
          leaf_view_error, expand_write_error, expand_without_repeats_writes,
+         write_through_slice_of_expand, grad_through_slice_of_expand,
          diagonal_fill, diagonal_sees_base,
          grad_through_diagonal_write]
 

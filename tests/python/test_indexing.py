@@ -55,6 +55,17 @@ def test_views_write_through_both_ways(mode):
     assert_close(x, x_t)
 
 
+def test_writes_through_a_slice_of_an_expand_reach_the_base(mode):
+    x, x_t = _base(lt), _base(torch)
+    for t in (x, x_t):
+        e = t[0:1].expand(3, 4, 5)
+        e[2, 1:3] = -7.0
+        t[:, 0, 0].unsqueeze(1).expand(3, 6)[:, 4:5].mul_(10)
+    assert_close(x, x_t)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        x[0:1].expand(3, 4, 5).add_(1)
+
+
 def test_augmented_assignment_through_an_index(mode):
     x, x_t = _base(lt), _base(torch)
     for m, t in ((lt, x), (torch, x_t)):

@@ -52,6 +52,12 @@ class MultiheadAttention : public Module {
   Tensor q_proj_weight, k_proj_weight, v_proj_weight;
   Tensor in_proj_bias;  ///< undefined without options.bias
   std::shared_ptr<Linear> out_proj;
+
+ private:
+  std::tuple<Tensor, Tensor> unhooked_forward(const Tensor& query, const Tensor& key,
+                                              const Tensor& value, const Tensor& key_padding_mask,
+                                              bool need_weights, const Tensor& attn_mask,
+                                              bool average_attn_weights, Loc loc);
 };
 
 }  // namespace lt::nn

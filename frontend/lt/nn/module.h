@@ -19,6 +19,8 @@ namespace lt::nn {
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 class Module;
 using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+/// The tensors a forward hook sees when it takes a module's inputs or outputs as a list.
+using TensorList = std::vector<Tensor>;
 
 /// Modules are held by std::shared_ptr (std::make_shared<nn::Linear>(784, 128)) and registered
 /// in their parent with register_module. Registered tensors are handles: an in-place update
@@ -97,33 +99,66 @@ class Module : public std::enable_shared_from_this<Module> {
   // --- forward hooks (PyTorch's register_forward_pre_hook / register_forward_hook) ---
   /// hook(module, input) runs before each forward of this module; a hook that returns a defined
   /// tensor replaces the input, one that returns nothing (or void) only reads it. Every layer of
-  /// lt::nn whose forward takes one tensor runs its hooks (the layers with several inputs or
-  /// outputs, MultiheadAttention, LSTM and GRU, run none); a module of one's own runs them where
-  /// its forward goes through with_hooks. Hooks run in registration order; the id is for
-  /// remove_hook.
+  /// lt::nn runs its hooks; a module of one's own runs them where its forward goes through
+  /// with_hooks. Hooks run in registration order; the id is for remove_hook.
+  /// A hook may instead take the forward's tensors as a list, as PyTorch's take the input tuple:
+  /// hook(module, const TensorList& inputs), returning void or a list of as many tensors to
+  /// replace them (an empty list replaces nothing). MultiheadAttention's inputs are (query, key,
+  /// value, key_padding_mask, attn_mask) and its outputs (attn_output, attn_weights); LSTM's
+  /// (input, h_0, c_0) and (output, h_n, c_n); GRU's (input, h_0) and (output, h_n); a tensor
+  /// not given (or not computed) is undefined. A one-tensor hook on these sees the first of each.
   template <class F>
   int register_forward_pre_hook(F&& hook) {
-    if constexpr (std::is_void_v<std::invoke_result_t<F&, Module&, const Tensor&>>)
-      return add_pre_hook([h = std::forward<F>(hook)](Module& m, const Tensor& x) mutable {
-        h(m, x);
-        return Tensor();
+    if constexpr (std::is_invocable_v<F&, Module&, const Tensor&>) {
+      using R = std::invoke_result_t<F&, Module&, const Tensor&>;
+      return add_pre_hook([h = std::forward<F>(hook)](Module& m, const TensorList& in) mutable {
+        if constexpr (std::is_void_v<R>) {
+          h(m, in[0]);
+          return TensorList();
+        } else {
+          return replace_first(in, Tensor(h(m, in[0])));
+        }
       });
-    else
-      return add_pre_hook(PreHook(std::forward<F>(hook)));
+    } else {
+      using R = std::invoke_result_t<F&, Module&, const TensorList&>;
+      return add_pre_hook([h = std::forward<F>(hook)](Module& m, const TensorList& in) mutable {
+        if constexpr (std::is_void_v<R>) {
+          h(m, in);
+          return TensorList();
+        } else {
+          return TensorList(h(m, in));
+        }
+      });
+    }
   }
   /// hook(module, input, output) runs after each forward (the input as the pre-hooks left it);
-  /// a defined tensor it returns replaces the output.
+  /// a defined tensor it returns replaces the output. The list form is
+  /// hook(module, const TensorList& inputs, const TensorList& outputs).
   template <class F>
   int register_forward_hook(F&& hook) {
-    using R = std::invoke_result_t<F&, Module&, const Tensor&, const Tensor&>;
-    if constexpr (std::is_void_v<R>)
-      return add_post_hook(
-          [h = std::forward<F>(hook)](Module& m, const Tensor& x, const Tensor& y) mutable {
-            h(m, x, y);
-            return Tensor();
-          });
-    else
-      return add_post_hook(PostHook(std::forward<F>(hook)));
+    if constexpr (std::is_invocable_v<F&, Module&, const Tensor&, const Tensor&>) {
+      using R = std::invoke_result_t<F&, Module&, const Tensor&, const Tensor&>;
+      return add_post_hook([h = std::forward<F>(hook)](Module& m, const TensorList& in,
+                                                       const TensorList& out) mutable {
+        if constexpr (std::is_void_v<R>) {
+          h(m, in[0], out[0]);
+          return TensorList();
+        } else {
+          return replace_first(out, Tensor(h(m, in[0], out[0])));
+        }
+      });
+    } else {
+      using R = std::invoke_result_t<F&, Module&, const TensorList&, const TensorList&>;
+      return add_post_hook([h = std::forward<F>(hook)](Module& m, const TensorList& in,
+                                                       const TensorList& out) mutable {
+        if constexpr (std::is_void_v<R>) {
+          h(m, in, out);
+          return TensorList();
+        } else {
+          return TensorList(h(m, in, out));
+        }
+      });
+    }
   }
   /// Removes a forward hook or pre-hook by the id its register call returned; an unknown id does
   /// nothing.
@@ -139,9 +174,17 @@ class Module : public std::enable_shared_from_this<Module> {
   /// `return with_hooks(x, [&](const Tensor& x) { ... });` (nothing extra runs without hooks).
   template <class F>
   Tensor with_hooks(const Tensor& x, F&& forward) {
-    if (pre_hooks_.empty() && post_hooks_.empty()) return forward(x);
-    return run_hooked(x, [&](const Tensor& in) { return Tensor(forward(in)); });
+    if (!has_hooks()) return forward(x);
+    return run_hooked({x}, [&](const TensorList& in) { return TensorList{Tensor(forward(in[0]))}; })
+        .at(0);
   }
+  /// The same for a forward of several tensors: `forward(inputs)` returns the outputs.
+  TensorList with_hooks(TensorList inputs,
+                        const std::function<TensorList(const TensorList&)>& forward) {
+    if (!has_hooks()) return forward(inputs);
+    return run_hooked(std::move(inputs), forward);
+  }
+  bool has_hooks() const { return !pre_hooks_.empty() || !post_hooks_.empty(); }
 
   /// The direct submodules in registration order, without a copy.
   const NamedModules& child_entries() const { return children_; }
@@ -150,11 +193,14 @@ class Module : public std::enable_shared_from_this<Module> {
   void set_child(const std::string& name, std::shared_ptr<Module> module);
 
  private:
-  using PreHook = std::function<Tensor(Module&, const Tensor&)>;
-  using PostHook = std::function<Tensor(Module&, const Tensor&, const Tensor&)>;
+  using PreHook = std::function<TensorList(Module&, const TensorList&)>;
+  using PostHook = std::function<TensorList(Module&, const TensorList&, const TensorList&)>;
   int add_pre_hook(PreHook hook);
   int add_post_hook(PostHook hook);
-  Tensor run_hooked(const Tensor& x, const std::function<Tensor(const Tensor&)>& forward);
+  /// `list` with its first tensor replaced by `first`; nothing when `first` is undefined.
+  static TensorList replace_first(const TensorList& list, Tensor first);
+  TensorList run_hooked(TensorList inputs,
+                        const std::function<TensorList(const TensorList&)>& forward);
 
   struct Entry {
     std::string name;

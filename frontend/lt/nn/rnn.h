@@ -83,6 +83,10 @@ class LSTM : public RNNBase {
 
  protected:
   State cell(const Weights& w, const Tensor& projected, const State& s, Loc loc) const override;
+
+ private:
+  std::tuple<Tensor, std::tuple<Tensor, Tensor>> unhooked_forward(
+      const Tensor& input, const std::optional<std::tuple<Tensor, Tensor>>& hx, Loc loc);
 };
 
 /// Gated recurrent unit (torch.nn.GRU): gates r, z, n in that order along the G = 3 H rows;
@@ -96,6 +100,9 @@ class GRU : public RNNBase {
 
  protected:
   State cell(const Weights& w, const Tensor& projected, const State& s, Loc loc) const override;
+
+ private:
+  std::tuple<Tensor, Tensor> unhooked_forward(const Tensor& input, const Tensor& hx, Loc loc);
 };
 
 }  // namespace lt::nn

@@ -17,6 +17,15 @@ TEST(Errors, BroadcastMismatchNamesOpOperandsAndLine) {
                  "errors_test.cpp:" + std::to_string(line));
 }
 
+TEST(Errors, ReadingAnUndefinedTensor) {
+  const Tensor none;
+  const int line = __LINE__ + 1;
+  EXPECT_EQ(error_of([&] { none.to_vector<float>(); }),
+            "to_vector: the tensor is undefined at errors_test.cpp:" + std::to_string(line));
+  EXPECT_EQ(error_of([&] { none.item<float>(); }),
+            "item: the tensor is undefined at errors_test.cpp:" + std::to_string(line + 2));
+}
+
 TEST(Errors, OperatorsReportTheUsersLine) {
   Tensor a = zeros({2, 3}), b = zeros({2, 2});
   const int line = __LINE__ + 1;

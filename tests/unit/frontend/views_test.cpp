@@ -262,6 +262,23 @@ const std::map<std::string, std::function<Results()>>& programs() {
          select(expand(slice(x, 0, 0, 1), {1, 1, 4}), 0, 0).sub_(1);
          return Results{{"x", x}};
        }},
+      {"write_through_slice_of_expand",
+       [] {
+         Tensor x = x0();
+         Tensor e = expand(slice(x, 0, 0, 1), {3, 4});
+         slice(e, 0, 1, 2).add_(1);
+         slice(expand(unsqueeze(select(x, 1, 0), 1), {3, 5}), 1, 2, 3).mul_(10);
+         select(slice(transpose(expand(select(x, 0, 2), {2, 4}), 0, 1), 0, 1, 3), 1, 1).sub_(100);
+         return Results{{"x", x}, {"e", e}};
+       }},
+      {"grad_through_slice_of_expand",
+       [] {
+         Tensor w = w0();
+         Tensor x = w * 1;
+         select(expand(slice(x, 0, 0, 1), {3, 4}), 0, 2).mul_(select(w, 0, 1) + 1);
+         sum(x * x).backward();
+         return Results{{"x", x}, {"grad", w.grad()}};
+       }},
       {"diagonal_fill",
        [] {
          Tensor x = x0();

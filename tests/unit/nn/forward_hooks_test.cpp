@@ -1,7 +1,8 @@
 // Forward hooks and pre-hooks on modules, as PyTorch's register_forward_hook /
 // register_forward_pre_hook: reading activations, replacing inputs and outputs, order, removal
-// (also from inside a running hook), hooks of containers and of a module of one's own, eagerly
-// and lazily.
+// (also from inside a running hook), hooks of containers and of a module of one's own, the list
+// form on the layers of several inputs and outputs (MultiheadAttention, LSTM, GRU), eagerly and
+// lazily.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -127,6 +128,125 @@ TEST_P(ForwardHooks, AModuleOfOnesOwnRunsThemThroughWithHooks) {
   const Tensor got = s->forward(input());
   mark_step();
   EXPECT_EQ(values(got), values((input() - 1.0) * 4.0));
+}
+
+TEST_P(ForwardHooks, AttentionHooksSeeAndReplaceEveryInputAndOutput) {
+  ModeGuard mode(GetParam());
+  manual_seed(5);
+  auto mha = std::make_shared<nn::MultiheadAttention>(4, 2);
+  const Tensor q = randn({3, 2, 4}), kv = randn({5, 2, 4});
+  const Tensor pad = from_vector<bool>({false, false, false, true, true, false, false, false,
+                                        false, true},
+                                       {2, 5});
+  const auto [plain_out, plain_w] = mha->forward(q, kv, kv, pad);
+  const auto [shifted_out, shifted_w] = mha->forward(q + 1.0, kv, kv, pad);
+  size_t seen_inputs = 0;
+  Tensor seen_mask, seen_weights;
+  mha->register_forward_pre_hook([&](nn::Module& m, const nn::TensorList& in) {
+    EXPECT_EQ(m.name(), "MultiheadAttention");
+    seen_inputs = in.size();
+    seen_mask = in[3];
+    EXPECT_FALSE(in[4].defined());  // no attn_mask given
+    return nn::TensorList{in[0] + 1.0, in[1], in[2], in[3], in[4]};
+  });
+  mha->register_forward_hook(
+      [&](nn::Module&, const nn::TensorList&, const nn::TensorList& out) {
+        seen_weights = out[1];
+        return nn::TensorList{out[0] * 2.0, out[1]};
+      });
+  const auto [out, w] = mha->forward(q, kv, kv, pad);
+  mark_step();
+  EXPECT_EQ(seen_inputs, 5u);
+  EXPECT_EQ(seen_mask.to_vector<bool>(), pad.to_vector<bool>());
+  EXPECT_EQ(values(seen_weights), values(shifted_w));
+  EXPECT_EQ(values(w), values(shifted_w));
+  EXPECT_EQ(values(out), values(shifted_out * 2.0));
+  EXPECT_NE(values(w), values(plain_w));
+}
+
+TEST_P(ForwardHooks, OneTensorHooksOnAttentionSeeTheQueryAndTheOutput) {
+  ModeGuard mode(GetParam());
+  manual_seed(5);
+  auto mha = std::make_shared<nn::MultiheadAttention>(4, 2);
+  const Tensor q = randn({3, 2, 4});
+  const auto [plain_out, plain_w] = mha->forward(q, q, q);
+  Tensor seen_in;
+  mha->register_forward_hook([&](nn::Module&, const Tensor& in, const Tensor& out) {
+    seen_in = in;
+    return out - 1.0;
+  });
+  const auto [out, w] = mha->forward(q, q, q);
+  mark_step();
+  EXPECT_EQ(values(seen_in), values(q));
+  EXPECT_EQ(values(out), values(plain_out - 1.0));
+  EXPECT_EQ(values(w), values(plain_w));  // the weights pass through unchanged
+}
+
+TEST_P(ForwardHooks, RecurrentHooksSeeTheStatesAndTheirGradientsFlow) {
+  ModeGuard mode(GetParam());
+  manual_seed(6);
+  auto lstm = std::make_shared<nn::LSTM>(3, 4);
+  auto gru = std::make_shared<nn::GRU>(3, 4);
+  const Tensor x = randn({5, 2, 3});
+  const Tensor h0 = randn({1, 2, 4}), c0 = randn({1, 2, 4});
+  const auto [lstm_plain, lstm_state] = lstm->forward(x, std::tuple{h0, c0});
+  const auto [gru_plain, gru_h] = gru->forward(x, h0);
+  nn::TensorList lstm_in, lstm_out, gru_in;
+  lstm->register_forward_hook(
+      [&](nn::Module&, const nn::TensorList& in, const nn::TensorList& out) {
+        lstm_in = in;
+        lstm_out = out;
+      });
+  // Starts the GRU from zeros: the pre-hook drops h_0, as the forward with no state does.
+  gru->register_forward_pre_hook([&](nn::Module&, const nn::TensorList& in) {
+    if (gru_in.empty()) gru_in = in;
+    return nn::TensorList{in[0], Tensor()};
+  });
+  const auto [lstm_hooked, state] = lstm->forward(x, std::tuple{h0, c0});
+  const auto [gru_hooked, h_n] = gru->forward(x, h0);
+  const auto [gru_from_zeros, unused] = gru->forward(x);
+  mark_step();
+  ASSERT_EQ(lstm_in.size(), 3u);
+  ASSERT_EQ(lstm_out.size(), 3u);
+  EXPECT_EQ(values(lstm_in[2]), values(c0));
+  EXPECT_EQ(values(lstm_out[2]), values(std::get<1>(lstm_state)));
+  EXPECT_EQ(values(lstm_hooked), values(lstm_plain));
+  ASSERT_EQ(gru_in.size(), 2u);
+  EXPECT_EQ(values(gru_in[1]), values(h0));
+  EXPECT_EQ(values(gru_hooked), values(gru_from_zeros));
+  EXPECT_NE(values(gru_hooked), values(gru_plain));
+
+  // Gradients flow through a hook's replacement to the module's parameters.
+  const int triple = lstm->register_forward_hook(
+      [](nn::Module&, const nn::TensorList&, const nn::TensorList& out) {
+        return nn::TensorList{out[0] * 3.0, out[1], out[2]};
+      });
+  auto [y, s] = lstm->forward(x);
+  sum(y).backward();
+  const Tensor tripled = lstm->named_parameters().front().second.grad();
+  lstm->zero_grad();
+  lstm->remove_hook(triple);
+  auto [y1, s1] = lstm->forward(x);
+  sum(y1).backward();
+  mark_step();
+  const std::vector<float> once = values(lstm->named_parameters().front().second.grad());
+  const std::vector<float> thrice = values(tripled);
+  ASSERT_EQ(once.size(), thrice.size());
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_NEAR(thrice[i], 3 * once[i], 1e-5);
+}
+
+TEST_P(ForwardHooks, AListHookReturningTheWrongCountIsAnError) {
+  ModeGuard mode(GetParam());
+  auto gru = std::make_shared<nn::GRU>(3, 4);
+  gru->register_forward_hook([](nn::Module&, const nn::TensorList&, const nn::TensorList& out) {
+    return nn::TensorList{out[0]};
+  });
+  try {
+    gru->forward(zeros({2, 1, 3}));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "a forward hook of GRU returned 1 tensors in place of its 2");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ForwardHooks, ::testing::Values(Mode::Eager, Mode::Lazy),
