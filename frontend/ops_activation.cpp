@@ -2,6 +2,8 @@
 // like user code. Each piece is chosen so that autograd's gradient is PyTorch's at the kinks, and
 // a branch `where` does not select is computed on a clamped input, so that its gradient (zero,
 // times the branch's slope there) cannot be 0 * inf.
+#include <fmt/format.h>
+
 #include "frontend/dispatch.h"
 #include "lt/ops.h"
 
@@ -22,6 +24,22 @@ Tensor at_most(const Tensor& x, double bound, const Loc& loc) {
 }
 
 }  // namespace
+
+// The bounds are constants selected at the bounds themselves, so the gradient reaches x only
+// strictly inside (PyTorch's hardtanh_backward); NaN passes through, as clamp passes it.
+Tensor hardtanh(const Tensor& x, double min_val, double max_val, Loc loc) {
+  check_float("hardtanh", x, loc);
+  if (!(min_val <= max_val))
+    fail_op("hardtanh", fmt::format("min_val {} is above max_val {}", min_val, max_val), {&x, 1},
+            loc);
+  const Tensor upper = where(ge(x, scalar_like(max_val, x, loc), loc), max_val, x, loc);
+  return where(le(x, scalar_like(min_val, x, loc), loc), min_val, upper, loc);
+}
+
+Tensor relu6(const Tensor& x, Loc loc) {
+  check_float("relu6", x, loc);
+  return hardtanh(x, 0.0, 6.0, loc);
+}
 
 // x * clamp(x + 3, 0, 6) / 6, PyTorch's expression in its order of operations. clamp's
 // gradient is 1 on [0, 6] inclusive, which makes the slope at -3 and 3 the middle piece's.

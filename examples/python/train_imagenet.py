@@ -1,6 +1,9 @@
 """Trains torchvision's ResNet-18/34/50/101 (--arch; examples/python/models.py, torchvision's
-module names and initialization) on a mock ImageNet-1k: the workload of the migration guides'
-ImageNet script, with its flags where the shared trainer has them (--compiler-opt, --amp bf16,
+module names and initialization) on a mock ImageNet-1k (--data mock) or on JPEG folders in
+ImageFolder's layout (--data DIR: DIR/train/<class>/*.jpg and DIR/val/<class>/*.jpg, read by
+lazytrain.vision with torchvision's training transforms, RandomResizedCrop and a horizontal flip,
+and its validation ones, a resize to 256/224 of the crop and a center crop): the workload of the
+migration guides' ImageNet script, with its flags where the shared trainer has them (--compiler-opt, --amp bf16,
 --batch-size over all ranks, --max-steps, --log-interval, --save-dir/--resume, --optimizer) and a
 log line per interval with samples/s, ms/step, the wait for data and peak memory. Runs under
 `lt-launch -n N` on N ranks (SyncBatchNorm with --sync-batchnorm).
@@ -16,6 +19,7 @@ import numpy as np
 import lazytrain as torch
 import models
 import trainer
+from lazytrain.vision import datasets, transforms
 
 F = torch.nn.functional
 
@@ -39,6 +43,34 @@ class MockImageNet(torch.utils.data.Dataset):
         return image, label
 
 
+IMAGENET_MEAN, IMAGENET_STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+def spread(dataset, limit):
+    """limit examples spread evenly over the dataset (an ImageFolder is sorted by class, so its
+    first examples would all be one class); all of it for a limit of 0."""
+    n = len(dataset)
+    if not limit or limit >= n:
+        return dataset
+    return torch.utils.data.Subset(dataset, [i * n // limit for i in range(limit)])
+
+
+def image_folders(args):
+    """DIR/train with the training transforms, DIR/val with the validation ones."""
+    size = args.image_size
+    normalize = transforms.Normalize(IMAGENET_MEAN, IMAGENET_STD)
+    train = datasets.ImageFolder(f"{args.data}/train", transforms.Compose([
+        transforms.RandomResizedCrop(size), transforms.RandomHorizontalFlip(), normalize]))
+    val = datasets.ImageFolder(f"{args.data}/val", transforms.Compose([
+        transforms.Resize(size * 256 // 224), transforms.CenterCrop(size), normalize]))
+    if len(train.classes) > args.num_classes:
+        raise SystemExit(f"--data {args.data}: {len(train.classes)} classes in train/, more "
+                         f"than --num-classes {args.num_classes}")
+    if val.classes != train.classes:
+        raise SystemExit(f"--data {args.data}: val/ and train/ hold different class folders")
+    return spread(train, args.train_limit), spread(val, args.test_limit)
+
+
 class ImageNetTask(trainer.Task):
     def __init__(self, args):
         self.name = f"imagenet_{args.arch}"
@@ -46,10 +78,13 @@ class ImageNetTask(trainer.Task):
         self.model = models.resnet(torch, args.arch, args.num_classes)
         if torch.distributed.get_world_size() > 1 and args.sync_batchnorm:
             self.model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(self.model)
-        self.train_data = MockImageNet(args.train_limit or 1281167, args.image_size,
-                                       args.num_classes, args.seed, 0)
-        self.test_data = MockImageNet(args.test_limit or 50000, args.image_size,
-                                      args.num_classes, args.seed, 1)
+        if args.data == "mock":
+            self.train_data = MockImageNet(args.train_limit or 1281167, args.image_size,
+                                           args.num_classes, args.seed, 0)
+            self.test_data = MockImageNet(args.test_limit or 50000, args.image_size,
+                                          args.num_classes, args.seed, 1)
+        else:
+            self.train_data, self.test_data = image_folders(args)
         self.eval_batch = max(args.batch_size // torch.distributed.get_world_size(), 1)
         self.num_workers = args.num_workers
 
@@ -67,7 +102,7 @@ class ImageNetTask(trainer.Task):
         top1 = top5 = total = 0
         for images, labels in loader:
             logits = model(images)
-            best = logits.topk(5, dim=1)[1]
+            best = logits.topk(min(5, logits.shape[1]), dim=1)[1]  # top-5 of 5 classes or more
             top1 += (best[:, 0] == labels).sum().item()
             top5 += (best == labels.unsqueeze(1)).any(dim=1).sum().item()
             total += len(labels)
@@ -80,8 +115,9 @@ def main():
                             warmup_steps=0, momentum=0.9)
     p.set_defaults(log_interval=10, train_limit=0, test_limit=256)
     p.add_argument("--arch", choices=sorted(models.RESNET_LAYERS), default="resnet50")
-    p.add_argument("--data", choices=["mock"], default="mock",
-                   help="mock: generated images (an ImageFolder of JPEGs is not read yet)")
+    p.add_argument("--data", default="mock",
+                   help="mock (generated per index), or a folder holding train/ and val/ in "
+                        "ImageFolder's layout (<class>/<image>.jpg)")
     p.add_argument("--image-size", type=int, default=224)
     p.add_argument("--num-classes", type=int, default=1000)
     p.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")

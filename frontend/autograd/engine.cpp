@@ -53,7 +53,8 @@ void accumulate(Tensor& slot, const Tensor& g) { slot = slot.defined() ? add(slo
 
 void accumulate_leaf(TensorImpl* leaf, const Tensor& g) {
   if (leaf->grad) leaf->grad = add(Tensor(leaf->grad), g).impl_ptr();
-  else leaf->grad = snapshot(g).impl_ptr();
+  // A recorded pass (create_graph) keeps the gradient's history, on a copy of its own.
+  else leaf->grad = (grad_enabled() ? clone(g) : snapshot(g)).impl_ptr();
 }
 
 /// g through the hooks in order; each may replace it by a tensor of its shape.
@@ -396,12 +397,13 @@ void run_backward(const Tensor& root, const Tensor& seed) {
 
 namespace autograd {
 
-std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
-                         bool create_graph, bool allow_unused, Loc loc) {
-  const auto fail = [&](const std::string& what) {
-    throw Error(fmt::format("autograd::grad: {} at {}", what, location_str(loc)));
-  };
+namespace {
+
+/// The seeds of a backward pass from `outputs`: grad_outputs (cast to each output's dtype), or
+/// ones for a scalar output where one is left out or undefined. `fail` throws.
+template <class Fail>
+std::vector<Tensor> seeds_for(const std::vector<Tensor>& outputs,
+                              const std::vector<Tensor>& grad_outputs, const Fail& fail, Loc loc) {
   if (outputs.empty()) fail("grad requires at least one output");
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
     fail(fmt::format("grad_outputs has {} tensors for {} outputs", grad_outputs.size(),
@@ -425,9 +427,26 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
       seeds.push_back(ones_like(y, loc));
     }
   }
+  return seeds;
+}
+
+template <class Fail>
+void check_inputs(const std::vector<Tensor>& inputs, const Fail& fail) {
   for (const Tensor& x : inputs)
     if (!x.defined() || !x.requires_grad())
       fail("One of the differentiated Tensors does not require grad");
+}
+
+}  // namespace
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                         bool create_graph, bool allow_unused, Loc loc) {
+  const auto fail = [&](const std::string& what) {
+    throw Error(fmt::format("autograd::grad: {} at {}", what, location_str(loc)));
+  };
+  const std::vector<Tensor> seeds = seeds_for(outputs, grad_outputs, fail, loc);
+  check_inputs(inputs, fail);
   Captured captured(inputs);
   backward_pass(outputs, seeds, &captured, create_graph, retain_graph.value_or(create_graph));
   for (const Tensor& g : captured.grads)
@@ -435,6 +454,36 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
       fail("One of the differentiated Tensors appears to not have been used in the graph. Set "
            "allow_unused=True if this is the desired behavior.");
   return std::move(captured.grads);
+}
+
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors,
+              std::optional<bool> retain_graph, bool create_graph,
+              const std::vector<Tensor>& inputs, Loc loc) {
+  const auto fail = [&](const std::string& what) {
+    throw Error(fmt::format("autograd::backward: {} at {}", what, location_str(loc)));
+  };
+  const std::vector<Tensor> seeds = seeds_for(tensors, grad_tensors, fail, loc);
+  const bool retain = retain_graph.value_or(create_graph);
+  if (inputs.empty()) return backward_pass(tensors, seeds, nullptr, create_graph, retain);
+  check_inputs(inputs, fail);
+  Captured captured(inputs);
+  backward_pass(tensors, seeds, &captured, create_graph, retain);
+  // Each tensor once, its gradient complete: then its hooks, as a pass without inputs runs them.
+  std::optional<EnableGradGuard> with_grad;
+  std::optional<NoGradGuard> no_grad;
+  if (create_graph) with_grad.emplace();
+  else no_grad.emplace();
+  std::unordered_set<TensorImpl*> done;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorImpl* t = inputs[i].impl();
+    if (!captured.grads[i].defined() || !done.insert(t).second) continue;
+    if (t->grad_fn) {
+      accumulate_leaf(t, captured.grads[i]);
+    } else {
+      accumulate_leaf(t, leaf_hooks(*t, captured.grads[i]));
+      run_grad_hooks(inputs[i].impl_ptr());
+    }
+  }
 }
 
 }  // namespace autograd

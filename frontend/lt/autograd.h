@@ -61,6 +61,17 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          bool create_graph = false, bool allow_unused = false,
                          std::source_location loc = std::source_location::current());
 
+/// Accumulates the gradients of `tensors` into the leaves' grad() (torch::autograd::backward,
+/// Tensor.backward with its arguments): grad_tensors weight them (ones for a scalar when left
+/// out); retain_graph (by default create_graph) keeps the graph for another pass; create_graph
+/// records the pass, so the accumulated gradients have history and can be differentiated again.
+/// With `inputs`, only those tensors (leaves or intermediates) accumulate, into their grad().
+/// PyTorch's messages.
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+              const std::vector<Tensor>& inputs = {},
+              std::source_location loc = std::source_location::current());
+
 }  // namespace autograd
 
 }  // namespace lt

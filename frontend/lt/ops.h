@@ -43,6 +43,12 @@ Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Lo
 Tensor silu(const Tensor& x, Loc loc = Loc::current());
 /// x where x > 0, else negative_slope x (PyTorch's leaky_relu; its gradient at 0 is the slope).
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
+/// x clamped to [min_val, max_val] (PyTorch's hardtanh): the gradient is 1 strictly inside,
+/// 0 at the bounds themselves, as PyTorch's (clamp's is 1 there).
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0,
+                Loc loc = Loc::current());
+/// hardtanh(x, 0, 6) (PyTorch's relu6).
+Tensor relu6(const Tensor& x, Loc loc = Loc::current());
 /// x relu6(x + 3) / 6 (PyTorch's hardswish); the gradient at -3 is -1/2 and at 3 is 3/2, as
 /// PyTorch's (the middle piece's slope x/3 + 1/2 on [-3, 3] inclusive).
 Tensor hardswish(const Tensor& x, Loc loc = Loc::current());

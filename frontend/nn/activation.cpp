@@ -8,6 +8,17 @@
 
 namespace lt::nn {
 
+namespace {
+
+// Python's repr of a float, as PyTorch prints its arguments: "1.0", "0.5", "-1.0".
+std::string python_float(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
 // The layers that are their op applied to the input, through the forward hooks.
 #define LT_ACTIVATION(Layer, op)                                          \
   Tensor Layer::forward(const Tensor& x, Loc loc) {                       \
@@ -15,6 +26,21 @@ namespace lt::nn {
   }
 
 LT_ACTIVATION(ReLU, relu)
+LT_ACTIVATION(ReLU6, relu6)
+
+// PyTorch's own check (its message), at construction.
+Hardtanh::Hardtanh(double min_val, double max_val) : min_val(min_val), max_val(max_val) {
+  require(max_val > min_val, "Hardtanh", "max_val ({}) must be greater than min_val ({})",
+          max_val, min_val);
+}
+
+Tensor Hardtanh::forward(const Tensor& x, Loc loc) {
+  return with_hooks(x, [&](const Tensor& x) { return hardtanh(x, min_val, max_val, loc); });
+}
+
+std::string Hardtanh::extra_repr() const {
+  return fmt::format("min_val={}, max_val={}", python_float(min_val), python_float(max_val));
+}
 
 GELU::GELU(std::string approx) : approximate(std::move(approx)) {
   require(approximate == "none" || approximate == "tanh", "GELU",
@@ -56,12 +82,7 @@ Tensor ELU::forward(const Tensor& x, Loc loc) {
   return with_hooks(x, [&](const Tensor& x) { return elu(x, alpha, loc); });
 }
 
-// Python's repr of a float, as PyTorch prints its default: "alpha=1.0".
-std::string ELU::extra_repr() const {
-  std::string a = fmt::format("{}", alpha);
-  if (a.find_first_of(".e") == std::string::npos) a += ".0";
-  return fmt::format("alpha={}", a);
-}
+std::string ELU::extra_repr() const { return fmt::format("alpha={}", python_float(alpha)); }
 
 Softplus::Softplus(double beta, double threshold) : beta(beta), threshold(threshold) {
   require(std::isfinite(beta) && beta != 0, "Softplus", "beta = {} is not a finite nonzero number",

@@ -34,6 +34,6 @@ def numel(input):
     return input.numel()
 
 
-from . import amp, autograd, debug, distributed, nn, optim, utils  # noqa: E402 - use the above
+from . import amp, autograd, debug, distributed, nn, optim, utils, vision  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402

@@ -70,9 +70,20 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     return _finish(_C.scalar(builtins.float(s), (dtype or D.float32)._code), requires_grad)
 
 
+_seedings = 0  # manual_seed calls so far: lazytrain.vision's draws restart at each
+
+
 def manual_seed(seed):
+    global _seedings
     _C.manual_seed(builtins.int(seed))
+    _seedings += 1
+
+
+def initial_seed():
+    """The seed of the global generator (the last manual_seed's), as torch.initial_seed."""
+    return _C.initial_seed()
 
 
 NAMES = ["zeros", "ones", "empty", "full", "arange", "rand", "randn", "zeros_like", "ones_like",
-         "empty_like", "rand_like", "randn_like", "full_like", "scalar_tensor", "manual_seed"]
+         "empty_like", "rand_like", "randn_like", "full_like", "scalar_tensor", "manual_seed",
+         "initial_seed"]

@@ -137,4 +137,18 @@ def option(name):
     return _C.option(name)
 
 
-NAMES += ["set_option", "option"]
+def set_num_threads(nthreads):
+    """The runtime's thread count for what runs next (LT_NUM_THREADS's setting), as
+    torch.set_num_threads; lazytrain allows 1 to 1024."""
+    if isinstance(nthreads, bool) or not isinstance(nthreads, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(nthreads).__name__}")
+    if nthreads <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _C.set_num_threads(nthreads)
+
+
+def get_num_threads():
+    return _C.num_threads()
+
+
+NAMES += ["set_option", "option", "set_num_threads", "get_num_threads"]

@@ -88,13 +88,13 @@ post_backward_callbacks = []
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    if create_graph or inputs is not None:
-        raise NotImplementedError("backward: create_graph and inputs are not supported; "
-                                  "lt.autograd.grad(outputs, inputs, create_graph=True) gives "
-                                  "such gradients")
-    self._backward(None if gradient is None else as_tensor(gradient, self))
-    for callback in post_backward_callbacks:
-        callback()
+    if retain_graph is None and not create_graph and inputs is None:
+        self._backward(None if gradient is None else as_tensor(gradient, self))
+        for callback in post_backward_callbacks:
+            callback()
+        return
+    from . import autograd
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def to(self, *args, **kwargs):

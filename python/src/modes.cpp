@@ -5,6 +5,7 @@
 
 #include "lt/checkpoint.h"
 #include "lt/data_worker.h"
+#include "lt/threads.h"
 #include "python/src/bind.h"
 
 namespace lt::py {
@@ -38,6 +39,8 @@ void bind_modes(pb::module_& m) {
   m.def("is_lazy", []() { return mode() == Mode::Lazy; });
   m.def("set_lazy", [](bool lazy) { set_mode(lazy ? Mode::Lazy : Mode::Eager); });
   m.def("is_pending", &is_pending);
+  m.def("num_threads", &num_threads);
+  m.def("set_num_threads", &set_num_threads);
   m.def("clear_graph_cache", &clear_graph_cache);
   m.def("grad_enabled", &grad_enabled);
   bind_guard<NoGradGuard>(m, "NoGradGuard");
@@ -69,6 +72,12 @@ void bind_modes(pb::module_& m) {
     pb::gil_scoped_release release;  // hooks written in Python take the GIL back
     return autograd::grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                           allow_unused, at);
+  });
+  m.def("autograd_backward", [at](const Tensors& tensors, const Tensors& grad_tensors,
+                                  bool retain_graph, bool create_graph, const Tensors& inputs) {
+    CallerNamed named;
+    pb::gil_scoped_release release;
+    autograd::backward(tensors, grad_tensors, retain_graph, create_graph, inputs, at);
   });
   m.def("graph_text", [](const std::vector<Tensor>& ts) {
     return debug::graph_text(std::span<const Tensor>(ts));

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   lt::py::bind_amp(m);
   lt::py::bind_io(m);
   lt::py::bind_dist(m);
+  lt::py::bind_vision(m);
 }

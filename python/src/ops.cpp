@@ -19,7 +19,7 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
   LT_UNARY(sqrt); LT_UNARY(rsqrt); LT_UNARY(tanh); LT_UNARY(sigmoid); LT_UNARY(relu);
   LT_UNARY(silu); LT_UNARY(hardswish); LT_UNARY(hardsigmoid); LT_UNARY(mish); LT_UNARY(sin);
   LT_UNARY(cos); LT_UNARY(reciprocal); LT_UNARY(erf); LT_UNARY(isfinite); LT_UNARY(contiguous);
-  LT_UNARY(clone);
+  LT_UNARY(clone); LT_UNARY(relu6);
 #undef LT_UNARY
 #define LT_BINARY(name) m.def(#name, [at](const T& a, const T& b) { return name(a, b, at); })
   LT_BINARY(add); LT_BINARY(sub); LT_BINARY(mul); LT_BINARY(div); LT_BINARY(maximum);
@@ -37,6 +37,7 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
   m.def("gelu", [at](const T& x, const std::string& approx) { return gelu(x, approx, at); });
   m.def("leaky_relu", [at](const T& x, double s) { return leaky_relu(x, s, at); });
   m.def("elu", [at](const T& x, double a) { return elu(x, a, at); });
+  m.def("hardtanh", [at](const T& x, double lo, double hi) { return hardtanh(x, lo, hi, at); });
   m.def("softplus", [at](const T& x, double b, double th) { return softplus(x, b, th, at); });
   m.def("cast", [at](const T& x, int code) { return cast(x, dtype_of(code), at); });
   m.def("where", [at](const T& c, const T& a, const T& b) { return where(c, a, b, at); });

@@ -188,6 +188,7 @@ void bind_tensor(pb::module_& m) {
     return randn(shape, dtype_of(code), at);
   });
   m.def("manual_seed", &manual_seed);
+  m.def("initial_seed", [] { return rng_state().seed; });
 }
 
 }  // namespace lt::py

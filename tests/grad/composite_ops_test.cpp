@@ -1,6 +1,6 @@
 // The user functions composed of rows (clamp, masked_fill, max/min along a dim, var/std,
-// cross_entropy's options, nll_loss, hardswish, hardsigmoid, elu, softplus, mish) and the ones
-// over rows with extra argument handling (gelu's approximate, cumsum, topk, argmin): the
+// cross_entropy's options, nll_loss, hardtanh, relu6, hardswish, hardsigmoid, elu, softplus,
+// mish) and the ones over rows with extra argument handling (gelu's approximate, cumsum, topk, argmin): the
 // table-driven gradcheck and eager-vs-lazy tests see rows, not these calls. The same two checks,
 // over a table of calls: autograd against central differences in f64 with a random cotangent,
 // and lazy at every opt level against eager.
@@ -98,6 +98,9 @@ std::vector<Call> calls() {
        },
        false},
       {"hardswish", {s::uniform(r, {3, 4}, -5, 5)}, [](auto& x) { return one(hardswish(x[0])); }},
+      {"hardtanh -0.5, 1.5", {s::uniform(r, {3, 4}, -2, 2)},
+       [](auto& x) { return one(hardtanh(x[0], -0.5, 1.5)); }},
+      {"relu6", {s::uniform(r, {3, 4}, -3, 9)}, [](auto& x) { return one(relu6(x[0])); }},
       {"hardsigmoid", {s::uniform(r, {3, 4}, -4, 4)},
        [](auto& x) { return one(hardsigmoid(x[0])); }},
       {"elu alpha 0.7", {s::uniform(r, {3, 4}, -3, 3)},

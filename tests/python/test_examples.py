@@ -1,13 +1,16 @@
 """The Python examples: train_mlp.py trains, its eager and lazy runs print the same losses, and
 they are the C++ program's; train_cifar_style.py under both backends and on two ranks; the
-ResNet-20, char-GPT and ImageNet trainers, whose CSV log has the C++ trainers' columns."""
+ResNet-20, char-GPT and ImageNet trainers (on JPEG folders too), whose CSV log has the C++
+trainers' columns."""
 import csv
 import os
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+from PIL import Image
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 EXAMPLE = os.path.join(ROOT, "examples", "python", "train_mlp.py")
@@ -146,6 +149,30 @@ def test_imagenet_trainer_runs_resnets_on_mock_imagenet_with_loader_threads():
     assert len(losses) == 3 and all(0 < v < 20 for v in losses)
     assert "samples/s" in out and "data wait" in out and "peak" in out
     assert "top1 " in out and "top5 " in out
+
+
+def test_imagenet_trainer_reads_jpeg_folders(tmp_path):
+    rng = np.random.default_rng(0)
+    for split, count in (("train", 6), ("val", 2)):
+        for cls in ("dog", "cat"):
+            os.makedirs(tmp_path / split / cls)
+            for i in range(count):
+                pixels = rng.integers(0, 256, (40 + 3 * i, 48, 3)).astype(np.uint8)
+                Image.fromarray(pixels).save(tmp_path / split / cls / f"{i}.jpg")
+    out, losses = _trainer("train_imagenet.py", "--data", str(tmp_path), "--arch", "resnet18",
+                           "--image-size", "32", "--batch-size", "4", "--max-steps", "3",
+                           "--num-classes", "2", "--num-workers", "2", "--test-limit", "4",
+                           "--compiler-opt", "--lr", "0.01")
+    assert len(losses) == 3 and all(0 < v < 5 for v in losses)
+    assert "top1 " in out
+    os.makedirs(tmp_path / "val" / "bird")
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(tmp_path / "val" / "bird" / "0.jpg")
+    bad = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python",
+                                                       "train_imagenet.py"),
+                          "--data", str(tmp_path), "--num-classes", "2", "--max-steps", "1"],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0
+    assert "val/ and train/ hold different class folders" in bad.stderr
 
 
 def test_python_trainers_csv_has_the_cpp_trainers_columns(tmp_path):

@@ -90,6 +90,55 @@ def test_integer_tensor_indexing(key, mode):
     assert_close(_base(lt)[key(lt)], _base(torch)[key(torch)])
 
 
+# Several advanced indices (PyTorch's placement of the broadcast dims: where the first one
+# stood when they are adjacent, first otherwise), bool masks among them, ints beside them.
+ADVANCED = [
+    lambda m: (m.tensor([2, 0, 1]), m.tensor([1, 3, -1])),
+    lambda m: (m.tensor([[0], [2]]), slice(None), m.tensor([4, 0, 1])),
+    lambda m: (slice(None), m.tensor([0, 3]), m.tensor([[1, 2], [4, 0]])),
+    lambda m: (m.tensor([1, 1]), m.tensor([2, 0]), m.tensor([3, 4])),
+    lambda m: (1, m.tensor([0, 3]), m.tensor([1, 2])),
+    lambda m: (m.tensor([0, 2]), 1, m.tensor([1, 2])),
+    lambda m: (Ellipsis, m.tensor([3, 0]), m.tensor([1, 1])),
+    lambda m: (m.tensor([True, False, True]), m.tensor([0, 3])),
+    lambda m: (slice(None), m.tensor([True, False, True, True])),
+    lambda m: (m.tensor([[True, False, True, False]] * 3), m.tensor([0, 1, 2, 3, 4, 0])),
+    lambda m: (None, m.tensor([2, 0]), slice(1, 3), [1, 4]),
+]
+
+
+@pytest.mark.parametrize("key", ADVANCED, ids=[str(i) for i in range(len(ADVANCED))])
+def test_several_advanced_indices_are_torchs(key, mode):
+    assert_close(_base(lt)[key(lt)], _base(torch)[key(torch)])
+    x, x_t = _base(lt), _base(torch)
+    x[key(lt)] = -1.0
+    x_t[key(torch)] = -1.0
+    assert_close(x, x_t)
+    shape = tuple(x_t[key(torch)].shape)
+    v = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) + 100
+    x[key(lt)] = lt.tensor(v)
+    x_t[key(torch)] = torch.tensor(v)
+    assert_close(x, x_t)
+
+
+def test_picking_each_rows_label_trains_as_torchs(mode):
+    logits = np.linspace(-1, 1, 12).reshape(4, 3)
+    labels = [2, 0, 1, 1]
+    grads = {}
+    for m in (lt, torch):
+        x = m.tensor(logits, requires_grad=True)
+        picked = x.log_softmax(1)[m.arange(4), m.tensor(labels)]
+        (-picked.mean()).backward()
+        grads[m] = (picked, x.grad)
+    for got, want in zip(grads[lt], grads[torch]):
+        assert_close(got, want.detach())
+    x, x_t = _base(lt), _base(torch)
+    v, v_t = x[1:], x_t[1:]  # written through a view, into its base
+    v[lt.tensor([0, 1]), :, lt.tensor([4, 2])] = 0.25
+    v_t[torch.tensor([0, 1]), :, torch.tensor([4, 2])] = 0.25
+    assert_close(x, x_t)
+
+
 def test_bool_mask_selects_and_fills():
     x, x_t = _base(lt), _base(torch)
     assert_close(x[x > 41.5], x_t[x_t > 41.5])
@@ -125,8 +174,17 @@ def test_index_errors_are_torchs():
         x["a"]
     with pytest.raises(ValueError, match="step must be greater than zero"):
         x[::-1]
-    with pytest.raises(NotImplementedError, match="more than one index tensor"):
-        x[lt.tensor([0]), lt.tensor([1])]
+    with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 4"):
+        x[lt.tensor([0]), lt.tensor([4])]
+    with pytest.raises(IndexError, match=r"could not be broadcast together with shapes \[2\], "
+                                         r"\[3\]"):
+        x[lt.tensor([0, 1]), lt.tensor([0, 1, 2])]
+    with pytest.raises(IndexError, match=r"The shape of the mask \[3\] at index 0 does not match "
+                                         r"the shape of the indexed tensor \[3, 4, 5\] at index 1"):
+        x[:, lt.tensor([True, False, True])]
+    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[3\] cannot "
+                                           r"be broadcast to indexing result of shape \[2, 5\]"):
+        x[lt.tensor([0, 1]), lt.tensor([1, 2])] = lt.ones(3, dtype=lt.float64)
 
 
 def test_negative_index_entries_and_writes_through_an_index(mode):

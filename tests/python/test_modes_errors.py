@@ -199,6 +199,28 @@ def test_bad_settings_raise_value_error_with_lazytrains_message():
         lt.set_option("LT_OPT_LEVEL", before)
 
 
+def test_set_num_threads_is_torchs():
+    before = lt.get_num_threads()
+    for bad, message in ((0, "set_num_threads expects a positive integer"),
+                         (1.5, "set_num_threads expects an int, but got float")):
+        with pytest.raises(RuntimeError, match=message):
+            lt.set_num_threads(bad)
+        with pytest.raises(RuntimeError, match=message):
+            torch.set_num_threads(bad)
+    with pytest.raises(ValueError, match="LT_NUM_THREADS=2000 \\(set in code\\)"):
+        lt.set_num_threads(2000)
+    try:
+        lt.set_num_threads(1)
+        assert lt.get_num_threads() == 1
+        with lt.lazy():
+            y = lt.ones(4, 4) @ lt.ones(4, 4)
+            lt.mark_step()
+        assert y.tolist() == [[4.0] * 4] * 4
+    finally:
+        lt.set_num_threads(before)
+    assert lt.get_num_threads() == before
+
+
 def test_debug_graph_text_and_log():
     with lt.lazy():
         x = lt.ones(2, 3)

@@ -450,6 +450,51 @@ def test_autograd_grad_and_double_backward_are_torchs(mode):
         lt.autograd.grad((x * 2).sum(), [x, lt.ones(2, requires_grad=True)])
 
 
+def test_relu6_and_hardtanh_have_no_slope_at_their_bounds_as_torch(mode):
+    points = [-2.0, -1.0, 0.0, 0.5, 1.0, 6.0, 7.0]
+    grads = {}
+    for m in (torch, lt):
+        x = m.tensor(points, dtype=m.float64, requires_grad=True)
+        y = m.nn.ReLU6()(x) + m.nn.functional.hardtanh(x) * 2 + m.nn.Hardtanh(-2.0, 0.5)(x) * 3
+        y.sum().backward()
+        grads[m] = (y, x.grad)
+    for got, want in zip(grads[lt], grads[torch]):
+        assert_close(got, want.detach())
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_backward_create_graph_inputs_and_retain_graph_are_torchs(mode):
+    results = {}
+    for m in (torch, lt):
+        x = m.tensor(A, dtype=m.float64, requires_grad=True)
+        w = m.tensor(B.T[:, :3].copy(), dtype=m.float64, requires_grad=True)  # [4, 3]
+        with (lt.lazy() if m is lt and mode == "lazy" else contextlib.nullcontext()):
+            (m.tanh(x @ w) ** 2).sum().backward(create_graph=True)
+            assert x.grad.requires_grad
+            (gw,) = m.autograd.grad((x.grad * x.grad).sum(), w)  # the gradient's own gradient
+            x.grad = None
+            w.grad = None
+            h = x * w[:, 0]
+            ((h * h).sum() + w.sum()).backward(inputs=[h, x])
+            assert w.grad is None
+            gh, gx = h.grad, x.grad
+            x.grad = None
+            y = m.exp(w).sum()
+            y.backward(retain_graph=True)
+            m.autograd.backward([y], [m.tensor(0.5, dtype=m.float64)])
+            with pytest.raises(RuntimeError, match="backward"):
+                y.backward()
+        results[m] = [gw, gh, gx, w.grad]
+    for got, want in zip(results[lt], results[torch]):
+        assert_close(got, want.detach())
+    x = lt.tensor(A, requires_grad=True)
+    with pytest.raises(RuntimeError, match="'inputs' argument to backward\\(\\) cannot be empty"):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (x * 2).sum().backward(inputs=[lt.ones(2)])
+
+
 @pytest.mark.parametrize("mode", ["eager", "lazy"])
 def test_checkpoint_and_checkpoint_sequential_give_torchs_gradients(mode):
     results = {}

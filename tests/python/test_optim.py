@@ -1,5 +1,7 @@
 """SGD, Adam and AdamW step for step against torch.optim, eagerly and lazily, with param_groups
 that a user edits between steps."""
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -86,6 +88,36 @@ def test_edited_lr_does_not_recompile():
     assert len(runs) == 4, log
     # The optimizer's state exists from its construction: every step is the first one's graph.
     assert "cache=miss" in runs[0] and all("cache=hit" in line for line in runs[1:]), runs
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_add_param_group_continues_as_torch(name, mode):
+    """Fine-tuning's habit: train the head, then add the body with a smaller rate."""
+    rng = np.random.default_rng(8)
+    w0, v0, x = rng.standard_normal((4, 2)), rng.standard_normal((4, 4)), rng.standard_normal(
+        (3, 4))
+    runs = {}
+    for m in (torch, lt):
+        w, v = m.nn.Parameter(m.tensor(w0)), m.nn.Parameter(m.tensor(v0))
+        kwargs = dict(lr=0.1, momentum=0.9) if name == "SGD" else dict(lr=0.1)
+        opt = getattr(m.optim, name)([w], **kwargs)
+        for step in range(4):
+            if step == 2:
+                opt.add_param_group({"params": v, "lr": 0.01})
+            opt.zero_grad()
+            ((m.tanh(m.tensor(x) @ v) @ w).tanh() ** 2).sum().backward()
+            opt.step()
+            if m is lt:
+                lt.mark_step()
+        runs[m] = (w, v, [{k: g[k] for k in ("lr",)} for g in opt.param_groups])
+        with pytest.raises(ValueError, match="some parameters appear in more than one "
+                                             "parameter group"):
+            opt.add_param_group({"params": [w]})
+        with pytest.raises(TypeError, match="Please use a list instead"):
+            opt.add_param_group({"params": {m.nn.Parameter(m.ones(2))}})
+    assert runs[lt][2] == runs[torch][2]
+    for got, want in zip(runs[lt][:2], runs[torch][:2]):
+        assert_close(got, want.detach(), rtol=1e-10, atol=1e-12)
 
 
 def test_zero_grad_set_to_none_false():
@@ -189,6 +221,19 @@ SCHEDULES = {
     "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=3),
     "SequentialLR": lambda s, o: s.SequentialLR(o, [s.LinearLR(o, 0.1, total_iters=3),
                                                     s.CosineAnnealingLR(o, T_max=5)], [3]),
+    "MultiplicativeLR": lambda s, o: s.MultiplicativeLR(o, lambda epoch: 0.9 if epoch % 2 else 1),
+    "PolynomialLR": lambda s, o: s.PolynomialLR(o, total_iters=6, power=2.0),
+    "CyclicLR": lambda s, o: s.CyclicLR(o, 0.01, 0.2, step_size_up=3, mode="triangular2"),
+    "CyclicLR-exp_range": lambda s, o: s.CyclicLR(o, 0.01, 0.2, step_size_up=2,
+                                                  step_size_down=3, mode="exp_range", gamma=0.9),
+    "CosineAnnealingWarmRestarts": lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2,
+                                                                               eta_min=0.01),
+    "OneCycleLR": lambda s, o: s.OneCycleLR(o, max_lr=0.3, total_steps=10),
+    "OneCycleLR-three_phase": lambda s, o: s.OneCycleLR(o, 0.3, epochs=2, steps_per_epoch=6,
+                                                        anneal_strategy="linear",
+                                                        three_phase=True),
+    "ChainedScheduler": lambda s, o: s.ChainedScheduler([s.ConstantLR(o, 0.1, total_iters=2),
+                                                         s.ExponentialLR(o, gamma=0.9)]),
 }
 
 
@@ -211,10 +256,46 @@ def test_schedules_match_torch(name, mode):
             sched.step()
             if m is lt:
                 lt.mark_step()
-            lrs.append(sched.get_last_lr())
+            lrs.append((sched.get_last_lr(), opt.param_groups[0]["momentum"]))
         runs[m] = (w, lrs)
     assert runs[lt][1] == runs[torch][1]
     assert_close(runs[lt][0], runs[torch][0].detach(), rtol=1e-10, atol=1e-12)
+
+
+def test_one_cycle_cycles_adams_beta1_as_torch_without_recompiling():
+    rng = np.random.default_rng(7)
+    w0, x = rng.standard_normal((4, 2)), rng.standard_normal((3, 4))
+    runs = {}
+    lt._C.clear_graph_cache()
+    lt._C.set_debug(True)
+    try:
+        for m in (torch, lt):
+            w = m.nn.Parameter(m.tensor(w0))
+            opt = m.optim.AdamW([w], lr=0.1)
+            sched = m.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=6)
+            betas = []
+            with (lt.lazy() if m is lt else contextlib.nullcontext()):
+                for _ in range(6):
+                    opt.zero_grad()
+                    _loss(m, w, x).backward()
+                    opt.step()
+                    sched.step()
+                    if m is lt:
+                        lt.mark_step()
+                    betas.append(opt.param_groups[0]["betas"])
+            runs[m] = (w, betas)
+        log = lt._C.take_debug_log()
+    finally:
+        lt._C.set_debug(False)
+    assert runs[lt][1] == runs[torch][1]
+    assert_close(runs[lt][0], runs[torch][0].detach(), rtol=1e-10, atol=1e-12)
+    runs = [line for line in log if "cache=" in line]
+    assert len(runs) == 6 and all("cache=hit" in line for line in runs[1:]), runs
+    with pytest.raises(ValueError, match="Tried to step 3 times. The specified number of total "
+                                         "steps is 1"):
+        sched = lt.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=1)
+        sched.step()
+        sched.step()
 
 
 def test_reduce_lr_on_plateau_matches_torch():

@@ -1,5 +1,5 @@
-// Parameter-free elementwise layers: ReLU, GELU, LeakyReLU, SiLU, Sigmoid, Tanh, Hardswish,
-// Hardsigmoid, ELU, Softplus, Mish and Dropout.
+// Parameter-free elementwise layers: ReLU, ReLU6, Hardtanh, GELU, LeakyReLU, SiLU, Sigmoid,
+// Tanh, Hardswish, Hardsigmoid, ELU, Softplus, Mish and Dropout.
 #pragma once
 #include <string>
 
@@ -10,6 +10,22 @@ namespace lt::nn {
 class ReLU : public Module {
  public:
   Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// x clamped to [0, 6] (lt::relu6).
+class ReLU6 : public Module {
+ public:
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+};
+
+/// x clamped to [min_val, max_val] (lt::hardtanh).
+class Hardtanh : public Module {
+ public:
+  explicit Hardtanh(double min_val = -1.0, double max_val = 1.0);
+  Tensor forward(const Tensor& x, Loc loc = Loc::current());
+  std::string extra_repr() const override;
+
+  const double min_val, max_val;
 };
 
 /// GELU(x) = x * Phi(x) (lt::gelu). `approximate` is PyTorch's: "none" (exact,

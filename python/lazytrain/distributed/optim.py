@@ -32,6 +32,10 @@ class ZeroRedundancyOptimizer(Optimizer):
     def step(self, closure=None):
         return self.optim.step(closure)
 
+    def add_param_group(self, param_group):
+        raise NotImplementedError("ZeroRedundancyOptimizer.add_param_group: the sharded state "
+                                  "is laid out at construction; pass every group then")
+
     def consolidate_state_dict(self, to=0):
         """Gathers the full state (collective: every rank calls it); `to`'s state_dict() then
         returns it, in the unsharded layout any optimizer of the class loads."""

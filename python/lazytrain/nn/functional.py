@@ -240,11 +240,11 @@ def pad(input, pad, mode="constant", value=0.0):
 
 
 def relu6(input, inplace=False):
-    return _C.clamp(input, 0.0, 6.0)
+    return _C.relu6(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _C.clamp(input, min_val, max_val)
+    return _C.hardtanh(input, float(min_val), float(max_val))
 
 
 def logsigmoid(input):

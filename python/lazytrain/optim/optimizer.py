@@ -37,8 +37,36 @@ class Optimizer:
             raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
 
     def add_param_group(self, param_group):
-        raise NotImplementedError("add_param_group: lazytrain's optimizers take every group at "
-                                  "construction (their state is created then)")
+        """A new group (PyTorch's checks and defaults), as when fine-tuning unfreezes layers:
+        the C++ optimizer is made again over every group, the existing groups' state carried
+        over, so their next step is the one they would have taken."""
+        if not isinstance(param_group, dict):
+            raise TypeError("param group must be a dict")
+        g = dict(param_group)
+        params = g.get("params")
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        g["params"] = [params] if isinstance(params, _C.Tensor) else list(params)
+        for p in g["params"]:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            g.setdefault(k, v)
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in seen for p in g["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self._check(g)
+        self._sync_options()
+        state = self._cpp.state_tensors()
+        cpp = self._cpp_type([(group["params"], group) for group in self.param_groups + [g]])
+        cpp.load_state_tensors(state)
+        self.param_groups.append(g)
+        self._cpp = cpp
 
     def step(self, closure=None):
         loss = None

@@ -1,6 +1,7 @@
 // lt::autograd::grad (torch::autograd::grad): gradients returned without touching grad(), of
 // leaves and intermediates, weighted by grad_outputs; create_graph's second derivatives and a
-// gradient penalty against central differences, eagerly and lazily; PyTorch's errors.
+// gradient penalty against central differences, eagerly and lazily; PyTorch's errors. And
+// lt::autograd::backward (torch::autograd::backward): create_graph, inputs= and retain_graph.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -118,6 +119,71 @@ TEST(AutogradGrad, PyTorchsErrors) {
             "grad_fn");
   EXPECT_EQ(message(error_of([&] { autograd::grad({y}, {vec(kX, {3})}); })),
             "autograd::grad: One of the differentiated Tensors does not require grad");
+}
+
+/// autograd::backward with create_graph leaves x.grad() with history: its derivative along v is
+/// the second derivative, against central differences of the first.
+void check_backward_create_graph() {
+  const Tensor v = vec({1, -2, 0.5}, {3});
+  auto f = [](const Tensor& x) { return sum(sin(x) * sin(x) * x); };
+  Tensor x = vec(kX, {3}).requires_grad_();
+  autograd::backward({f(x)}, {}, std::nullopt, true);
+  ASSERT_TRUE(x.grad().requires_grad());
+  const Tensor hv = autograd::grad({sum(x.grad() * v)}, {x})[0];
+  const std::vector<double> got = hv.to_vector<double>();
+  const std::vector<double> want = testing::central_differences(
+      [&](const std::vector<double>& p) {
+        Tensor xp = vec(p, {3}).requires_grad_();
+        return sum(autograd::grad({f(xp)}, {xp})[0] * v).item<double>();
+      },
+      kX, {1e-6}, {0, 1, 2});
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-7) << i;
+}
+
+TEST(AutogradBackward, CreateGraphGivesGradAHistoryEager) { check_backward_create_graph(); }
+
+TEST(AutogradBackward, CreateGraphGivesGradAHistoryLazy) {
+  ModeGuard lazy(Mode::Lazy);
+  check_backward_create_graph();
+}
+
+TEST(AutogradBackward, InputsAccumulateOnlyIntoThoseTensors) {
+  Tensor x = vec(kX, {3}).requires_grad_();
+  Tensor w = vec({2, -1, 0.5}, {3}).requires_grad_();
+  int hook_calls = 0;
+  x.register_hook([&](const Tensor& g) {
+    ++hook_calls;
+    return g * 10.0;
+  });
+  const Tensor h = x * w;
+  const Tensor y = sum(h * h);
+  autograd::backward({y}, {}, std::nullopt, false, {h, x, h});
+  const Tensor dh = h.detach() * 2.0;
+  EXPECT_TRUE(AllClose(h.grad(), dh));  // listed twice, accumulated once
+  EXPECT_TRUE(AllClose(x.grad(), dh * w.detach() * 10.0));
+  EXPECT_EQ(hook_calls, 1);
+  EXPECT_FALSE(w.grad().defined());
+}
+
+TEST(AutogradBackward, RetainGraphAccumulatesEachPass) {
+  Tensor x = vec(kX, {3}).requires_grad_();
+  const Tensor y = sum(exp(x));
+  autograd::backward({y}, {}, true);
+  autograd::backward({y}, {scalar(0.5, DType::F64)});
+  EXPECT_TRUE(AllClose(x.grad(), exp(x.detach()) * 1.5));
+  const std::string msg = error_of([&] { autograd::backward({y}); });
+  EXPECT_NE(msg.find("was freed by an earlier backward()"), std::string::npos) << msg;
+}
+
+TEST(AutogradBackward, PyTorchsErrors) {
+  Tensor x = vec(kX, {3}).requires_grad_();
+  const auto message = [](const std::string& m) { return m.substr(0, m.find(" at ")); };
+  EXPECT_EQ(message(error_of([&] { autograd::backward({x * 2.0}); })),
+            "autograd::backward: grad can be implicitly created only for scalar outputs");
+  const Tensor plain = vec(kX, {3});
+  EXPECT_EQ(message(error_of([&] { autograd::backward({sum(x)}, {}, {}, false, {plain}); })),
+            "autograd::backward: One of the differentiated Tensors does not require grad");
+  EXPECT_FALSE(x.grad().defined());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Hardswish, Hardsigmoid, ELU, Softplus and Mish: values and gradients against PyTorch 1.13's,
-// at the kinks and the threshold switch too, f32 overflow, lazy against eager, the layers' text
-// and bad arguments. Central differences away from the kinks: tests/grad/composite_ops_test.cpp.
+// ReLU6, Hardtanh, Hardswish, Hardsigmoid, ELU, Softplus and Mish: values and gradients against
+// PyTorch 1.13's, at the bounds, the kinks and the threshold switch too, f32 overflow, lazy
+// against eager, the layers' text and bad arguments. Central differences away from the kinks:
+// tests/grad/composite_ops_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,6 +55,21 @@ TEST(PiecewiseActivations, HardsigmoidGivesPyTorchsValuesAndKinks) {
   const double s = 1.0 / 6;
   expect_pytorchs([&](const Tensor& x) { return layer.forward(x); }, kX,
                   {0.0, 0.0, 0.25, 0.5, 0.5833333333333334, 1.0, 1.0}, {0, 0, s, s, s, 0, 0});
+}
+
+// F.relu6, F.hardtanh and F.hardtanh(x, -2, 0.5) on points at and beside their bounds: no
+// slope at a bound itself (PyTorch's hardtanh_backward; clamp's would be 1 there).
+TEST(PiecewiseActivations, Relu6AndHardtanhGivePyTorchsValuesAndBounds) {
+  const V x = {-4.0, -1.0, -0.5, 0.0, 0.5, 1.0, 6.0, 7.0};
+  nn::ReLU6 relu6;
+  nn::Hardtanh unit, shifted(-2, 0.5);
+  expect_pytorchs([&](const Tensor& v) { return relu6.forward(v); }, x,
+                  {0.0, 0.0, 0.0, 0.0, 0.5, 1.0, 6.0, 6.0}, {0, 0, 0, 0, 1, 1, 0, 0});
+  expect_pytorchs([&](const Tensor& v) { return unit.forward(v); }, x,
+                  {-1.0, -1.0, -0.5, 0.0, 0.5, 1.0, 1.0, 1.0}, {0, 0, 1, 1, 1, 0, 0, 0});
+  expect_pytorchs([&](const Tensor& v) { return shifted.forward(v); }, x,
+                  {-2.0, -1.0, -0.5, 0.0, 0.5, 0.5, 0.5, 0.5}, {0, 1, 1, 1, 0, 0, 0, 0});
+  EXPECT_TRUE(std::isnan(values(hardtanh(t({NAN})))[0]));
 }
 
 // F.elu(x) and F.elu(x, 0.5) on kX: the slope at 0 is alpha (the x <= 0 piece).
@@ -124,7 +140,8 @@ TEST(PiecewiseActivations, OverflowInTheBranchNotTakenGivesFiniteGradients) {
 TEST(PiecewiseActivations, LazyMatchesEager) {
   nn::Sequential net(std::make_shared<nn::Hardswish>(), std::make_shared<nn::ELU>(0.7),
                      std::make_shared<nn::Softplus>(1.5, 2), std::make_shared<nn::Mish>(),
-                     std::make_shared<nn::Hardsigmoid>());
+                     std::make_shared<nn::Hardsigmoid>(), std::make_shared<nn::Hardtanh>(0.1, 0.4),
+                     std::make_shared<nn::ReLU6>());
   const Tensor x = from_vector<float>({-5, -3, -2.5, -1, 0, 0.5, 1, 2.5, 3, 6}, {2, 5});
   const std::vector<float> eager = net.forward(x).to_vector<float>();
   ModeGuard lazy(Mode::Lazy);
@@ -138,7 +155,8 @@ TEST(PiecewiseActivations, TextAndBadArguments) {
   nn::Sequential net(std::make_shared<nn::Hardswish>(), std::make_shared<nn::Hardsigmoid>(),
                      std::make_shared<nn::ELU>(), std::make_shared<nn::ELU>(0.5),
                      std::make_shared<nn::Softplus>(), std::make_shared<nn::Softplus>(2, 10.5),
-                     std::make_shared<nn::Mish>());
+                     std::make_shared<nn::Mish>(), std::make_shared<nn::ReLU6>(),
+                     std::make_shared<nn::Hardtanh>(), std::make_shared<nn::Hardtanh>(-2, 0.5));
   EXPECT_EQ(net.str(),
             "Sequential(\n"
             "  (0): Hardswish()\n"
@@ -148,7 +166,12 @@ TEST(PiecewiseActivations, TextAndBadArguments) {
             "  (4): Softplus(beta=1, threshold=20)\n"
             "  (5): Softplus(beta=2, threshold=10.5)\n"
             "  (6): Mish()\n"
+            "  (7): ReLU6()\n"
+            "  (8): Hardtanh(min_val=-1.0, max_val=1.0)\n"
+            "  (9): Hardtanh(min_val=-2.0, max_val=0.5)\n"
             ")");
+  EXPECT_EQ(error_of([] { nn::Hardtanh(1, 0); }),
+            "Hardtanh: max_val (0) must be greater than min_val (1)");
   EXPECT_EQ(error_of([] { nn::ELU{INFINITY}; }), "ELU: alpha = inf is not finite");
   EXPECT_EQ(error_of([] { nn::Softplus(0); }), "Softplus: beta = 0 is not a finite nonzero number");
   EXPECT_EQ(error_of([] { nn::Softplus(1, std::nan("")); }), "Softplus: threshold is NaN");
@@ -158,7 +181,9 @@ TEST(PiecewiseActivations, TextAndBadArguments) {
            {"hardsigmoid", [](const Tensor& x) { return hardsigmoid(x); }},
            {"elu", [](const Tensor& x) { return elu(x); }},
            {"softplus", [](const Tensor& x) { return softplus(x); }},
-           {"mish", [](const Tensor& x) { return mish(x); }}}) {
+           {"mish", [](const Tensor& x) { return mish(x); }},
+           {"hardtanh", [](const Tensor& x) { return hardtanh(x); }},
+           {"relu6", [](const Tensor& x) { return relu6(x); }}}) {
     const std::string e = error_of([&] { f(ints); });
     EXPECT_EQ(e.substr(0, e.find(" at ")), name + ": needs a float operand (operands: i64[2])");
     const std::string u = error_of([&] { f(Tensor()); });

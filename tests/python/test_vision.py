@@ -1,0 +1,128 @@
+"""lazytrain.vision against torchvision 0.14: ImageFolder's classes, samples and decoded images
+(PIL's), the transforms on tensors (torchvision's antialiased tensor path), the random ones'
+reproducibility from lt.manual_seed, loading through DataLoader threads, and the errors."""
+import os
+
+import numpy as np
+import pytest
+import torch
+import torchvision
+from PIL import Image
+from torchvision import transforms as T
+
+import lazytrain as lt
+from lazytrain.vision import datasets, transforms
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Three classes (listed out of order), JPEGs of smooth noise in two sizes and both cases of
+    extension, and a file that is not an image."""
+    root = tmp_path_factory.mktemp("images")
+    rng = np.random.default_rng(3)
+    for cls in ("zebra", "ant", "moth"):
+        os.makedirs(root / cls)
+        for name, (h, w) in (("b.JPG", (30, 41)), ("a.jpeg", (37, 26))):
+            coarse = rng.integers(0, 256, (h // 4 + 2, w // 4 + 2, 3)).astype(np.uint8)
+            img = Image.fromarray(coarse).resize((w, h), Image.BILINEAR)
+            img.save(root / cls / name, quality=92)
+        (root / cls / "notes.txt").write_text("not an image")
+    return str(root)
+
+
+def test_image_folder_is_torchvisions(folder):
+    ours = datasets.ImageFolder(folder)
+    theirs = torchvision.datasets.ImageFolder(folder, transform=T.ToTensor())
+    assert ours.classes == theirs.classes == ["ant", "moth", "zebra"]
+    assert ours.class_to_idx == theirs.class_to_idx
+    assert ours.samples == theirs.samples and ours.targets == theirs.targets
+    assert len(ours) == len(theirs) == 6
+    for i in range(len(ours)):
+        (x, y), (x_t, y_t) = ours[i], theirs[i]
+        assert y == y_t and x.dtype == lt.float32
+        # The same libjpeg-turbo decoder: within its IDCT's rounding of one level.
+        np.testing.assert_allclose(x.numpy(), x_t.numpy(), atol=1.01 / 255, rtol=0)
+
+
+def _reference_image(folder):
+    return T.ToTensor()(Image.open(os.path.join(folder, "moth", "b.JPG")).convert("RGB"))
+
+
+PIPELINES = [
+    lambda m, **aa: m.Compose([m.Resize(20, **aa), m.CenterCrop(16)]),
+    lambda m, **aa: m.Compose([m.Resize((24, 13), **aa), m.CenterCrop((9, 12))]),
+    lambda m, **aa: m.Compose([m.CenterCrop((34, 44)), m.Resize(8, **aa)]),  # pads, then shrinks
+    lambda m, **aa: m.Compose([m.Resize(50, **aa), m.Normalize([0.485, 0.456, 0.406],
+                                                               [0.229, 0.224, 0.225])]),
+]
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES, ids=[str(i) for i in range(len(PIPELINES))])
+def test_transforms_are_torchvisions_on_tensors(folder, pipeline):
+    x_t = _reference_image(folder)
+    want = pipeline(T, antialias=True)(x_t)
+    got = pipeline(transforms)(lt.tensor(x_t.numpy()))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-5, rtol=0)
+
+
+def test_random_transforms_follow_the_seed(folder):
+    x = lt.vision.io.read_image(os.path.join(folder, "moth", "b.JPG"))
+
+    def draws(seed):
+        lt.manual_seed(seed)
+        t = transforms.Compose([transforms.RandomResizedCrop(12, scale=(0.2, 0.9)),
+                                transforms.RandomHorizontalFlip()])
+        return [t(x).numpy() for _ in range(6)]
+
+    first, again, other = draws(5), draws(5), draws(6)
+    assert all(a.shape == (3, 12, 12) for a in first)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+    assert len({a.tobytes() for a in first}) == 6  # each call draws anew
+    flip = transforms.RandomHorizontalFlip(p=1.0)(x)
+    np.testing.assert_array_equal(flip.numpy(), x.numpy()[:, :, ::-1])
+    np.testing.assert_array_equal(transforms.RandomHorizontalFlip(p=0.0)(x).numpy(), x.numpy())
+    # A box covering the whole image, resized: torchvision's resized crop of that box.
+    whole = transforms.RandomResizedCrop((10, 14), scale=(1.0, 1.0), ratio=(41 / 30, 41 / 30))(x)
+    want = T.functional.resized_crop(torch.tensor(x.numpy()), 0, 0, 30, 41, [10, 14],
+                                     antialias=True)
+    np.testing.assert_allclose(whole.numpy(), want.numpy(), atol=1e-5, rtol=0)
+
+
+def test_loader_threads_give_the_single_threads_batches(folder):
+    t = transforms.Compose([transforms.Resize(20), transforms.CenterCrop(16),
+                            transforms.Normalize([0.5] * 3, [0.25] * 3)])
+    data = datasets.ImageFolder(folder, transform=t, target_transform=lambda y: y * 10)
+    runs = []
+    for workers in (0, 2):
+        loader = lt.utils.data.DataLoader(data, batch_size=4, shuffle=True, seed=1,
+                                          num_workers=workers)
+        runs.append([(x.numpy(), y.tolist()) for x, y in loader])
+    assert [x.shape for x, _ in runs[0]] == [(4, 3, 16, 16), (2, 3, 16, 16)]
+    assert sorted(y for _, ys in runs[0] for y in ys) == [0, 0, 10, 10, 20, 20]
+    for (x0, y0), (x2, y2) in zip(*runs):
+        np.testing.assert_array_equal(x0, x2)
+        assert y0 == y2
+
+
+def test_errors_name_the_input(folder, tmp_path):
+    with pytest.raises(FileNotFoundError, match="No such file or directory"):
+        datasets.ImageFolder(tmp_path / "missing")
+    with pytest.raises(ValueError, match="has no class folders"):
+        datasets.ImageFolder(tmp_path)
+    bad = tmp_path / "bad"
+    os.makedirs(bad / "cat")
+    (bad / "cat" / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    with pytest.raises(ValueError, match="broken.jpg"):
+        datasets.ImageFolder(bad)[0]
+    with pytest.raises(IndexError, match="index 6 is out of range"):
+        datasets.ImageFolder(folder)[6]
+    with pytest.raises(TypeError, match="img should be a lazytrain Tensor"):
+        transforms.Resize(8)(np.zeros((3, 4, 4), np.float32))
+    with pytest.raises(ValueError, match=r"img should be \[C, H, W\], got shape \[4, 4\]"):
+        transforms.CenterCrop(2)(lt.zeros(4, 4))
+    with pytest.raises(NotImplementedError, match="antialiased bilinear"):
+        transforms.Resize(8, interpolation=transforms.InterpolationMode.NEAREST)
+    with pytest.raises(ValueError, match="std evaluated to zero"):
+        transforms.Normalize([0.5], [0.0])
