@@ -3,10 +3,11 @@ module names and initialization) on a mock ImageNet-1k (--data mock) or on JPEG 
 ImageFolder's layout (--data DIR: DIR/train/<class>/*.jpg and DIR/val/<class>/*.jpg, read by
 lazytrain.vision with torchvision's training transforms, RandomResizedCrop and a horizontal flip,
 and its validation ones, a resize to 256/224 of the crop and a center crop): the workload of the
-migration guides' ImageNet script, with its flags where the shared trainer has them (--compiler-opt, --amp bf16,
---batch-size over all ranks, --max-steps, --log-interval, --save-dir/--resume, --optimizer) and a
-log line per interval with samples/s, ms/step, the wait for data and peak memory. Runs under
-`lt-launch -n N` on N ranks (SyncBatchNorm with --sync-batchnorm).
+migration guides' ImageNet script, with its flags where the shared trainer has them
+(--compiler-opt, --amp bf16, --batch-size over all ranks, --max-steps, --log-interval,
+--save-dir/--resume, --optimizer) and a log line per interval with samples/s, ms/step, the wait
+for data and peak memory. Runs under `lt-launch -n N` on N ranks (SyncBatchNorm with
+--sync-batchnorm).
 
 The mock dataset draws each image from (seed, index) alone, as normalized pixels would look
 (mean 0, std 1 per channel), and its label from the same draw, so that any loader, worker count
