@@ -350,6 +350,12 @@ void backward_pass(std::span<const Tensor> roots, std::span<const Tensor> seeds,
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = n->edges[i].active();
     std::vector<Tensor> gin;
     if (n->custom) {
+      // Its backward runs on the saved values without their history: a recorded pass would
+      // miss every path through them, so it is refused rather than half right.
+      if (create_graph)
+        throw Error(fmt::format("{}: a backward with create_graph reaches this custom function "
+                                "(traced at {}), whose backward cannot be differentiated again",
+                                n->custom->name, location_str(n->loc)));
       gin = custom_grads(*n, gout, needs);
     } else if (create_graph) {
       const auto [in, out] = saved_with_history(*n, owners.at(n));

@@ -23,6 +23,7 @@ void bind_amp(pb::module_& m);
 void bind_io(pb::module_& m);
 void bind_dist(pb::module_& m);
 void bind_vision(pb::module_& m);
+void bind_function(pb::module_& m);
 
 /// The dtype codes the Python side names (lazytrain/_dtype.py keeps the same order).
 inline DType dtype_of(int code) { return static_cast<DType>(code); }

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   lt::py::bind_io(m);
   lt::py::bind_dist(m);
   lt::py::bind_vision(m);
+  lt::py::bind_function(m);
 }

@@ -157,6 +157,19 @@ TEST(Function, AForwardReturningItsInputIsAnError) {
   x.requires_grad_(true);  // still a leaf: only leaves can be marked
 }
 
+// A recorded pass would differentiate the backward's ops without the saved values' history: a
+// silently partial second derivative, so it is an error.
+TEST(Function, ARecordedBackwardThroughItIsAnError) {
+  Tensor x = vec({1, 2}, {2}).requires_grad_();
+  const int line = __LINE__ + 1;
+  const Tensor y = sum(softplus_fn(x));
+  const std::string msg = error_of([&] { autograd::grad({y}, {x}, {}, std::nullopt, true); });
+  EXPECT_EQ(msg.substr(0, msg.find(", whose")),
+            "Softplus: a backward with create_graph reaches this custom function (traced at "
+            "function_test.cpp:" + std::to_string(line) + ")");
+  EXPECT_TRUE(AllClose(autograd::grad({y}, {x})[0], sigmoid(x.detach())));
+}
+
 TEST(Function, ASecondBackwardThroughItNamesTheFunction) {
   Tensor x = vec({1, 2}, {2}).requires_grad_();
   const int line = __LINE__ + 1;
