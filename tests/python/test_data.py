@@ -41,6 +41,51 @@ def test_custom_dataset_collates_as_torch():
     assert got["name"] == list(want["name"])
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_concat_dataset_and_batch_sampler_match_torch(workers):
+    """ConcatDataset's indexing and a BatchSampler passed as batch_sampler, as torch's."""
+    got = {}
+    for m in (torch, lt):
+        data = m.utils.data
+        first = data.TensorDataset(m.tensor(X[:20]), m.tensor(Y[:20]))
+        both = data.ConcatDataset([first, data.TensorDataset(m.tensor(X[20:]), m.tensor(Y[20:]))])
+        plus = first + both
+        sampler = data.BatchSampler(data.SequentialSampler(both), batch_size=6, drop_last=False)
+        loader = data.DataLoader(both, batch_sampler=sampler,
+                                 **({"num_workers": workers} if m is lt else {}))
+        got[m] = (len(both), both.cumulative_sizes, len(plus), len(loader), both[-1], both[21],
+                  list(data.BatchSampler(range(7), 3, True)), [b for b in loader])
+    assert got[lt][:3] == got[torch][:3] and got[lt][3] == got[torch][3] == 6
+    for a, b in zip(got[lt][4] + got[lt][5], got[torch][4] + got[torch][5]):
+        assert_close(a, b)
+    assert got[lt][6] == got[torch][6] == [[0, 1, 2], [3, 4, 5]]
+    for (x, y), (x_t, y_t) in zip(got[lt][7], got[torch][7]):
+        assert_close(x, x_t)
+        assert_close(y, y_t)
+    ds = lt.utils.data.TensorDataset(lt.tensor(X))
+    with pytest.raises(ValueError, match="batch_sampler option is mutually exclusive"):
+        lt.utils.data.DataLoader(ds, batch_size=4, batch_sampler=[[0, 1]])
+    with pytest.raises(ValueError, match="batch_size should be a positive integer value, but "
+                                         "got batch_size=0"):
+        lt.utils.data.BatchSampler(range(3), 0, False)
+    with pytest.raises(ValueError, match="absolute value of index should not exceed"):
+        lt.utils.data.ConcatDataset([ds])[-36]
+
+
+def test_random_sampler_draws_a_new_seeded_order_each_epoch():
+    ds = lt.utils.data.TensorDataset(lt.arange(20))
+    lt.manual_seed(3)
+    sampler = lt.utils.data.RandomSampler(ds)
+    first, second = list(sampler), list(sampler)
+    assert sorted(first) == sorted(second) == list(range(20)) and first != second
+    lt.manual_seed(3)
+    assert list(lt.utils.data.RandomSampler(ds)) == first
+    assert list(lt.utils.data.RandomSampler(ds, generator=3)) == first
+    loader = lt.utils.data.DataLoader(ds, batch_size=5, sampler=lt.utils.data.RandomSampler(
+        ds, generator=3))
+    assert [int(v) for (b,) in loader for v in b.tolist()] == first
+
+
 def test_shuffle_is_seeded_per_epoch():
     ds = lt.utils.data.TensorDataset(lt.arange(20))
     loader = lt.utils.data.DataLoader(ds, batch_size=5, shuffle=True, seed=3)

@@ -1,4 +1,7 @@
-"""Datasets: anything with __getitem__ and __len__; TensorDataset indexes tensors along dim 0."""
+"""Datasets: anything with __getitem__ and __len__; TensorDataset indexes tensors along dim 0,
+ConcatDataset chains datasets."""
+import bisect
+
 from ... import _C
 from ..._convert import as_tensor
 
@@ -8,7 +11,7 @@ class Dataset:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
     def __add__(self, other):
-        raise NotImplementedError("ConcatDataset is not supported yet")
+        return ConcatDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -41,3 +44,30 @@ class Subset(Dataset):
 
     def __len__(self):
         return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The datasets one after the other (torch.utils.data.ConcatDataset)."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        self.cumulative_sizes, total = [], 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        if idx >= len(self):
+            raise IndexError(f"index {idx} is out of range for a ConcatDataset of {len(self)}")
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        first = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - first]

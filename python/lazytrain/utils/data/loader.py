@@ -50,10 +50,15 @@ class DataLoader:
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
                  worker_init_fn=None, generator=None, prefetch_factor=2,
                  persistent_workers=False, seed=None, **unsupported):
-        if batch_sampler is not None or unsupported:
-            raise NotImplementedError("DataLoader: batch_sampler and "
-                                      f"{sorted(unsupported) or 'other options'} are not "
-                                      "supported yet")
+        if unsupported:
+            raise NotImplementedError(f"DataLoader: {sorted(unsupported)} are not supported yet")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or
+                                          drop_last):
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                             "shuffle, sampler, and drop_last")
+        if batch_size is None and batch_sampler is None:
+            raise NotImplementedError("DataLoader: batch_size=None (no automatic batching) is "
+                                      "not supported; index the dataset directly")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if not isinstance(num_workers, int) or num_workers < 0:
@@ -63,7 +68,7 @@ class DataLoader:
             raise ValueError(f"prefetch_factor must be a positive integer, got "
                              f"{prefetch_factor!r}")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
-        self.sampler, self.drop_last = sampler, drop_last
+        self.sampler, self.drop_last, self.batch_sampler = sampler, drop_last, batch_sampler
         self.collate_fn = collate_fn or default_collate
         self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
         self.worker_init_fn = worker_init_fn
@@ -79,6 +84,9 @@ class DataLoader:
         return _C.shuffled_indices(n, self.seed % 2**64, self._epoch)
 
     def _batches(self):
+        if self.batch_sampler is not None:
+            yield from (list(b) for b in self.batch_sampler)
+            return
         order = self._order()
         self._epoch += 1
         for start in range(0, len(order), self.batch_size):
@@ -135,5 +143,7 @@ class DataLoader:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def __len__(self):
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

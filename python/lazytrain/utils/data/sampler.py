@@ -25,6 +25,57 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+class RandomSampler(Sampler):
+    """A new permutation each epoch: lt::data::shuffled_indices(n, seed, epoch), the C++
+    loaders' order, the seed an int `generator` or lt.initial_seed()."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        if replacement or num_samples is not None:
+            raise NotImplementedError("RandomSampler: replacement and num_samples are not "
+                                      "supported")
+        if generator is not None and not isinstance(generator, int):
+            raise TypeError("RandomSampler: generator must be an int seed in lazytrain")
+        self.data_source, self.generator = data_source, generator
+        self._epoch = 0
+
+    def __iter__(self):
+        from ..._creation import initial_seed
+        seed = self.generator if self.generator is not None else initial_seed()
+        order = _C.shuffled_indices(len(self.data_source), seed % 2**64, self._epoch)
+        self._epoch += 1
+        return iter(order)
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class BatchSampler(Sampler):
+    """Lists of batch_size indices of `sampler`, the last one shorter unless drop_last."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError("drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
 class DistributedSampler(Sampler):
     """torch.utils.data.DistributedSampler: rank r of W reads every W-th index of one order
     shared by all ranks (the dataset padded by repeating its first indices to a multiple of W,
