@@ -40,6 +40,14 @@ void bind_dist(pb::module_& m) {
     pb::gil_scoped_release release;
     return dist::all_reduce(t, reduce_op(op), at);
   });
+  d.def("reduce_scatter_tensor", [at](const Tensor& t, const std::string& op) {
+    pb::gil_scoped_release release;
+    return dist::reduce_scatter_tensor(t, reduce_op(op), at);
+  });
+  d.def("all_gather_tensor", [at](const Tensor& t) {
+    pb::gil_scoped_release release;
+    return dist::all_gather_tensor(t, at);
+  });
   d.def("reduce_value", [at](const Tensor& t, bool average) {
     CallerNamed named;
     pb::gil_scoped_release release;

@@ -46,6 +46,58 @@ def test_distributed_errors_name_the_argument():
         dist.broadcast(lt.zeros(2), src=1)
 
 
+COLLECTIVES = """
+import sys
+import lazytrain as lt
+dist = lt.distributed
+dist.init_process_group()
+r, w = dist.get_rank(), dist.get_world_size()
+with (lt.lazy() if sys.argv[1] == "lazy" else lt.eager()):
+    # The rank enters as data: the ranks trace one graph (a number 1 would be folded in).
+    x = lt.arange(4 * w, dtype=lt.float64).reshape(2 * w, 2) * lt.tensor([r + 1.0])
+    out = lt.zeros(2, 2, dtype=lt.float64)
+    dist.reduce_scatter_tensor(out, x)
+    mean = lt.zeros(2, 2, dtype=lt.float64)
+    dist.reduce_scatter(mean, list(x.chunk(w, 0)), op=dist.ReduceOp.AVG)
+    gathered = lt.zeros(2 * w, dtype=lt.float64)
+    dist.all_gather_into_tensor(gathered, lt.tensor([float(r)] * 2, dtype=lt.float64))
+    lt.mark_step()
+with open(f"{sys.argv[2]}/rank{r}.txt", "w") as f:  # one file per rank: prints interleave
+    f.write(f"{out.flatten().tolist()} {mean.flatten().tolist()} {gathered.tolist()}")
+"""
+
+
+@pytest.mark.skipif(not os.access(LT_LAUNCH, os.X_OK), reason="lt-launch is not built")
+@pytest.mark.parametrize("how", ["eager", "lazy"])
+def test_reduce_scatter_and_all_gather_into_tensor_on_two_ranks(tmp_path, how):
+    script = tmp_path / "collectives.py"
+    script.write_text(COLLECTIVES)
+    out = subprocess.run([LT_LAUNCH, "-n", "2", "--oversubscribe", "--", sys.executable,
+                          str(script), how, str(tmp_path)], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    got = [(tmp_path / f"rank{r}.txt").read_text() for r in (0, 1)]
+    # x on rank r is (r + 1) * arange(8) as [4, 2]: the sum over ranks is 3 * arange(8).
+    assert got == ["[0.0, 3.0, 6.0, 9.0] [0.0, 1.5, 3.0, 4.5] [0.0, 0.0, 1.0, 1.0]",
+                   "[12.0, 15.0, 18.0, 21.0] [6.0, 7.5, 9.0, 10.5] [0.0, 0.0, 1.0, 1.0]"]
+
+
+def test_reduce_scatter_alone_is_the_input_and_checks_shapes(mode):
+    dist = lt.distributed
+    out, x = lt.zeros(3, 2), lt.arange(6, dtype=lt.float32).reshape(3, 2)
+    dist.reduce_scatter_tensor(out, x)
+    gathered = lt.zeros(3, 2)
+    dist.all_gather_into_tensor(gathered, x)
+    assert out.tolist() == gathered.tolist() == x.tolist()
+    with pytest.raises(ValueError, match=r"input of shape \[3, 2\] does not split into 1 "
+                                         r"blocks of the output's shape \[2, 2\]"):
+        dist.reduce_scatter_tensor(lt.zeros(2, 2), x)
+    with pytest.raises(ValueError, match="op must be ReduceOp.SUM or AVG"):
+        dist.reduce_scatter_tensor(out, x, op=dist.ReduceOp.MAX)
+    with pytest.raises(ValueError, match="input_list has 2 tensors, the job 1 ranks"):
+        dist.reduce_scatter(out, [x, x])
+
+
 @pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (9, 3, False),
                                                   (2, 4, False), (7, 2, True), (11, 4, False)])
 def test_distributed_sampler_reads_what_torchs_reads_unshuffled(n, replicas, drop_last):

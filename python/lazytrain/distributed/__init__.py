@@ -9,10 +9,12 @@ sync point). The all-reduces a training step needs inside its graph, sync-free, 
 gradients' (nn.parallel.DistributedDataParallel)."""
 from .. import _C
 from .._modes import eager, no_grad
+from .._ops import cat
 
 __all__ = ["ReduceOp", "is_available", "init_process_group", "is_initialized",
            "destroy_process_group", "get_rank", "get_world_size", "get_backend",
-           "get_local_rank", "barrier", "all_reduce", "all_gather", "broadcast"]
+           "get_local_rank", "barrier", "all_reduce", "all_gather", "broadcast",
+           "reduce_scatter_tensor", "reduce_scatter", "all_gather_into_tensor"]
 
 
 class ReduceOp:
@@ -127,4 +129,51 @@ def broadcast(tensor, src=0, group=None, async_op=False):
                          f"{get_world_size()}")
     with no_grad():
         _C.dist.broadcast([tensor], src)
+    return _Done() if async_op else None
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = the reduction over the ranks of block `rank` of input's dim 0 (world_size equal
+    blocks). An op of the step graph in lazy mode (no sync), with a gradient for sum and mean."""
+    _check_tensor(output, "reduce_scatter_tensor")
+    _check_tensor(input, "reduce_scatter_tensor")
+    if op not in (ReduceOp.SUM, ReduceOp.AVG):
+        raise ValueError(f"reduce_scatter_tensor: op must be ReduceOp.SUM or AVG; got {op!r}")
+    world = get_world_size()
+    want = [input.shape[0] // world, *input.shape[1:]] if input.dim() else None
+    if not input.dim() or input.shape[0] % world or list(output.shape) != want:
+        raise ValueError(f"reduce_scatter_tensor: input of shape {list(input.shape)} does not "
+                         f"split into {world} blocks of the output's shape "
+                         f"{list(output.shape)}")
+    result = _C.dist.reduce_scatter_tensor(input, op)
+    with no_grad():
+        output.copy_(result)
+    return _Done() if async_op else None
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = the reduction over the ranks of input_list[rank] (world_size tensors of the
+    output's shape)."""
+    if len(input_list) != get_world_size():
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors, the job "
+                         f"{get_world_size()} ranks")
+    for t in input_list:
+        _check_tensor(t, "reduce_scatter")
+    return reduce_scatter_tensor(output, cat(list(input_list), 0), op, group, async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """output_tensor = every rank's input_tensor along dim 0, rank r's at block r. An op of the
+    step graph in lazy mode (no sync)."""
+    _check_tensor(output_tensor, "all_gather_into_tensor")
+    _check_tensor(input_tensor, "all_gather_into_tensor")
+    world = get_world_size()
+    want = [world * input_tensor.shape[0], *input_tensor.shape[1:]] if input_tensor.dim() else None
+    if list(output_tensor.shape) != want:
+        raise ValueError(f"all_gather_into_tensor: output of shape {list(output_tensor.shape)} "
+                         f"is not {world} blocks of the input's shape "
+                         f"{list(input_tensor.shape)}")
+    result = _C.dist.all_gather_tensor(input_tensor)
+    with no_grad():
+        output_tensor.copy_(result)
     return _Done() if async_op else None
