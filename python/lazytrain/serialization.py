@@ -1,9 +1,13 @@
 """lt.save(obj, f) and lt.load(f) in safetensors (atomic writes, lt/serialize.h): a tensor or a
 nested dict/list of tensors and plain values (a model's, an optimizer's and a scheduler's state
 dicts, metadata). Tensors are stored under their dotted path ("model.fc.weight"), readable by
-any safetensors reader; the nesting and the other values go in the file's metadata as JSON."""
+any safetensors reader; the nesting and the other values go in the file's metadata as JSON, and
+any other object (an argparse Namespace, a set) pickled, as torch.save pickles it: loading it
+runs the unpickler, which lt.load(weights_only=True) refuses, as torch.load does."""
+import base64
 import json
 import os
+import pickle
 
 from . import _C
 
@@ -25,8 +29,13 @@ def _encode(obj, path, tensors):
                 [_encode(v, _join(path, i), tensors) for i, v in enumerate(obj)]}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"v": obj}
-    raise TypeError(f"lt.save: cannot store a {type(obj).__name__} (tensors, dicts, lists, "
-                    "tuples, numbers, strings and None only)")
+    try:
+        data = pickle.dumps(obj)
+    except Exception as e:  # pickle raises several kinds
+        raise TypeError(f"lt.save: cannot store a {type(obj).__name__} at "
+                        f"'{path or '<top>'}': it is not a tensor, container or plain value, and "
+                        f"pickling it failed: {e}") from None
+    return {"p": base64.b64encode(data).decode("ascii")}
 
 
 def _key(k):
@@ -39,16 +48,22 @@ def _join(path, k):
     return f"{path}.{k}" if path else str(k)
 
 
-def _decode(node, tensors):
+def _decode(node, tensors, weights_only):
     (kind, value), = node.items()
     if kind == "t":
         return tensors[value]
     if kind == "d":
-        return {k: _decode(v, tensors) for k, v in value}
+        return {k: _decode(v, tensors, weights_only) for k, v in value}
     if kind == "l":
-        return [_decode(v, tensors) for v in value]
+        return [_decode(v, tensors, weights_only) for v in value]
     if kind == "u":
-        return tuple(_decode(v, tensors) for v in value)
+        return tuple(_decode(v, tensors, weights_only) for v in value)
+    if kind == "p":
+        if weights_only:
+            raise pickle.UnpicklingError("Weights only load failed: the file holds a pickled "
+                                         "object; load it with weights_only=False if you trust "
+                                         "its source")
+        return pickle.loads(base64.b64decode(value))
     return value
 
 
@@ -60,9 +75,11 @@ def save(obj, f):
     _C.save(os.fspath(f), tensors, {_TREE: json.dumps(tree)})
 
 
-def load(f, map_location=None):
-    """What save(obj, f) wrote; a safetensors file from elsewhere gives its dict of tensors."""
+def load(f, map_location=None, weights_only=False):
+    """What save(obj, f) wrote; a safetensors file from elsewhere gives its dict of tensors.
+    map_location is accepted (there is one device). Pickled objects are unpickled (never load a
+    file you do not trust), unless weights_only, which refuses them."""
     tensors, metadata = _C.load(os.fspath(f))
     if _TREE not in metadata:
         return dict(tensors)
-    return _decode(json.loads(metadata[_TREE]), tensors)
+    return _decode(json.loads(metadata[_TREE]), tensors, weights_only)
