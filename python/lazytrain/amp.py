@@ -49,8 +49,10 @@ class GradScaler:
         self._cpp.unscale_(optimizer._cpp)
 
     def step(self, optimizer, *args, **kwargs):
-        if args or kwargs:
-            raise NotImplementedError("GradScaler.step: closures are not supported")
+        if not self.is_enabled():
+            return optimizer.step(*args, **kwargs)
+        if args or kwargs:  # PyTorch refuses a closure too
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
         optimizer._sync_options()
         self._cpp.step(optimizer._cpp)
 

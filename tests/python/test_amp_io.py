@@ -119,3 +119,21 @@ def test_saved_tensors_are_plain_safetensors(tmp_path):
         lt.save({"x": lambda: 1}, tmp_path / "bad.st")
     with pytest.raises(RuntimeError):
         lt.load(tmp_path / "missing.st")
+
+
+def test_grad_scaler_step_with_a_closure_is_torchs():
+    w = lt.nn.Parameter(lt.ones(2))
+    opt = lt.optim.SGD([w], lr=0.5)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    # Disabled, step is the optimizer's own, closure and all.
+    assert lt.amp.GradScaler(enabled=False).step(opt, closure).item() == 2.0
+    assert w.tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported if "
+                                           "GradScaler is enabled."):
+        lt.amp.GradScaler().step(opt, closure=closure)
