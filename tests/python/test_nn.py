@@ -408,3 +408,31 @@ def test_transformer_encoder_matches_torch(norm_first, mode):
     (t_out ** 2).sum().backward()
     for (n, p), (_, r) in zip(enc.named_parameters(), t_enc.named_parameters()):
         assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")
+@pytest.mark.parametrize("kernel,dilation", [((3, 3), (1, 1)), ((3, 4), (1, 2)), ((2, 2), (2, 1)),
+                                             ((4, 1), (1, 1))])
+def test_padding_same_and_valid_are_torchs(kernel, dilation, mode):
+    rng = np.random.default_rng(9)
+    x0, w0 = rng.standard_normal((2, 3, 7, 8)), rng.standard_normal((4, 3, *kernel))
+    got = {}
+    for m in (torch, lt):
+        x = m.tensor(x0, requires_grad=True)
+        w = m.tensor(w0, requires_grad=True)
+        y = m.nn.functional.conv2d(x, w, padding="same", dilation=dilation)
+        v = m.nn.functional.conv1d(x[:, :, 0], w[:, :, 0], padding="same", dilation=dilation[1])
+        valid = m.nn.functional.conv2d(x, w, padding="valid")
+        (y.sum() + (v * v).sum() + valid.sum()).backward()
+        got[m] = (y, v, valid, x.grad, w.grad)
+    for a, b in zip(got[lt], got[torch]):
+        assert_close(a, b.detach())
+    assert tuple(got[lt][0].shape) == (2, 4, 7, 8)
+    for m in (torch, lt):
+        layer = m.nn.Conv2d(3, 4, kernel, padding="same", dilation=dilation)
+        got[m] = (repr(layer), repr(m.nn.Conv1d(3, 4, 3, padding="valid")))
+    assert got[lt] == got[torch]
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
+        lt.nn.Conv2d(3, 4, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+        lt.nn.functional.conv2d(lt.ones(1, 1, 3, 3), lt.ones(1, 1, 3, 3), padding="full")

@@ -53,23 +53,45 @@ def linear(input, weight, bias=None):
     return _C.linear(input, weight, bias)
 
 
+def _check_padding_string(padding, stride):
+    if padding not in ("valid", "same"):
+        raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                         "{'valid', 'same'}")
+    if padding == "same" and any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+
+
+def _string_padding(input, weight, padding, stride, dilation):
+    """PyTorch's padding='same' (or 'valid'): the input and the symmetric padding to convolve
+    it with. 'same' pads dilation * (kernel - 1) in all per dim, half on the left and the rest
+    on the right; an odd total puts the extra element on the right, padded here first."""
+    _check_padding_string(padding, stride)
+    nd = len(stride)
+    if padding == "valid":
+        return input, (0,) * nd
+    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
+    left = tuple(t // 2 for t in totals)
+    extra = [t - 2 * (t // 2) for t in totals]
+    if any(extra):
+        input = _C.pad(input, [(0, 0)] * 2 + [(0, e) for e in extra], 0.0)
+    return input, left
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        else:
-            raise NotImplementedError("conv2d: padding='same' is not supported yet")
+        input, padding = _string_padding(input, weight, padding, _pair(stride), _pair(dilation))
     return _C.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
+
+
+def _one(v):
+    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if isinstance(padding, str):
-        if padding != "valid":
-            raise NotImplementedError("conv1d: padding='same' is not supported yet")
-        padding = 0
-    one = [int(v[0]) if isinstance(v, (tuple, list)) else int(v) for v in (stride, padding,
-                                                                          dilation)]
-    return _C.conv1d(input, weight, bias, *one, groups)
+        input, padding = _string_padding(input, weight, padding, (_one(stride),),
+                                         (_one(dilation),))
+    return _C.conv1d(input, weight, bias, _one(stride), _one(padding), _one(dilation), groups)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

@@ -60,7 +60,10 @@ class Conv2d(Module):
             raise ValueError("in_channels and out_channels must be divisible by groups")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.padding, self.dilation = _pair(padding), _pair(dilation)
+        if isinstance(padding, str):
+            F._check_padding_string(padding, self.stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation = _pair(dilation)
         self.groups = groups
         self.weight = Parameter(_empty(out_channels, in_channels // groups, *self.kernel_size,
                                        dtype=dtype))
@@ -110,9 +113,14 @@ class Conv1d(Module):
         if padding_mode != "zeros":
             raise NotImplementedError("Conv1d: only padding_mode='zeros' is supported")
         one = [v[0] if isinstance(v, (tuple, list)) else v for v in (kernel_size, stride,
-                                                                    padding, dilation)]
+                                                                    dilation)]
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride, self.padding, self.dilation = [(v,) for v in one]
+        self.kernel_size, self.stride, self.dilation = [(v,) for v in one]
+        if isinstance(padding, str):
+            F._check_padding_string(padding, self.stride)
+            self.padding = padding
+        else:
+            self.padding = (padding[0] if isinstance(padding, (tuple, list)) else padding,)
         self.weight = Parameter(_empty(out_channels, in_channels // groups, one[0], dtype=dtype))
         if bias:
             self.bias = Parameter(_empty(out_channels, dtype=dtype))
