@@ -126,3 +126,28 @@ def test_errors_name_the_input(folder, tmp_path):
         transforms.Resize(8, interpolation=transforms.InterpolationMode.NEAREST)
     with pytest.raises(ValueError, match="std evaluated to zero"):
         transforms.Normalize([0.5], [0.0])
+
+
+def test_random_crop_with_padding_is_a_crop_of_torchvisions_padded_image(folder):
+    x = lt.vision.io.read_image(os.path.join(folder, "ant", "a.jpeg"))  # [3, 37, 26]
+    x_t = torch.tensor(x.numpy())
+    padded = T.Pad((4, 2, 1, 3), fill=0.5)(x_t)
+    np.testing.assert_array_equal(transforms.Pad((4, 2, 1, 3), fill=0.5)(x).numpy(),
+                                  padded.numpy())
+    lt.manual_seed(2)
+    crop = transforms.RandomCrop(32, padding=4)
+    seen = set()
+    for _ in range(8):
+        got = crop(x).numpy()
+        want = T.Pad(4)(x_t).numpy()
+        hits = [(i, j) for i in range(want.shape[1] - 31) for j in range(want.shape[2] - 31)
+                if np.array_equal(want[:, i:i + 32, j:j + 32], got)]
+        assert hits, "not a 32x32 crop of the padded image"
+        seen.add(hits[0])
+    assert len(seen) > 1  # the position is drawn
+    # pad_if_needed pads each short side by the difference on both ends, as torchvision's.
+    tall = transforms.RandomCrop((37, 34), pad_if_needed=True, fill=1.0)(x)
+    want = T.RandomCrop((37, 34), pad_if_needed=True, fill=1.0)(x_t)
+    assert tuple(tall.shape) == tuple(want.shape) == (3, 37, 34)
+    with pytest.raises(ValueError, match="Required crop size"):
+        transforms.RandomCrop(40)(x)

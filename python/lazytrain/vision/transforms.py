@@ -1,6 +1,6 @@
 """torchvision.transforms for lazytrain's images (float32 [C, H, W] tensors in [0, 1]): the
 ImageNet recipe's RandomResizedCrop, RandomHorizontalFlip, Resize, CenterCrop, ToTensor and
-Normalize, and Compose. Resizing is PIL's antialiased bilinear (torchvision's result on a PIL
+Normalize, the CIFAR recipe's RandomCrop with padding, Pad, and Compose. Resizing is PIL's antialiased bilinear (torchvision's result on a PIL
 image). The random ones draw from lt::vision's generator seeded by lt.manual_seed's seed and
 the number of random transform calls since it, as torchvision's draw from torch's generator in
 call order: after the same manual_seed the same calls draw the same (with one loader thread a run
@@ -204,3 +204,75 @@ class RandomHorizontalFlip:
 
     def __repr__(self):
         return f"RandomHorizontalFlip(p={self.p})"
+
+
+def _padding(padding):
+    """torchvision's padding forms as (left, top, right, bottom)."""
+    if isinstance(padding, numbers.Integral):
+        return (int(padding),) * 4
+    p = tuple(int(v) for v in padding)
+    if len(p) == 1:
+        return p * 4
+    if len(p) == 2:
+        return (p[0], p[1], p[0], p[1])
+    if len(p) == 4:
+        return p
+    raise ValueError("Padding must be an int or a 1, 2, or 4 element tuple, not a "
+                     f"{len(p)} element tuple")
+
+
+def _pad(img, left, top, right, bottom, fill):
+    if not (left or top or right or bottom):
+        return img
+    return _C.pad(img, [(0, 0), (top, bottom), (left, right)], float(fill))
+
+
+class Pad:
+    """Constant padding: an int for every side, (left/right, top/bottom) or (left, top, right,
+    bottom), as torchvision's."""
+
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        if padding_mode != "constant":
+            raise NotImplementedError(f"Pad: padding_mode {padding_mode!r}: only 'constant' is "
+                                      "supported")
+        self.padding, self.fill = padding, fill
+        self._ltrb = _padding(padding)
+
+    def __call__(self, img):
+        return _pad(_image(img, "Pad"), *self._ltrb, self.fill)
+
+    def __repr__(self):
+        return f"Pad(padding={self.padding}, fill={self.fill}, padding_mode=constant)"
+
+
+class RandomCrop:
+    """torchvision's RandomCrop: padding first (if given), then, with pad_if_needed, each side
+    shorter than the crop padded by the difference on both ends, then a crop at a position drawn
+    uniformly."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0,
+                 padding_mode="constant"):
+        if padding_mode != "constant":
+            raise NotImplementedError(f"RandomCrop: padding_mode {padding_mode!r}: only "
+                                      "'constant' is supported")
+        self.size = _pair(size, "RandomCrop")
+        self.padding, self.pad_if_needed, self.fill = padding, pad_if_needed, fill
+        self._ltrb = _padding(padding) if padding is not None else (0, 0, 0, 0)
+
+    def __call__(self, img):
+        img = _pad(_image(img, "RandomCrop"), *self._ltrb, self.fill)
+        th, tw = self.size
+        if self.pad_if_needed and img.shape[2] < tw:
+            img = _pad(img, tw - img.shape[2], 0, tw - img.shape[2], 0, self.fill)
+        if self.pad_if_needed and img.shape[1] < th:
+            img = _pad(img, 0, th - img.shape[1], 0, th - img.shape[1], self.fill)
+        _, h, w = img.shape
+        if h < th or w < tw:
+            raise ValueError(f"Required crop size {(th, tw)} is larger than input image size "
+                             f"{(h, w)}")
+        draw = np.random.default_rng(list(_seeds()))
+        top, left = int(draw.integers(0, h - th + 1)), int(draw.integers(0, w - tw + 1))
+        return img[:, top:top + th, left:left + tw].contiguous()
+
+    def __repr__(self):
+        return f"RandomCrop(size={self.size}, padding={self.padding})"
