@@ -46,7 +46,7 @@ def _check_index(x, d, i):
 
 def _ndims(k):
     """How many of the tensor's dims a key entry consumes."""
-    if k is None or k is Ellipsis:
+    if k is None or k is Ellipsis or isinstance(k, builtins.bool):
         return 0
     mask = _bool_mask(k)
     return mask.dim() if mask is not None else 1
@@ -67,8 +67,11 @@ def _basic(x, key):
             d += 1
         elif k is Ellipsis:
             d = x.dim() - builtins.sum(_ndims(j) for j in key[pos + 1:])
-        elif isinstance(k, builtins.bool):
-            raise NotImplementedError("indexing with a Python bool is not supported yet")
+        elif isinstance(k, builtins.bool):  # a new dim of size 1 (True) or 0 (False)
+            x = _C.unsqueeze(x, d)
+            if not k:
+                x = _C.slice(x, d, 0, 0, 1)
+            d += 1
         elif isinstance(k, (builtins.int, np.integer)) or (
                 isinstance(k, Tensor) and not k._shape and not k.dtype.is_floating_point
                 and k._dtype != D.bool._code):

@@ -208,3 +208,13 @@ def test_mask_assignment_of_a_tensor(mode):
     x[picked] = lt.arange(int(picked.sum().item()), dtype=lt.float64)
     x_t[x_t > 30] = torch.arange(int((x_t > 30).sum().item()), dtype=torch.float64)
     assert_close(x, x_t)
+
+
+@pytest.mark.parametrize("key", [True, False, (True, 1), (0, False), (Ellipsis, True),
+                                 (slice(None), True, 2)], ids=repr)
+def test_python_bools_index_as_torch(key, mode):
+    assert_close(_base(lt)[key], _base(torch)[key])
+    x, x_t = _base(lt), _base(torch)
+    x[key] = -3.0
+    x_t[key] = -3.0
+    assert_close(x, x_t)
