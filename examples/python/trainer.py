@@ -6,6 +6,7 @@ gradient clipping, loader threads (--num-workers), a log line and CSV row per --
 --resume. Written against PyTorch's names
 and run with lazytrain: `import lazytrain as torch` is the port."""
 import argparse
+import contextlib
 import csv
 import math
 import os
@@ -20,6 +21,9 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
     p.add_argument("--compiler-opt", action="store_true", help="lazy mode: compiled steps")
     p.add_argument("--epochs", type=int, default=epochs, help="passes over the training set")
     p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (0: all)")
+    p.add_argument("--accum-steps", type=int, default=1,
+                   help="micro-batches accumulated per optimizer step (a mark_step after each "
+                        "in lazy mode)")
     p.add_argument("--batch-size", type=int, default=batch_size,
                    help="examples per step, over all ranks")
     p.add_argument("--lr", type=float, default=lr, help="peak learning rate")
@@ -109,7 +113,13 @@ def train(task, args):
     loader = torch.utils.data.DataLoader(task.train_data, batch_size=args.batch_size // world,
                                          sampler=sampler, drop_last=True,
                                          num_workers=getattr(args, "num_workers", 0))
-    steps_per_epoch = len(loader)
+    accum = args.accum_steps
+    if accum < 1:
+        raise SystemExit(f"--accum-steps {accum}: must be at least 1")
+    steps_per_epoch = len(loader) // accum
+    if not steps_per_epoch:
+        raise SystemExit(f"{len(task.train_data)} training examples make no step of --batch-size "
+                         f"{args.batch_size} x --accum-steps {accum}")
     # The schedule spans every epoch; --max-steps only stops early, so that a run stopped and
     # resumed follows the run that did not stop.
     scheduler = _schedule(optimizer, args, args.epochs * steps_per_epoch)
@@ -119,6 +129,9 @@ def train(task, args):
     step = 0
     if args.resume:
         state = torch.load(args.resume)
+        if state.get("accum_steps", 1) != accum:  # the data position depends on it
+            raise SystemExit(f"--resume {args.resume}: written with --accum-steps "
+                             f"{state.get('accum_steps', 1)}, this run has {accum}")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -145,15 +158,30 @@ def train(task, args):
             task.train_data.set_epoch(epoch)
         batches = iter(loader)
         for i in range(steps_per_epoch):
-            t_wait = time.perf_counter()
-            inputs, targets = next(batches)
-            waited += time.perf_counter() - t_wait
             if i < step % steps_per_epoch:  # a resumed epoch skips the steps it took
+                for _ in range(accum):
+                    next(batches)
                 continue
             optimizer.zero_grad(set_to_none=True)
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16"):
-                loss = task.loss(net, inputs, targets)
-            loss.backward()
+            # The step's loss: the micro-batches' losses, each divided by their number, summed;
+            # DDP reduces the gradients in the last micro-batch's backward only.
+            loss = None
+            for a in range(accum):
+                t_wait = time.perf_counter()
+                inputs, targets = next(batches)
+                waited += time.perf_counter() - t_wait
+                last = a + 1 == accum
+                with contextlib.ExitStack() as scope:
+                    if world > 1 and not last:
+                        scope.enter_context(net.no_sync())
+                    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16"):
+                        micro = task.loss(net, inputs, targets)
+                    if accum > 1:
+                        micro = micro * (1.0 / accum)
+                    micro.backward()
+                loss = micro.detach() if loss is None else loss + micro.detach()
+                if args.compiler_opt and not last:
+                    torch.mark_step()
             if args.clip_grad:
                 nn.utils.clip_grad_norm_(model.parameters(), args.clip_grad)
             optimizer.step()
@@ -172,7 +200,7 @@ def train(task, args):
                 t0, waited = time.perf_counter(), 0.0
                 if rank == 0:
                     lr = optimizer.param_groups[0]["lr"]
-                    rate = args.batch_size * 1e3 / ms
+                    rate = args.batch_size * accum * 1e3 / ms
                     peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
                     print(f"step {step:5d}  epoch {epoch}  loss {value:.6f}  lr {lr:.3e}  "
                           f"{ms:.1f} ms/step  {rate:.1f} samples/s  data wait {wait_ms:.1f} ms  "
@@ -187,7 +215,7 @@ def train(task, args):
     if args.save_dir and rank == 0:
         os.makedirs(args.save_dir, exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "step": step},
+                    "scheduler": scheduler.state_dict(), "step": step, "accum_steps": accum},
                    os.path.join(args.save_dir, f"{task.name}.pt"))
     model.eval()
     with torch.no_grad():

@@ -133,6 +133,32 @@ def test_resnet_trainer_on_two_ranks_follows_one():
         assert abs(a - b) <= 1e-4 * abs(b), (two, one)
 
 
+def test_accumulated_micro_batches_take_the_whole_batchs_steps(tmp_path):
+    """--accum-steps 2 of 8 examples steps as one batch of 16 (no dropout: the same arithmetic
+    up to the order of the sums), eagerly and lazily, and on 2 ranks, where DDP reduces in the
+    last micro-batch only; a resume refuses another --accum-steps."""
+    flags = ["--max-steps", "4", "--test-limit", "16", "--sample-bytes", "0", "--dropout", "0",
+             "--warmup-steps", "0", "--lr", "3e-3"]
+    for mode in ([], ["--compiler-opt"]):
+        _, whole = _trainer("train_char_gpt.py", *flags, *mode, "--batch-size", "16")
+        _, accum = _trainer("train_char_gpt.py", *flags, *mode, "--batch-size", "8",
+                            "--accum-steps", "2")
+        assert len(accum) == 4
+        for a, b in zip(accum, whole):
+            assert abs(a - b) <= 1e-4 * abs(b), (mode, accum, whole)
+    _, two = _trainer("train_char_gpt.py", *flags, "--compiler-opt", "--batch-size", "8",
+                      "--accum-steps", "2", ranks=2)
+    for a, b in zip(two, whole):
+        assert abs(a - b) <= 1e-4 * abs(b), (two, whole)
+    _trainer("train_char_gpt.py", *flags, "--batch-size", "8", "--accum-steps", "2",
+             "--save-dir", str(tmp_path))
+    (ckpt,) = [p for p in os.listdir(tmp_path) if p.endswith(".pt")]
+    bad = subprocess.run([sys.executable, os.path.join(PY_EXAMPLES, "train_char_gpt.py"), *flags,
+                          "--resume", str(tmp_path / ckpt)], capture_output=True, text=True,
+                         timeout=600)
+    assert bad.returncode != 0 and "written with --accum-steps 2, this run has 1" in bad.stderr
+
+
 def test_char_gpt_trainer_trains_evaluates_and_samples():
     out, losses = _trainer("train_char_gpt.py", "--max-steps", "8", "--compiler-opt",
                            "--test-limit", "64", "--sample-bytes", "16", "--warmup-steps", "0",
