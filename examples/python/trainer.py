@@ -10,6 +10,7 @@ import contextlib
 import csv
 import math
 import os
+import subprocess
 import time
 
 import lazytrain as torch
@@ -41,6 +42,13 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
     p.add_argument("--test-limit", type=int, default=0, help="the first N test examples")
     p.add_argument("--log-interval", type=int, default=50, help="steps between progress lines")
     p.add_argument("--log-csv", default="", help="a CSV row per logged step and evaluation")
+    p.add_argument("--eval-every", type=int, default=0,
+                   help="evaluate every N steps too (0: only at the end, which always runs)")
+    p.add_argument("--plot", default="",
+                   help="FILE.png: the CSV log drawn with gnuplot at the end (scripts/plot_log.sh)")
+    p.add_argument("--weights", default="",
+                   help="start from these model weights (non-strict: what matches is copied, "
+                        "the rest printed)")
     p.add_argument("--save-dir", default="", help="rank 0's checkpoint at the end, here")
     p.add_argument("--resume", default="", help="continue from a --save-dir checkpoint")
     p.add_argument("--amp", choices=["off", "bf16"], default="off",
@@ -100,6 +108,42 @@ def _schedule(optimizer, args, total_steps):
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
+def load_weights(model, path):
+    """The model's tensors found in path (a trainer checkpoint's "model", or a state dict with or
+    without the "model." prefix), copied; returns what did not match."""
+    state = torch.load(path)
+    if isinstance(state, dict) and isinstance(state.get("model"), dict):
+        state = state["model"]
+    state = {k[len("model."):] if k.startswith("model.") else k: v for k, v in state.items()}
+    own = model.state_dict()
+    mismatched = [k for k, v in state.items()
+                  if k in own and tuple(v.shape) != tuple(own[k].shape)]
+    missing, unexpected = model.load_state_dict(
+        {k: v for k, v in state.items() if k not in mismatched}, strict=False)
+    return missing, unexpected, mismatched
+
+
+def _evaluate(task, model, step, steps_per_epoch, log, rank):
+    """One evaluation in eager mode and eval mode: printed on rank 0 and logged as an eval row."""
+    mode = torch.get_mode()
+    torch.set_mode("eager")
+    model.eval()
+    with torch.no_grad():
+        results = task.evaluate(model)
+    model.train()
+    torch.set_mode(mode)
+    if rank == 0:
+        for k, v in results.items():
+            print(f"{k} {v:.6f}", flush=True)
+        if log and results:
+            peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
+            row = {column: next((results[k] for k in keys if k in results), None)
+                   for column, keys in EVAL_COLUMNS.items()}
+            log.writerow(["eval", step, max(step - 1, 0) // steps_per_epoch + 1, "", "", "", "",
+                          "", _g(peak)] + [_g(v) for v in row.values()])
+    return results
+
+
 def train(task, args):
     dist.init_process_group()  # the job lt-launch started; alone, a job of one rank
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -127,6 +171,11 @@ def train(task, args):
     if args.max_steps:
         total = min(total, args.max_steps)
     step = 0
+    if args.weights and not args.resume:
+        missing, unexpected, mismatched = load_weights(model, args.weights)
+        if rank == 0:
+            print(f"--weights {args.weights}: missing {missing}, unexpected {unexpected}, "
+                  f"shape mismatches {mismatched}", flush=True)
     if args.resume:
         state = torch.load(args.resume)
         if state.get("accum_steps", 1) != accum:  # the data position depends on it
@@ -137,9 +186,11 @@ def train(task, args):
         scheduler.load_state_dict(state["scheduler"])
         step = int(state["step"])
     log = None
-    if args.log_csv and rank == 0:
-        append = args.resume and os.path.exists(args.log_csv) and os.path.getsize(args.log_csv)
-        log = csv.writer(open(args.log_csv, "a" if append else "w", newline=""))
+    csv_path = args.log_csv or (args.plot + ".csv" if args.plot else "")
+    if csv_path and rank == 0:
+        append = args.resume and os.path.exists(csv_path) and os.path.getsize(csv_path)
+        log_file = open(csv_path, "a" if append else "w", newline="")
+        log = csv.writer(log_file, lineterminator="\n")  # the C++ trainers' line ends
         if not append:
             log.writerow(CSV_HEADER)
     if rank == 0:
@@ -209,6 +260,9 @@ def train(task, args):
                         log.writerow(["train", step, epoch + 1] +
                                      [_g(v) for v in (value, lr, rate, ms, wait_ms, peak)] +
                                      ["", "", ""])
+            if args.eval_every and step % args.eval_every == 0 and step != total:
+                _evaluate(task, model, step, steps_per_epoch, log, rank)
+                t0 = time.perf_counter()
             if step == total:
                 break
     torch.set_mode("eager")
@@ -217,16 +271,12 @@ def train(task, args):
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(), "step": step, "accum_steps": accum},
                    os.path.join(args.save_dir, f"{task.name}.pt"))
+    results = _evaluate(task, model, step, steps_per_epoch, log, rank)
     model.eval()
-    with torch.no_grad():
-        results = task.evaluate(model)
-    if rank == 0:
-        for k, v in results.items():
-            print(f"{k} {v:.6f}", flush=True)
-        if log and results:
-            peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
-            row = {column: next((results[k] for k in keys if k in results), None)
-                   for column, keys in EVAL_COLUMNS.items()}
-            log.writerow(["eval", step, max(step - 1, 0) // steps_per_epoch + 1, "", "", "", "",
-                          "", _g(peak)] + [_g(v) for v in row.values()])
+    if log:
+        log_file.close()
+    if args.plot and rank == 0:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                              "plot_log.sh")
+        subprocess.run(["bash", script, csv_path, args.plot], check=True)
     return results

@@ -159,6 +159,22 @@ def test_accumulated_micro_batches_take_the_whole_batchs_steps(tmp_path):
     assert bad.returncode != 0 and "written with --accum-steps 2, this run has 1" in bad.stderr
 
 
+def test_trainer_evaluates_every_n_steps_plots_and_starts_from_weights(tmp_path):
+    flags = ["--max-steps", "4", "--test-limit", "16", "--sample-bytes", "0", "--dropout", "0",
+             "--warmup-steps", "0", "--batch-size", "8"]
+    out, losses = _trainer("train_char_gpt.py", *flags, "--compiler-opt", "--eval-every", "2",
+                           "--plot", str(tmp_path / "run.png"), "--save-dir", str(tmp_path))
+    rows = list(csv.reader(open(tmp_path / "run.png.csv")))
+    assert [r[1] for r in rows[1:] if r[0] == "eval"] == ["2", "4"]  # step 2, and the end
+    assert [r[1] for r in rows[1:] if r[0] == "train"] == ["1", "2", "3", "4"]
+    assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (ckpt,) = [p for p in os.listdir(tmp_path) if p.endswith(".pt")]
+    # Started from the trained weights, the first loss is below the fresh run's first.
+    out, again = _trainer("train_char_gpt.py", *flags, "--weights", str(tmp_path / ckpt))
+    assert "missing [], unexpected [], shape mismatches []" in out
+    assert again[0] < losses[0]
+
+
 def test_char_gpt_trainer_trains_evaluates_and_samples():
     out, losses = _trainer("train_char_gpt.py", "--max-steps", "8", "--compiler-opt",
                            "--test-limit", "64", "--sample-bytes", "16", "--warmup-steps", "0",
