@@ -436,3 +436,38 @@ def test_padding_same_and_valid_are_torchs(kernel, dilation, mode):
         lt.nn.Conv2d(3, 4, 3, stride=2, padding="same")
     with pytest.raises(ValueError, match="Invalid padding string 'full'"):
         lt.nn.functional.conv2d(lt.ones(1, 1, 3, 3), lt.ones(1, 1, 3, 3), padding="full")
+
+
+@pytest.mark.parametrize("norm_first,batch_first", [(False, False), (True, True)])
+def test_transformer_with_decoder_matches_torch(norm_first, batch_first, mode):
+    """nn.Transformer (encoder and decoder stacks) from torch's weights: the same names, the
+    outputs and gradients with a causal float mask and key padding masks."""
+    torch.manual_seed(8)
+    kw = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16,
+              dropout=0.0, norm_first=norm_first, batch_first=batch_first)
+    t_model = torch.nn.Transformer(**kw).double()
+    model = lt.nn.Transformer(**kw).double()
+    assert list(model.state_dict()) == list(t_model.state_dict())
+    model.load_state_dict(t_model.state_dict())
+    rng = np.random.default_rng(13)
+    src, tgt = rng.standard_normal((3, 6, 8)), rng.standard_normal((3, 4, 8))  # batch first
+    if not batch_first:
+        src, tgt = src.transpose(1, 0, 2).copy(), tgt.transpose(1, 0, 2).copy()
+    src_pad = np.zeros((3, 6), dtype=bool)
+    src_pad[1, 4:] = True
+    tgt_pad = np.zeros((3, 4), dtype=bool)
+    tgt_pad[2, 3] = True
+    outs = {}
+    for m, net in ((torch, t_model), (lt, model)):
+        mask = net.generate_square_subsequent_mask(4).double()
+        out = net(m.tensor(src), m.tensor(tgt), tgt_mask=mask,
+                  src_key_padding_mask=m.tensor(src_pad), tgt_key_padding_mask=m.tensor(tgt_pad),
+                  memory_key_padding_mask=m.tensor(src_pad))
+        (out ** 2).sum().backward()
+        outs[m] = (out, mask)
+    assert_close(outs[lt][1], outs[torch][1])
+    assert_close(outs[lt][0], outs[torch][0].detach(), rtol=1e-9, atol=1e-11)
+    for (n, p), (_, r) in zip(model.named_parameters(), t_model.named_parameters()):
+        assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
+    with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal"):
+        model(lt.tensor(src), lt.zeros(*tgt.shape[:-1], 6, dtype=lt.float64))

@@ -9,8 +9,8 @@ from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 from .rnn import GRU, LSTM  # noqa: F401
-from .attention import (MultiheadAttention, TransformerEncoder,  # noqa: F401
-                        TransformerEncoderLayer)
+from .attention import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
+                        TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa
                      KLDivLoss, L1Loss, LogSigmoid, Mish, NLLLoss, ReLU6, SmoothL1Loss, Softplus)
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401

@@ -1,6 +1,7 @@
-"""nn.MultiheadAttention, nn.TransformerEncoderLayer and nn.TransformerEncoder in Python over the
-ops, with PyTorch 1.13's parameter names, initialization and math (q scaled by 1/sqrt(head
-dim) before q k^T; a bool mask marks the positions that may not be attended)."""
+"""nn.MultiheadAttention, the Transformer encoder and decoder layers and stacks, and
+nn.Transformer in Python over the ops, with PyTorch 1.13's parameter names, initialization and
+math (q scaled by 1/sqrt(head dim) before q k^T; a bool mask marks the positions that may not be
+attended)."""
 import copy
 import math
 
@@ -115,11 +116,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in ("relu", "gelu"):
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = F.relu if activation == "relu" else F.gelu
-        self.activation = activation
+        self.activation = _activation(activation)
 
     def _sa(self, x, mask, padding):
         out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
@@ -151,3 +148,124 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
         return x if self.norm is None else self.norm(x)
+
+
+def _activation(activation):
+    if isinstance(activation, str):
+        if activation not in ("relu", "gelu"):
+            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+        return F.relu if activation == "relu" else F.gelu
+    return activation
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention over tgt, attention from tgt to memory, then the feed-forward block, each
+    with its residual and LayerNorm (after it, or before it with norm_first), as PyTorch's."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa(self, x, mask, padding):
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                                            need_weights=False)[0])
+
+    def _mha(self, x, memory, mask, padding):
+        return self.dropout2(self.multihead_attn(x, memory, memory, attn_mask=mask,
+                                                 key_padding_mask=padding,
+                                                 need_weights=False)[0])
+
+    def _ff(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None):
+        x = tgt
+        if self.norm_first:
+            x = _C.add(x, self._sa(self.norm1(x), tgt_mask, tgt_key_padding_mask))
+            x = _C.add(x, self._mha(self.norm2(x), memory, memory_mask, memory_key_padding_mask))
+            return _C.add(x, self._ff(self.norm3(x)))
+        x = self.norm1(_C.add(x, self._sa(x, tgt_mask, tgt_key_padding_mask)))
+        x = self.norm2(_C.add(x, self._mha(x, memory, memory_mask, memory_key_padding_mask)))
+        return self.norm3(_C.add(x, self._ff(x)))
+
+
+class TransformerDecoder(Module):
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None):
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask)
+        return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """PyTorch's nn.Transformer: an encoder and a decoder stack, each ending in a LayerNorm,
+    every weight matrix drawn xavier-uniform."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 device=None, dtype=None):
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            layer_norm_eps, batch_first, norm_first, dtype=dtype)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            layer_norm_eps, batch_first, norm_first, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype))
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None):
+        batched = src.dim() == 3
+        batch = 0 if self.batch_first else 1
+        if batched and src.shape[batch] != tgt.shape[batch]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """-inf above the diagonal, 0 elsewhere: position i attends to positions up to i."""
+        return _ops.triu(_C.full([sz, sz], float("-inf"), (dtype or D.float32)._code), 1)
