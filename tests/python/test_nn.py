@@ -471,3 +471,22 @@ def test_transformer_with_decoder_matches_torch(norm_first, batch_first, mode):
         assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
     with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal"):
         model(lt.tensor(src), lt.zeros(*tgt.shape[:-1], 6, dtype=lt.float64))
+
+
+def test_attention_with_keys_and_values_of_other_sizes_matches_torch(mode):
+    torch.manual_seed(9)
+    t_mha = torch.nn.MultiheadAttention(6, 2, kdim=5, vdim=3, batch_first=True).double()
+    mha = lt.nn.MultiheadAttention(6, 2, kdim=5, vdim=3, batch_first=True).double()
+    assert list(mha.state_dict()) == list(t_mha.state_dict())
+    assert [tuple(p.shape) for p in mha.parameters()] == [tuple(p.shape)
+                                                         for p in t_mha.parameters()]
+    mha.load_state_dict(t_mha.state_dict())
+    rng = np.random.default_rng(14)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 4, 6), (2, 7, 5), (2, 7, 3)))
+    got = {}
+    for m, net in ((torch, t_mha), (lt, mha)):
+        out, weights = net(m.tensor(q), m.tensor(k), m.tensor(v))
+        (out ** 2).sum().backward()
+        got[m] = [out, weights] + [p.grad for p in net.parameters()]
+    for a, b in zip(got[lt], got[torch]):
+        assert_close(a, b.detach(), rtol=1e-9, atol=1e-11)

@@ -32,23 +32,37 @@ class MultiheadAttention(Module):
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
         super().__init__()
-        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) or vdim not in (
-                None, embed_dim):
-            raise NotImplementedError("MultiheadAttention: add_bias_kv, add_zero_attn and kdim/"
-                                      "vdim other than embed_dim are not supported yet")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
+                                      "supported yet")
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         code = (dtype or D.float32)._code
-        self.in_proj_weight = Parameter(_C.zeros([3 * embed_dim, embed_dim], code))
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(_C.zeros([3 * embed_dim, embed_dim], code))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:  # separate projections of keys and values of their own sizes, as PyTorch's
+            self.q_proj_weight = Parameter(_C.zeros([embed_dim, embed_dim], code))
+            self.k_proj_weight = Parameter(_C.zeros([embed_dim, self.kdim], code))
+            self.v_proj_weight = Parameter(_C.zeros([embed_dim, self.vdim], code))
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = Parameter(_C.zeros([3 * embed_dim], code))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
-        init.xavier_uniform_(self.in_proj_weight)
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
         if bias:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
@@ -64,7 +78,10 @@ class MultiheadAttention(Module):
             query, key, value = (_C.transpose(t, 0, 1) for t in (query, key, value))
         L, N, E = query._shape
         S, H, d = key._shape[0], self.num_heads, self.head_dim
-        w_q, w_k, w_v = _ops.chunk(self.in_proj_weight, 3, 0)
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = _ops.chunk(self.in_proj_weight, 3, 0)
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
         b_q, b_k, b_v = (_ops.chunk(self.in_proj_bias, 3, 0) if self.in_proj_bias is not None
                          else (None, None, None))
         # [len, N, E] -> [N * H, len, d]
