@@ -84,6 +84,29 @@ def test_random_sampler_draws_a_new_seeded_order_each_epoch():
     loader = lt.utils.data.DataLoader(ds, batch_size=5, sampler=lt.utils.data.RandomSampler(
         ds, generator=3))
     assert [int(v) for (b,) in loader for v in b.tolist()] == first
+    shuffled = lt.utils.data.DataLoader(ds, batch_size=20, shuffle=True, seed=3)
+    assert [next(iter(shuffled))[0].tolist() for _ in range(2)] == [first, second]
+    longer = list(lt.utils.data.RandomSampler(ds, num_samples=50, generator=3))
+    assert longer[:20] == first and sorted(longer[20:40]) == list(range(20))
+    drawn = list(lt.utils.data.RandomSampler(ds, replacement=True, num_samples=200, generator=1))
+    assert len(drawn) == 200 and set(drawn) == set(range(20))  # repeats: 200 draws of 20
+    subset = lt.utils.data.SubsetRandomSampler([3, 5, 7, 9], generator=2)
+    assert sorted(subset) == [3, 5, 7, 9] and len(subset) == 4
+
+
+def test_weighted_random_sampler_follows_the_weights():
+    weights = [0.0, 1.0, 3.0, 0.0]
+    drawn = list(lt.utils.data.WeightedRandomSampler(weights, 4000, generator=5))
+    counts = np.bincount(drawn, minlength=4)
+    assert counts[0] == counts[3] == 0 and 2.6 < counts[2] / counts[1] < 3.4
+    once = list(lt.utils.data.WeightedRandomSampler(lt.tensor(weights), 2, replacement=False))
+    assert sorted(once) == [1, 2]
+    # PyTorch 1.13 then returns some index of weight 0; lazytrain refuses.
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
+        lt.utils.data.WeightedRandomSampler(weights, 3, replacement=False)
+    for m in (torch, lt):
+        with pytest.raises(ValueError, match="num_samples should be a positive integer value"):
+            m.utils.data.WeightedRandomSampler(weights, 0)
 
 
 def test_shuffle_is_seeded_per_epoch():

@@ -5,4 +5,4 @@ from .dataset import ConcatDataset, Dataset, Subset, TensorDataset  # noqa: F401
 from .fashion_mnist import fashion_mnist  # noqa: F401
 from .loader import DataLoader, default_collate  # noqa: F401
 from .sampler import (BatchSampler, DistributedSampler, RandomSampler, Sampler,  # noqa: F401
-                      SequentialSampler)
+                      SequentialSampler, SubsetRandomSampler, WeightedRandomSampler)

@@ -1,6 +1,8 @@
 """Samplers: the order in which a DataLoader reads a dataset's indices."""
 import math
 
+import numpy as np
+
 from ... import _C
 
 
@@ -25,28 +27,103 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _seed_of(generator, what):
+    from ..._creation import initial_seed
+    if generator is not None and not isinstance(generator, int):
+        raise TypeError(f"{what}: generator must be an int seed in lazytrain")
+    return (generator if generator is not None else initial_seed()) % 2**64
+
+
 class RandomSampler(Sampler):
     """A new permutation each epoch: lt::data::shuffled_indices(n, seed, epoch), the C++
-    loaders' order, the seed an int `generator` or lt.initial_seed()."""
+    loaders' order (num_samples beyond n: further permutations), the seed an int `generator`
+    or lt.initial_seed(); with replacement, num_samples uniform draws (numpy's generator seeded
+    by the seed and the epoch)."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        if replacement or num_samples is not None:
-            raise NotImplementedError("RandomSampler: replacement and num_samples are not "
-                                      "supported")
-        if generator is not None and not isinstance(generator, int):
-            raise TypeError("RandomSampler: generator must be an int seed in lazytrain")
-        self.data_source, self.generator = data_source, generator
+        if not isinstance(replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got replacement="
+                            f"{replacement}")
+        if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        self.data_source, self.replacement, self._num_samples = data_source, replacement, \
+            num_samples
+        self._seed = _seed_of(generator, "RandomSampler")
+        self._epoch = 0
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n, want, epoch = len(self.data_source), self.num_samples, self._epoch
+        self._epoch += 1
+        if self.replacement:
+            draw = np.random.default_rng([self._seed, epoch])
+            return iter(int(i) for i in draw.integers(0, n, want))
+        order = []
+        round_ = 0
+        while len(order) < want:  # a permutation per n samples, as PyTorch's
+            order += list(_C.shuffled_indices(n, self._seed, epoch + round_ * 2**32))
+            round_ += 1
+        return iter(order[:want])
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a new random order each epoch."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = list(indices)
+        self._seed = _seed_of(generator, "SubsetRandomSampler")
         self._epoch = 0
 
     def __iter__(self):
-        from ..._creation import initial_seed
-        seed = self.generator if self.generator is not None else initial_seed()
-        order = _C.shuffled_indices(len(self.data_source), seed % 2**64, self._epoch)
+        order = _C.shuffled_indices(len(self.indices), self._seed, self._epoch)
         self._epoch += 1
-        return iter(order)
+        return iter(self.indices[i] for i in order)
 
     def __len__(self):
-        return len(self.data_source)
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probability proportional to weights (with replacement, or
+    without), numpy's generator seeded by the seed and the epoch."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or \
+                num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got replacement="
+                             f"{replacement}")
+        w = np.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, np.float64)
+        if w.ndim != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(w.shape)}")
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and num_samples > np.count_nonzero(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        self.weights, self.num_samples, self.replacement = w, num_samples, replacement
+        self._seed = _seed_of(generator, "WeightedRandomSampler")
+        self._epoch = 0
+
+    def __iter__(self):
+        draw = np.random.default_rng([self._seed, self._epoch])
+        self._epoch += 1
+        picked = draw.choice(len(self.weights), self.num_samples, replace=self.replacement,
+                             p=self.weights / self.weights.sum())
+        return iter(int(i) for i in picked)
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
