@@ -66,7 +66,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 /// out); retain_graph (by default create_graph) keeps the graph for another pass; create_graph
 /// records the pass, so the accumulated gradients have history and can be differentiated again.
 /// With `inputs`, only those tensors (leaves or intermediates) accumulate, into their grad().
-/// PyTorch's messages.
+/// PyTorch's messages. As PyTorch warns, a gradient with history refers to its own tensor (a
+/// reference cycle): set_grad(Tensor()) (or zero_grad with set_to_none) releases both.
 void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
               std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
               const std::vector<Tensor>& inputs = {},
