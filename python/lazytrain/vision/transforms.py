@@ -1,7 +1,8 @@
 """torchvision.transforms for lazytrain's images (float32 [C, H, W] tensors in [0, 1]): the
 ImageNet recipe's RandomResizedCrop, RandomHorizontalFlip, Resize, CenterCrop, ToTensor and
 Normalize, the CIFAR recipe's RandomCrop with padding, Pad, and Compose. Resizing is PIL's
-antialiased bilinear (torchvision's result on a PIL image). The random ones draw from lt::vision's generator seeded by lt.manual_seed's seed and
+antialiased bilinear (torchvision's result on a PIL image). The random ones draw from
+lt::vision's generator seeded by lt.manual_seed's seed and
 the number of random transform calls since it, as torchvision's draw from torch's generator in
 call order: after the same manual_seed the same calls draw the same (with one loader thread a run
 repeats exactly; with more, each image still draws anew, in the threads' order)."""
