@@ -16,6 +16,20 @@ def _seq(x):
     return [x] if isinstance(x, Tensor) else list(x)
 
 
+def _seeds(outs, gos):
+    """Each output's gradient: the one given (as a tensor like the output), or ones for a scalar
+    output; PyTorch's errors."""
+    seeds = []
+    for k, (y, g) in enumerate(zip(outs, gos)):
+        if not y.requires_grad:
+            raise RuntimeError(f"element {k} of tensors does not require grad and does not have "
+                               f"a grad_fn")
+        if g is None and y.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        seeds.append(ones_like(y) if g is None else as_tensor(g, y))
+    return seeds
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, is_grads_batched=False):
     """PyTorch's arguments and errors; a tuple with one gradient per input (None for an unused
@@ -28,14 +42,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(gos) != len(outs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(gos)} for "
                            f"{len(outs)} outputs")
-    for k, (y, g) in enumerate(zip(outs, gos)):
-        if not y.requires_grad:
-            raise RuntimeError(f"element {k} of tensors does not require grad and does not have "
-                               f"a grad_fn")
-        if g is None and y.numel() != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        if g is None:
-            gos[k] = ones_like(y)
+    gos = _seeds(outs, gos)
     retain = create_graph if retain_graph is None else retain_graph
     got = _C.autograd_grad(outs, ins, gos, retain, create_graph, allow_unused)
     return tuple(g if g._defined() else None for g in got)
@@ -60,13 +67,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         ins = _seq(inputs)
         if not ins:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    for k, (y, g) in enumerate(zip(outs, gos)):
-        if not y.requires_grad:
-            raise RuntimeError(f"element {k} of tensors does not require grad and does not have "
-                               f"a grad_fn")
-        if g is None and y.numel() != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        gos[k] = ones_like(y) if g is None else as_tensor(g, y)
+    gos = _seeds(outs, gos)
     retain = create_graph if retain_graph is None else retain_graph
     _C.autograd_backward(outs, gos, retain, create_graph, ins)
     for callback in post_backward_callbacks:

@@ -191,22 +191,29 @@ class CosineAnnealingLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-class MultiplicativeLR(LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        n = len(optimizer.param_groups)
-        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else (
-            [lr_lambda] * n)
-        if len(self.lr_lambdas) != n:
-            raise ValueError(f"Expected {n} lr_lambdas, but got {len(self.lr_lambdas)}")
-        super().__init__(optimizer, last_epoch, verbose)
+class MultiplicativeLR(LambdaLR):
+    """Each step multiplies the rate by lr_lambda(epoch) (LambdaLR's arguments)."""
 
     def get_lr(self):
         if self.last_epoch <= 0:
             return self._lrs()
         return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._lrs())]
 
+
+class _OfSchedulers(LRScheduler):
+    """A scheduler made of others: its state holds theirs."""
+
     def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for sched, s in zip(self._schedulers, inner):
+            sched.load_state_dict(s)
 
 
 class PolynomialLR(LRScheduler):
@@ -443,7 +450,7 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_OfSchedulers):
     """Steps each scheduler in turn at every step() (PyTorch's ChainedScheduler)."""
 
     def __init__(self, schedulers):
@@ -461,20 +468,9 @@ class ChainedScheduler(LRScheduler):
             sched.step()
         self._last_lr = self._lrs()
 
-    def state_dict(self):
-        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        inner = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for sched, s in zip(self._schedulers, inner):
-            sched.load_state_dict(s)
 
 
-class SequentialLR(LRScheduler):
+class SequentialLR(_OfSchedulers):
     """Each scheduler in turn, switching at the milestones (PyTorch's SequentialLR)."""
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
@@ -508,17 +504,6 @@ class SequentialLR(LRScheduler):
             sched.step()
         self._last_lr = sched.get_last_lr()
 
-    def state_dict(self):
-        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        inner = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for sched, s in zip(self._schedulers, inner):
-            sched.load_state_dict(s)
 
 
 class ReduceLROnPlateau:
