@@ -192,3 +192,26 @@ def test_a_workers_error_is_raised_at_its_batch():
     assert len(got) == 2
     with pytest.raises(ValueError, match="num_workers option should be non-negative"):
         lt.utils.data.DataLoader(Broken(), num_workers=-1)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_batch_size_none_yields_converted_samples_as_torch(workers):
+    """No automatic batching: each sample through default_convert (arrays and numpy scalars
+    become tensors, a tuple a list, strings and Python numbers stay), in the sampler's order."""
+    got = {}
+    for m in (torch, lt):
+        loader = m.utils.data.DataLoader(Pairs(), batch_size=None, shuffle=False,
+                                         **({"num_workers": workers} if m is lt else {}))
+        got[m] = (len(loader), list(loader))
+        conv = m.utils.data.default_convert
+        got[m] += (conv((np.float32(2.5), 3, ["a", np.arange(2)])),)
+    assert got[lt][0] == got[torch][0] == 10
+    for a, b in zip(got[lt][1], got[torch][1]):
+        assert_close(a["x"], b["x"])
+        assert a["y"] == b["y"] and a["name"] == b["name"]
+    conv_lt, conv_t = got[lt][2], got[torch][2]
+    assert type(conv_lt) is type(conv_t) is list and conv_lt[1] == 3 and conv_lt[2][0] == "a"
+    assert_close(conv_lt[0], conv_t[0])
+    assert_close(conv_lt[2][1], conv_t[2][1])
+    with pytest.raises(ValueError, match="mutually exclusive with drop_last"):
+        lt.utils.data.DataLoader(Pairs(), batch_size=None, drop_last=True)

@@ -3,6 +3,6 @@ shuffling, drop_last, a batch_sampler, worker threads); the samplers, Distribute
 ranks."""
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset  # noqa: F401
 from .fashion_mnist import fashion_mnist  # noqa: F401
-from .loader import DataLoader, default_collate  # noqa: F401
+from .loader import DataLoader, default_collate, default_convert  # noqa: F401
 from .sampler import (BatchSampler, DistributedSampler, RandomSampler, Sampler,  # noqa: F401
                       SequentialSampler, SubsetRandomSampler, WeightedRandomSampler)

@@ -1,5 +1,6 @@
 """DataLoader: batches of a dataset's samples, collated as PyTorch's default_collate does."""
 import collections
+import collections.abc
 import concurrent.futures
 import itertools
 import numbers
@@ -35,9 +36,33 @@ def default_collate(batch):
                     f"or lists; found {type(first).__name__}")
 
 
+def default_convert(data):
+    """The collate_fn of batch_size=None, as PyTorch's: numpy arrays and numbers become tensors
+    (arrays of strings stay), mappings and sequences are converted item by item (a tuple
+    becomes a list), anything else is returned as it is."""
+    if isinstance(data, Tensor):
+        return data
+    if type(data).__module__ == "numpy" and not isinstance(data, (np.str_, np.bytes_)):
+        if isinstance(data, np.ndarray) and data.dtype.kind in "OSUa":
+            return data
+        return as_tensor(np.asarray(data))
+    if isinstance(data, collections.abc.Mapping):
+        return {k: default_convert(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple keeps its type
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
 class DataLoader:
     """torch.utils.data.DataLoader's batch_size, shuffle, sampler, drop_last, collate_fn and
-    num_workers. Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch),
+    num_workers; batch_size=None yields the samples one by one, through default_convert. Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch),
     the C++ loaders' order, so a seed fixes every epoch's order, in Python and C++ alike.
     Batches are made eagerly: in lazy mode a batch is data the step's graph reads, not ops
     traced into it. With num_workers,
@@ -56,9 +81,9 @@ class DataLoader:
                                           drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
                              "shuffle, sampler, and drop_last")
-        if batch_size is None and batch_sampler is None:
-            raise NotImplementedError("DataLoader: batch_size=None (no automatic batching) is "
-                                      "not supported; index the dataset directly")
+        if batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if not isinstance(num_workers, int) or num_workers < 0:
@@ -69,7 +94,8 @@ class DataLoader:
                              f"{prefetch_factor!r}")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
         self.sampler, self.drop_last, self.batch_sampler = sampler, drop_last, batch_sampler
-        self.collate_fn = collate_fn or default_collate
+        self._auto = batch_size is not None or batch_sampler is not None
+        self.collate_fn = collate_fn or (default_collate if self._auto else default_convert)
         self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
         self.worker_init_fn = worker_init_fn
         self.seed = seed if seed is not None else generator if isinstance(generator, int) else 0
@@ -89,6 +115,9 @@ class DataLoader:
             return
         order = self._order()
         self._epoch += 1
+        if not self._auto:
+            yield from order
+            return
         for start in range(0, len(order), self.batch_size):
             indices = order[start:start + self.batch_size]
             if len(indices) < self.batch_size and self.drop_last:
@@ -98,6 +127,8 @@ class DataLoader:
     def _make(self, indices):
         # A TensorDataset, or a Subset of one, gathers a batch with one index_select a tensor.
         base = self.dataset
+        if not self._auto:
+            return self.collate_fn(base[indices])
         if self.collate_fn is default_collate:
             if isinstance(base, TensorDataset):
                 return list(base._batch(indices))
@@ -146,4 +177,6 @@ class DataLoader:
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if not self._auto:
+            return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
