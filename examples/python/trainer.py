@@ -1,6 +1,7 @@
 """The Python trainers' shared loop, with the C++ trainers' flags (examples/trainer/): eager or
 (--compiler-opt) lazy steps, data-parallel over lt-launch's ranks (DistributedDataParallel, a
-DistributedSampler, SyncBatchNorm), bf16 autocast (--amp bf16), warmup + cosine schedule,
+DistributedSampler, SyncBatchNorm), autocast (--amp bf16|fp16) and loss scaling (--loss-scale),
+warmup + cosine schedule,
 gradient clipping, loader threads (--num-workers), a log line and CSV row per --log-interval
 (loss, lr, ms/step, samples/s, the wait for data, peak memory), rank 0's checkpoints and
 --resume. Written against PyTorch's names
@@ -51,10 +52,42 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
                         "the rest printed)")
     p.add_argument("--save-dir", default="", help="rank 0's checkpoint at the end, here")
     p.add_argument("--resume", default="", help="continue from a --save-dir checkpoint")
-    p.add_argument("--amp", choices=["off", "bf16"], default="off",
-                   help="bf16 autocast around forward and loss")
+    p.add_argument("--amp", choices=["off", "bf16", "fp16"], default="off",
+                   help="autocast around forward and loss, in bf16 or fp16")
+    p.add_argument("--loss-scale", type=_loss_scale, default=None,
+                   help="loss scaling with the in-graph inf check and skip: dynamic, off, or a "
+                        "static scale N > 0 (default: dynamic with --amp fp16, else off)")
     p.add_argument("--num-workers", type=int, default=0,
                    help="loader threads that make the next batches while the step runs")
+
+
+def _loss_scale(text):
+    if text in ("dynamic", "off"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    # The scale is an f32 tensor: it must stay finite and non-zero there.
+    if not (0 < value < 3.4028234663852886e38):
+        raise argparse.ArgumentTypeError(
+            f"expected dynamic, off or a number > 0 that is finite in f32, got {text}")
+    return text
+
+
+def loss_scale_mode(args):
+    """--loss-scale as given, or its default for --amp."""
+    if args.loss_scale is not None:
+        return args.loss_scale
+    return "dynamic" if args.amp == "fp16" else "off"
+
+
+def _make_scaler(args):
+    """(the GradScaler, the static scale or None); a disabled scaler when off."""
+    mode = loss_scale_mode(args)
+    if mode in ("off", "dynamic"):
+        return torch.amp.GradScaler(enabled=mode == "dynamic"), None
+    return torch.amp.GradScaler(init_scale=float(mode)), float(mode)
 
 
 class Task:
@@ -167,6 +200,8 @@ def train(task, args):
     # The schedule spans every epoch; --max-steps only stops early, so that a run stopped and
     # resumed follows the run that did not stop.
     scheduler = _schedule(optimizer, args, args.epochs * steps_per_epoch)
+    scaler, static_scale = _make_scaler(args)
+    amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.amp)
     total = args.epochs * steps_per_epoch
     if args.max_steps:
         total = min(total, args.max_steps)
@@ -184,6 +219,11 @@ def train(task, args):
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
+        had = state.get("loss_scale", "off")
+        if had != loss_scale_mode(args):  # the scaler's state goes with its mode
+            raise SystemExit(f"--resume {args.resume}: written with --loss-scale {had}, resumed "
+                             f"with --loss-scale {loss_scale_mode(args)}")
+        scaler.load_state_dict(state.get("scaler", {}))
         step = int(state["step"])
     log = None
     csv_path = args.log_csv or (args.plot + ".csv" if args.plot else "")
@@ -195,13 +235,18 @@ def train(task, args):
             log.writerow(CSV_HEADER)
     if rank == 0:
         params = sum(p.numel() for p in model.parameters())
+        amp = "" if amp_dtype is None else f", {args.amp} autocast"
+        if scaler.is_enabled():
+            amp += f", {loss_scale_mode(args)} loss scale"
         print(f"{task.name}: {params} parameters, {world} rank(s), "
-              f"{'lazy' if args.compiler_opt else 'eager'}, {total} steps", flush=True)
+              f"{'lazy' if args.compiler_opt else 'eager'}{amp}, {total} steps", flush=True)
     if args.compiler_opt:
         torch.set_mode("lazy")
     model.train()
     t0 = time.perf_counter()
     waited = 0.0  # seconds spent waiting for batches since the last log line
+    skipped = torch.zeros(())  # steps the loss scaler skipped since the last log line
+    skipped_total, first_step = 0, step
     while step < total:
         epoch = step // steps_per_epoch
         sampler.set_epoch(epoch)
@@ -225,17 +270,22 @@ def train(task, args):
                 with contextlib.ExitStack() as scope:
                     if world > 1 and not last:
                         scope.enter_context(net.no_sync())
-                    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16"):
+                    with torch.autocast("cpu", dtype=amp_dtype or torch.bfloat16,
+                                        enabled=amp_dtype is not None):
                         micro = task.loss(net, inputs, targets)
                     if accum > 1:
                         micro = micro * (1.0 / accum)
-                    micro.backward()
+                    scaler.scale(micro).backward()
                 loss = micro.detach() if loss is None else loss + micro.detach()
                 if args.compiler_opt and not last:
                     torch.mark_step()
             if args.clip_grad:
+                scaler.unscale_(optimizer)  # clip the true gradients
                 nn.utils.clip_grad_norm_(model.parameters(), args.clip_grad)
-            optimizer.step()
+            scaler.step(optimizer)  # skipped in the graph where a gradient is not finite
+            if scaler.is_enabled():
+                skipped = skipped + scaler.found_inf(optimizer)
+                scaler.update(static_scale)
             scheduler.step()
             torch.mark_step()
             step += 1
@@ -249,13 +299,18 @@ def train(task, args):
                 ms = (time.perf_counter() - t0) * 1e3 / steps_done
                 wait_ms = waited * 1e3 / steps_done
                 t0, waited = time.perf_counter(), 0.0
+                scale_text = ""
+                if scaler.is_enabled():
+                    n_skipped = round(skipped.item())
+                    skipped, skipped_total = torch.zeros(()), skipped_total + n_skipped
+                    scale_text = f"  scale {scaler.get_scale():g}  skipped {n_skipped}"
                 if rank == 0:
                     lr = optimizer.param_groups[0]["lr"]
                     rate = args.batch_size * accum * 1e3 / ms
                     peak = torch.debug.memory_stats()["peak_bytes"] / 2**20
                     print(f"step {step:5d}  epoch {epoch}  loss {value:.6f}  lr {lr:.3e}  "
                           f"{ms:.1f} ms/step  {rate:.1f} samples/s  data wait {wait_ms:.1f} ms  "
-                          f"peak {peak:.0f} MB", flush=True)
+                          f"peak {peak:.0f} MB{scale_text}", flush=True)
                     if log:
                         log.writerow(["train", step, epoch + 1] +
                                      [_g(v) for v in (value, lr, rate, ms, wait_ms, peak)] +
@@ -269,8 +324,12 @@ def train(task, args):
     if args.save_dir and rank == 0:
         os.makedirs(args.save_dir, exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "step": step, "accum_steps": accum},
+                    "scheduler": scheduler.state_dict(), "scaler": scaler.state_dict(),
+                    "loss_scale": loss_scale_mode(args), "step": step, "accum_steps": accum},
                    os.path.join(args.save_dir, f"{task.name}.pt"))
+    if scaler.is_enabled() and rank == 0:
+        print(f"loss scaler: scale {scaler.get_scale():g} at the end, {skipped_total} of "
+              f"{step - first_step} steps skipped", flush=True)
     results = _evaluate(task, model, step, steps_per_epoch, log, rank)
     model.eval()
     if log:

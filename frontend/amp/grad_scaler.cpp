@@ -150,6 +150,31 @@ void GradScaler::update(Loc loc) {
   growth_tracker_.copy_(where(overflow, 0, where(grow, 0, next)), loc);
 }
 
+void GradScaler::update(double new_scale, Loc loc) {
+  if (!options_.enabled) return;
+  if (const std::string problem = scale_problem("new_scale", new_scale); !problem.empty())
+    throw InputError(fmt::format("GradScaler.update: {} at {}", problem, location_str(loc)));
+  ModeGuard eager(Mode::Eager);  // a constant, not a value of the step
+  update(scalar(new_scale, DType::F32), loc);
+}
+
+void GradScaler::update(const Tensor& new_scale, Loc loc) {
+  if (!options_.enabled) return;
+  if (!new_scale.defined() || new_scale.numel() != 1 || !is_float(new_scale.dtype()) ||
+      new_scale.requires_grad())
+    throw InputError(fmt::format(
+        "GradScaler.update: new_scale should be a number or a 1-element float tensor with "
+        "requires_grad=False, got {} at {}",
+        new_scale.defined() ? type_str(new_scale.type()) +
+                                  (new_scale.requires_grad() ? " requiring grad" : "")
+                            : "an undefined tensor",
+        location_str(loc)));
+  NoGradGuard no_grad;
+  const Tensor value = reshape(new_scale, {}, loc);
+  scale_.copy_(value.dtype() == DType::F32 ? value : cast(value, DType::F32, loc), loc);
+  per_optimizer_.clear();
+}
+
 Tensor GradScaler::get_scale() const {
   if (options_.enabled) return scale_;
   ModeGuard eager(Mode::Eager);

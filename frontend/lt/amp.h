@@ -64,6 +64,13 @@ class GradScaler {
   /// scale times growth_factor (kept if that overflows) and the tracker reset. A static scale
   /// stays. An lt::Error when no optimizer was unscaled or stepped since the last update().
   void update(Loc loc = Loc::current());
+  /// PyTorch's update(new_scale): the scale set to new_scale, dynamic or static alike; the
+  /// growth tracker kept; what unscale_() and step() recorded dropped (none need have run). A
+  /// number that is not > 0 and finite in f32 throws lt::InputError naming it.
+  void update(double new_scale, Loc loc = Loc::current());
+  /// The same with a one-element float tensor that does not require grad (read in the graph, so
+  /// not checked); another one throws lt::InputError.
+  void update(const Tensor& new_scale, Loc loc = Loc::current());
 
   /// 1 (a 0-d f32 tensor) where unscale_() found a gradient of `optimizer` that is not finite
   /// (on any rank), so that its step() skips, else 0; always 0 when disabled. From unscale_()

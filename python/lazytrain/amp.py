@@ -1,5 +1,7 @@
 """Mixed precision: autocast (torch.autocast on the CPU) and GradScaler, sync-free: the scale,
 the inf/NaN check and the skipped steps are computed in the step graph."""
+import numbers
+
 from . import _C
 from . import _dtype as D
 from ._modes import _Switch
@@ -57,9 +59,24 @@ class GradScaler:
         self._cpp.step(optimizer._cpp)
 
     def update(self, new_scale=None):
-        if new_scale is not None:
-            raise NotImplementedError("GradScaler.update: new_scale is not supported yet")
-        self._cpp.update()
+        """The scale's update in the graph; new_scale (a number, or a one-element float tensor
+        that does not require grad) sets it instead, as PyTorch's."""
+        if new_scale is None:
+            self._cpp.update()
+        elif isinstance(new_scale, _C.Tensor):
+            self._cpp.update_to_tensor(new_scale)
+        elif isinstance(new_scale, numbers.Real) and not isinstance(new_scale, bool):
+            self._cpp.update_to(float(new_scale))
+        else:
+            raise TypeError(f"GradScaler.update: new_scale should be a float or a 1-element "
+                            f"float tensor with requires_grad=False, got "
+                            f"{type(new_scale).__name__}")
+
+    def found_inf(self, optimizer):
+        """lazytrain's own: a 0-d f32 tensor, 1 where unscale_() or step() found a gradient of
+        `optimizer` that is not finite (so that its step was skipped), else 0; from that call
+        until update(). Summed over steps and read once, it counts the skipped steps."""
+        return self._cpp.found_inf(optimizer._cpp)
 
     def get_scale(self):
         return self._cpp.get_scale().item() if self._cpp.is_enabled() else 1.0

@@ -45,6 +45,10 @@ void bind_amp(pb::module_& m) {
         s.step(o, at);
       })
       .def("update", [at](GradScaler& s) { s.update(at); })
+      .def("update_to", [at](GradScaler& s, double v) { s.update(v, at); })
+      .def("update_to_tensor", [at](GradScaler& s, const Tensor& v) { s.update(v, at); })
+      .def("found_inf",
+           [at](const GradScaler& s, const optim::Optimizer& o) { return s.found_inf(o, at); })
       .def("get_scale", &GradScaler::get_scale)
       .def("growth_tracker", &GradScaler::growth_tracker)
       .def("is_enabled", &GradScaler::is_enabled)

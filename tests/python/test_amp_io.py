@@ -66,6 +66,39 @@ def test_grad_scaler_skips_overflowing_steps_and_backs_off(mode):
     assert other.state_dict() == state
 
 
+def test_grad_scaler_update_with_new_scale_sets_it(mode):
+    """update(new_scale), PyTorch's static scale: the scale set (the growth tracker kept), a
+    non-finite step still skipped; found_inf counts the skipped steps."""
+    w = lt.nn.Parameter(lt.tensor([1.0, 2.0]))
+    opt = lt.optim.SGD([w], lr=0.1)
+    scaler = lt.amp.GradScaler(init_scale=1024.0, growth_interval=1)
+    skipped = lt.zeros(())
+    want = np.array([1.0, 2.0])
+    for factor in [1.0, float("inf"), 1.0]:
+        opt.zero_grad()
+        scaler.scale((w * w).sum() * factor).backward()
+        scaler.step(opt)
+        skipped = skipped + scaler.found_inf(opt)
+        scaler.update(new_scale=64.0)
+        lt.mark_step()
+        if factor == 1.0:
+            want = want - 0.1 * 2 * want
+        assert scaler.get_scale() == 64.0
+        np.testing.assert_allclose(w.detach().numpy(), want, rtol=1e-6)
+    assert skipped.item() == 1.0 and scaler.state_dict()["_growth_tracker"] == 0
+    scaler.update(lt.tensor([8.0], dtype=lt.float64))  # no step needed since the last update
+    assert scaler.get_scale() == 8.0
+    with pytest.raises(ValueError, match=r"GradScaler.update: new_scale must be > 0 and finite "
+                                         r"in f32, got -1 at .*test_amp_io.py:\d+"):
+        scaler.update(-1.0)
+    with pytest.raises(ValueError, match="1-element float tensor with requires_grad=False, got "
+                                         "f32\\[2\\]"):
+        scaler.update(lt.ones(2))
+    with pytest.raises(TypeError, match="got str"):
+        scaler.update("2")
+    assert scaler.get_scale() == 8.0
+
+
 def test_save_load_round_trips_nested_state(tmp_path, mode):
     model = lt.nn.Sequential(lt.nn.Linear(3, 4), lt.nn.BatchNorm1d(4))
     opt = lt.optim.AdamW(model.parameters(), lr=0.01)

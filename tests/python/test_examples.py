@@ -175,6 +175,36 @@ def test_trainer_evaluates_every_n_steps_plots_and_starts_from_weights(tmp_path)
     assert again[0] < losses[0]
 
 
+def test_trainer_loss_scaling_and_fp16(tmp_path):
+    """--loss-scale N with a power of 2 gives the unscaled run's losses exactly (scaling and
+    unscaling are exact); --amp fp16 scales dynamically, logs the scale and the skipped steps,
+    and keeps the scaler in the checkpoint: a resumed run follows the straight one, and one with
+    another --loss-scale is refused."""
+    flags = ["--max-steps", "3", "--test-limit", "16", "--sample-bytes", "0", "--dropout", "0",
+             "--warmup-steps", "0", "--batch-size", "8", "--lr", "3e-3"]
+    _, plain = _trainer("train_char_gpt.py", *flags)
+    out, scaled = _trainer("train_char_gpt.py", *flags, "--loss-scale", "1024")
+    assert scaled == plain and "scale 1024  skipped 0" in out
+    assert "loss scaler: scale 1024 at the end, 0 of 3 steps skipped" in out
+    fp16 = flags[:1] + ["4"] + flags[2:] + ["--amp", "fp16"]
+    out, straight = _trainer("train_char_gpt.py", *fp16)
+    assert "fp16 autocast, dynamic loss scale" in out and "scale 65536  skipped 0" in out
+    assert all(abs(a - b) < 2e-2 for a, b in zip(straight, plain))  # f16 matmuls, same steps
+    _trainer("train_char_gpt.py", *fp16[:1], "2", *fp16[2:], "--save-dir", str(tmp_path))
+    (ckpt,) = [p for p in os.listdir(tmp_path) if p.endswith(".pt")]
+    _, resumed = _trainer("train_char_gpt.py", *fp16, "--resume", str(tmp_path / ckpt))
+    assert resumed == straight[2:]
+    script = os.path.join(PY_EXAMPLES, "train_char_gpt.py")
+    bad = subprocess.run([sys.executable, script, *fp16, "--loss-scale", "off", "--resume",
+                          str(tmp_path / ckpt)], capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0
+    assert "written with --loss-scale dynamic, resumed with --loss-scale off" in bad.stderr
+    bad = subprocess.run([sys.executable, script, "--loss-scale", "1e39"], capture_output=True,
+                         text=True, timeout=600)
+    assert bad.returncode == 2 and ("argument --loss-scale: expected dynamic, off or a number > 0 "
+                                    "that is finite in f32, got 1e39") in bad.stderr
+
+
 def test_char_gpt_trainer_trains_evaluates_and_samples():
     out, losses = _trainer("train_char_gpt.py", "--max-steps", "8", "--compiler-opt",
                            "--test-limit", "64", "--sample-bytes", "16", "--warmup-steps", "0",

@@ -110,6 +110,35 @@ TEST_P(Scaler, AStaticScaleNeverChangesAndStillSkips) {
   EXPECT_EQ(scaler.growth_tracker().item<int32_t>(), 0);
 }
 
+// PyTorch's update(new_scale): the scale set, in the graph for a tensor; the growth tracker
+// kept; an inf step still skipped; then the dynamic rule goes on from there.
+TEST_P(Scaler, UpdateWithANewScaleSetsItAndKeepsTheTracker) {
+  TinyModel m;
+  auto opt = GetParam().make(m.params());
+  GradScaler scaler({.init_scale = 8, .growth_interval = 3});
+  run(m, *opt, scaler, {0, 1}, {Grad::Finite, Grad::Finite});
+  {
+    ModeGuard guard(mode());
+    testing::scaled_step(m, *opt, scaler, 2, Grad::Finite, /*update=*/false);
+    scaler.update(64.0);
+    if (mode() == Mode::Lazy) mark_step();
+  }
+  EXPECT_EQ(scaler.get_scale().item<float>(), 64.0f);
+  EXPECT_EQ(scaler.growth_tracker().item<int32_t>(), 2);
+  const auto before = testing::values(m, *opt);
+  {
+    ModeGuard guard(mode());
+    testing::scaled_step(m, *opt, scaler, 3, Grad::Inf, /*update=*/false);
+    scaler.update(full({1}, 4.0, DType::F64));
+    if (mode() == Mode::Lazy) mark_step();
+  }
+  EXPECT_EQ(testing::values(m, *opt), before);
+  EXPECT_EQ(scaler.get_scale().item<float>(), 4.0f);
+  run(m, *opt, scaler, {4}, {Grad::Finite});  // the tracker reaches 3: the scale grows
+  EXPECT_EQ(scaler.get_scale().item<float>(), 8.0f);
+  EXPECT_EQ(scaler.growth_tracker().item<int32_t>(), 0);
+}
+
 // The real use: a scale so large that the scaled gradients overflow f32. Each such step is
 // skipped and halves the scale, until the gradients fit and the steps go through.
 TEST_P(Scaler, AnOverflowingScaleBacksOffUntilTheGradientsFit) {
@@ -257,6 +286,18 @@ TEST(ScalerMisuse, OrderErrorsSayWhatWasAlreadyCalled) {
               ::testing::StartsWith("GradScaler.unscale_: step() was already called on this "
                                     "optimizer since the last update() at "));
   scaler.update();
+  EXPECT_THAT(error_of([&] { scaler.update(0.0); }),
+              ::testing::StartsWith("GradScaler.update: new_scale must be > 0 and finite in f32, "
+                                    "got 0 at grad_scaler_test.cpp:"));
+  EXPECT_THAT(error_of([&] { scaler.update(ones({2})); }),
+              ::testing::StartsWith("GradScaler.update: new_scale should be a number or a "
+                                    "1-element float tensor with requires_grad=False, got f32[2] "
+                                    "at grad_scaler_test.cpp:"));
+  EXPECT_THAT(error_of([&] { scaler.update(ones({1}).requires_grad_()); }),
+              ::testing::StartsWith("GradScaler.update: new_scale should be a number or a "
+                                    "1-element float tensor with requires_grad=False, got f32[1] "
+                                    "requiring grad at "));
+  EXPECT_EQ(scaler.get_scale().item<float>(), 65536.0f);  // the refused ones changed nothing
   EXPECT_THAT(error_of([&] { (void)scaler.scale(from_vector<int64_t>({1}, {})); }),
               ::testing::StartsWith("GradScaler.scale: the loss must be an f32 or f64 tensor, "
                                     "got i64[] at "));
