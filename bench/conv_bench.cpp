@@ -52,6 +52,13 @@ const StepConv kShapes[] = {
     {"r50 layer4 512->512 4x4 b16", 16, 512, 4, 512, 3, 1},
     {"r50 layer4 proj 1x1 1024->2048 s2 b16", 16, 1024, 8, 2048, 1, 2},
     {"r50 layer4 1x1 2048->512 4x4 b16", 16, 2048, 4, 512, 1, 1},
+    // 1x1 convolutions on NCHW: ResNet-50's at 128x128 in eager mode, MobileNet-v1's pointwise
+    // ones (batch 16, 224x224), which lazy mode leaves NCHW between depthwise ones.
+    {"r50 layer1 1x1 64->256 32x32 b16", 16, 64, 32, 256, 1, 1},
+    {"r50 layer3 1x1 256->1024 8x8 b16", 16, 256, 8, 1024, 1, 1},
+    {"mobilenet pw 64->128 28x28 b16", 16, 64, 28, 128, 1, 1},
+    {"mobilenet pw 256->256 14x14 b16", 16, 256, 14, 256, 1, 1},
+    {"mobilenet pw 512->512 7x7 b16", 16, 512, 7, 512, 1, 1},
 };
 constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 

@@ -34,16 +34,77 @@ bool one_channel(const ir::Graph& g, const ir::Node& n) {
 // direct kernel for it (runtime/kernels/conv_one_channel.cpp) works in vectors of 16 channels.
 constexpr int64_t kOneChannelOutputMultiple = 16;
 
+/// Whether x is a depthwise convolution's output (groups > 1, too few channels per group to go
+/// channels-last), itself or through elementwise ops and batch norms, which keep its layout.
+bool from_nchw_grouped_conv(const ir::Graph& g, ir::Value x) {
+  while (!x.is_param()) {
+    const ir::Node& d = g.node(x.def);
+    if (d.op == ir::Op::Conv2d) {
+      const auto& a = std::get<ir::ConvAttrs>(d.attrs);
+      return a.groups > 1 && g.type(d.inputs[0]).shape[1] / a.groups < kMinChannelsPerGroup;
+    }
+    if (d.op == ir::Op::BatchNorm && x.index == 0) {
+      x = d.inputs[0];
+      continue;
+    }
+    if (!ir::as_elementwise(d.op)) return false;
+    const auto rank4 = std::find_if(d.inputs.begin(), d.inputs.end(), [&](ir::Value v) {
+      return g.type(v).rank() == 4 && g.type(v).dtype != DType::Bool;
+    });
+    if (rank4 == d.inputs.end()) return false;
+    x = *rank4;
+  }
+  return false;
+}
+
+// Output pixels from which an NCHW pointwise convolution is a GEMM per image as fast as on
+// channels-last activations (the CPU runtime's rule: runtime/kernels/conv.cpp); on smaller maps
+// its NCHW kernel reorders, and channels-last with the permutes is faster.
+constexpr int64_t kNchwPointwisePixels = 28 * 28;
+
+/// Whether n (a convolution pass) is of a 1x1 kernel, groups 1, stride 1, no padding, on a map
+/// of kNchwPointwisePixels or more.
+bool is_pointwise(const ir::Graph& g, const ir::Node& n) {
+  const auto& a = std::get<ir::ConvAttrs>(n.attrs);
+  const Shape& w = n.op == ir::Op::Conv2dWeightGrad ? a.grad_shape : g.type(n.inputs[1]).shape;
+  const Shape& x = n.op == ir::Op::Conv2dInputGrad ? a.grad_shape : g.type(n.inputs[0]).shape;
+  const bool unit = a.stride == ir::Ints{1, 1} && a.padding == ir::Ints{0, 0};
+  return a.groups == 1 && w[2] == 1 && w[3] == 1 && unit &&
+         x[2] * x[3] >= kNchwPointwisePixels;
+}
+
+/// Per node: whether it is a pass of a pointwise convolution whose input comes from an NCHW
+/// depthwise one, as in separable blocks. Channels-last, it would cost a permute of that input
+/// (and of its gradient back) for a GEMM that runs on NCHW as well; so it stays NCHW. Its input
+/// gradient is known by its weight, which the forward reads too.
+std::vector<char> pointwise_after_depthwise(const ir::Graph& g) {
+  std::vector<char> out(g.nodes().size(), 0);
+  std::vector<ir::Value> weights;
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
+    const ir::Node& n = g.node(id);
+    if (n.op != ir::Op::Conv2d && n.op != ir::Op::Conv2dWeightGrad) continue;
+    out[id] = is_pointwise(g, n) && from_nchw_grouped_conv(g, n.inputs[0]);
+    if (out[id] && n.op == ir::Op::Conv2d) weights.push_back(n.inputs[1]);
+  }
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
+    const ir::Node& n = g.node(id);
+    if (n.op == ir::Op::Conv2dInputGrad && is_pointwise(g, n))
+      out[id] = std::find(weights.begin(), weights.end(), n.inputs[1]) != weights.end();
+  }
+  return out;
+}
+
 /// Whether n is a convolution pass (forward or gradient) to run channels-last: from 16 input
-/// channels per group; or of one input channel, where its output goes channels-last anyway: a
+/// channels per group (unless `pointwise_nchw`: pointwise_after_depthwise); or of one input channel, where its output goes channels-last anyway: a
 /// forward into a multiple of 16 channels (the runtime's direct kernel, faster than im2col on
 /// the trainers' stems), a bf16 one read by a batch norm (`bn_reads`: whether one reads its
 /// output; oneDNN's bf16 kernels take it as it is), a gradient whose output gradient `gy` has a
 /// channels-last form already (`gy_nhwc`).
-bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool gy_nhwc) {
+bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool gy_nhwc,
+                      bool pointwise_nchw) {
   if (!is_conv(n.op)) return false;
   const auto& a = std::get<ir::ConvAttrs>(n.attrs);
-  if (a.channels_last || n.types[0].dtype == DType::F64) return false;
+  if (a.channels_last || pointwise_nchw || n.types[0].dtype == DType::F64) return false;
   const Shape& x = n.op == ir::Op::Conv2dInputGrad ? a.grad_shape : g.type(n.inputs[0]).shape;
   if (x[1] / a.groups >= kMinChannelsPerGroup) return true;
   if (!one_channel(g, n)) return false;
@@ -181,10 +242,11 @@ std::optional<std::pair<ir::ReduceAttrs, bool>> reduce_on_nhwc(const ir::ReduceA
 
 bool channels_last(ir::Graph& g) {
   const std::vector<char> bn_reads = read_by_batch_norm(g);
+  const std::vector<char> pointwise_nchw = pointwise_after_depthwise(g);
   // A gradient goes channels-last only after some forward did: the first ones decide.
   bool any = false;
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
-    any |= to_channels_last(g, g.node(id), bn_reads[id], false);
+    any |= to_channels_last(g, g.node(id), bn_reads[id], false, pointwise_nchw[id]);
   if (!any) return false;
   LayoutBuilder b(g);
   for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id) {
@@ -193,7 +255,7 @@ bool channels_last(ir::Graph& g) {
     const bool gy_nhwc =
         is_conv(n.op) && n.op != ir::Op::Conv2d &&
         b.has_nhwc(n.inputs[n.op == ir::Op::Conv2dInputGrad ? 0 : 1]);
-    if (to_channels_last(g, n, bn_reads[id], gy_nhwc)) {
+    if (to_channels_last(g, n, bn_reads[id], gy_nhwc, pointwise_nchw[id])) {
       auto a = std::get<ir::ConvAttrs>(n.attrs);
       a.channels_last = true;
       const ir::Value in0 = b.nhwc(n.inputs[0], loc);

@@ -12,7 +12,10 @@ namespace lt::passes {
 /// barrier's operands (each passes through in its form). Everything else reads
 /// the NCHW form, and a permute converts wherever one form is needed and only the other exists.
 /// Convolutions on f64, or with fewer than 16 input channels per group, keep NCHW: their im2col
-/// path would only permute back. Except one of a single input channel (a network's stem on gray
+/// path would only permute back; so does a pointwise (1x1, stride 1) convolution on a map of
+/// 28x28 or more, with its gradients, whose input is such a depthwise convolution's output
+/// through elementwise ops and batch norms (a separable block): the runtime runs it on NCHW as a
+/// GEMM per image, and channels-last would only add permutes. Except one of a single input channel (a network's stem on gray
 /// images), whose input is the same bytes in either layout: its forward goes channels-last into a
 /// multiple of 16 output channels (the runtime's direct kernel for it), or in bf16 where a batch
 /// norm reads its result (which would otherwise be permuted for it), its gradients where their

@@ -3,7 +3,8 @@
 // instructions); a direct kernel of lazytrain's own for the forward and weight gradient of one
 // input channel on channels-last outputs; the weight gradient of channels-last convolutions as
 // one GEMM where oneDNN's direct kernel runs far below the GEMM rate (bf16 on AMX, f32 1x1s of
-// few output pixels); im2col around rt::gemm for the rest and for f64; f16, and bf16 without
+// few output pixels); im2col around rt::gemm for the rest, for f64 and for f32 NCHW 1x1s of
+// large maps (a GEMM per image, no im2col); f16, and bf16 without
 // such a kernel, through the f32 paths on widened copies (conv_paths.h). bf16 and f16 operands
 // give an f32 result where the attributes say f32_out. Channels-last activations take oneDNN
 // where NCHW ones would, and the NCHW paths on permuted copies otherwise.
@@ -22,6 +23,8 @@ namespace {
 /// its time reordering its wide outputs back to NCHW, and its AVX2 weight gradient of a
 /// 1-channel input is slower than im2col's. bf16: every pass oneDNN has a bf16 kernel for, which
 /// saves the widened copies and the f32 convolution's twice-as-wide reads.
+constexpr int64_t kGemmPointwisePixels = 28 * 28;
+
 bool use_onednn(ConvPass pass, const ConvGeom& g, DType t, DType out) {
   if (t == DType::BF16) return onednn_conv_supported(pass, g, t, out);
   if (t != DType::F32) return false;
@@ -30,6 +33,11 @@ bool use_onednn(ConvPass pass, const ConvGeom& g, DType t, DType out) {
   // one-row GEMM per channel.
   const bool depthwise = g.groups > 1 && g.cg() == 1;
   if (g.cg() < 16 && !all_channel_counts && !depthwise) return false;
+  // An NCHW pointwise convolution of 28x28 output pixels or more runs faster as a GEMM per image
+  // on the activations as they are than through oneDNN, which reorders them to its blocked
+  // layout and back; on smaller maps oneDNN's batching of the images wins.
+  if (!g.channels_last && g.pointwise() && g.groups == 1 && g.oh * g.ow >= kGemmPointwisePixels)
+    return false;
   return onednn_conv_supported(pass, g, t);
 }
 
