@@ -321,6 +321,8 @@ def test_embedding_padding_idx_matches_torch(mode):
 
 
 RNNS = [("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+        ("LSTM", dict(proj_size=2)),
+        ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True, batch_first=True)),
         ("GRU", dict()), ("GRU", dict(num_layers=2, bias=False, bidirectional=True))]
 
 
@@ -344,6 +346,15 @@ def test_recurrent_layers_match_torch(name, kwargs, mode):
     (t_out.sum() + t_states[0].sum() * 2).backward()
     for (n, p), (_, q) in zip(rnn.named_parameters(), t_rnn.named_parameters()):
         assert_close(p.grad, q.grad, rtol=1e-9, atol=1e-11)
+
+
+def test_rnn_argument_errors_are_torchs():
+    for name, kwargs in (("LSTM", dict(proj_size=5)), ("LSTM", dict(proj_size=-1)),
+                         ("GRU", dict(proj_size=2))):
+        with pytest.raises(ValueError) as want:
+            getattr(torch.nn, name)(3, 5, **kwargs)
+        with pytest.raises(ValueError, match=str(want.value)):
+            getattr(lt.nn, name)(3, 5, **kwargs)
 
 
 def test_lstm_with_initial_state_and_unbatched_input():
@@ -471,6 +482,38 @@ def test_transformer_with_decoder_matches_torch(norm_first, batch_first, mode):
         assert_close(p.grad, r.grad, rtol=1e-8, atol=1e-10)
     with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal"):
         model(lt.tensor(src), lt.zeros(*tgt.shape[:-1], 6, dtype=lt.float64))
+
+
+@pytest.mark.parametrize("bias_kv,zero_attn", [(True, False), (False, True), (True, True)])
+def test_attention_bias_kv_and_zero_attn_match_torch(bias_kv, zero_attn, mode):
+    """add_bias_kv appends a learned key and value (bias_k, bias_v, in the state dict) and
+    add_zero_attn a zero one to every sequence, the masks growing a position that is not
+    masked, as PyTorch's."""
+    torch.manual_seed(12)
+    kw = dict(add_bias_kv=bias_kv, add_zero_attn=zero_attn)
+    t_mha = torch.nn.MultiheadAttention(8, 2, **kw).double()
+    mha = lt.nn.MultiheadAttention(8, 2, **kw).double()
+    assert list(mha.state_dict()) == list(t_mha.state_dict())
+    mha.load_state_dict(t_mha.state_dict())
+    rng = np.random.default_rng(13)
+    q, kv = rng.standard_normal((3, 2, 8)), rng.standard_normal((4, 2, 8))
+    causal = np.triu(np.ones((3, 4), dtype=bool), 1)
+    padding = np.array([[False, False, False, True], [False, True, False, False]])
+    got = {}
+    for m, net in ((torch, t_mha), (lt, mha)):
+        out, w = net(m.tensor(q), m.tensor(kv), m.tensor(kv), attn_mask=m.tensor(causal),
+                     key_padding_mask=m.tensor(padding))
+        out2, _ = net(m.tensor(q), m.tensor(kv), m.tensor(kv),
+                      attn_mask=m.tensor(np.where(causal, -1.5, 0.25)))
+        (out ** 2 + out2).sum().backward()
+        got[m] = [out, w, out2] + [p.grad for p in net.parameters()]
+    assert len(got[lt]) == len(got[torch])
+    for a, b in zip(got[lt], got[torch]):
+        assert_close(a, b.detach(), rtol=1e-9, atol=1e-11)
+    if bias_kv:
+        fresh = lt.nn.MultiheadAttention(64, 4, add_bias_kv=True)
+        std = float(fresh.bias_k.detach().numpy().std())
+        assert abs(std - (2 / 128) ** 0.5) < 0.05  # xavier_normal_ over fan_in = fan_out = 64
 
 
 def test_attention_with_keys_and_values_of_other_sizes_matches_torch(mode):

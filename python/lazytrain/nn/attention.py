@@ -27,14 +27,18 @@ def _additive(mask, dtype, shape):
     return _C.expand(mask, shape)
 
 
+def _pad_key(mask):
+    """A mask with one more key position (the last dim), which is not masked."""
+    if mask is None:
+        return None
+    return _ops.cat([mask, _C.zeros(list(mask._shape[:-1]) + [1], mask._dtype)], -1)
+
+
 class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
         super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
-                                      "supported yet")
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
@@ -58,6 +62,12 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
+        if add_bias_kv:  # a key and a value appended to every sequence's, learned
+            self.bias_k = Parameter(_C.zeros([1, 1, embed_dim], code))
+            self.bias_v = Parameter(_C.zeros([1, 1, embed_dim], code))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
@@ -66,6 +76,9 @@ class MultiheadAttention(Module):
         if bias:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if add_bias_kv:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True):
@@ -84,10 +97,19 @@ class MultiheadAttention(Module):
             w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
         b_q, b_k, b_v = (_ops.chunk(self.in_proj_bias, 3, 0) if self.in_proj_bias is not None
                          else (None, None, None))
+        k, v = F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+        if self.bias_k is not None:  # one more key and value per sequence, as PyTorch's
+            k = _ops.cat([k, _C.expand(self.bias_k, [1, N, E])], 0)
+            v = _ops.cat([v, _C.expand(self.bias_v, [1, N, E])], 0)
+            attn_mask, key_padding_mask, S = _pad_key(attn_mask), _pad_key(key_padding_mask), S + 1
         # [len, N, E] -> [N * H, len, d]
         q = _C.transpose(_C.reshape(F.linear(query, w_q, b_q), [L, N * H, d]), 0, 1)
-        k = _C.transpose(_C.reshape(F.linear(key, w_k, b_k), [S, N * H, d]), 0, 1)
-        v = _C.transpose(_C.reshape(F.linear(value, w_v, b_v), [S, N * H, d]), 0, 1)
+        k = _C.transpose(_C.reshape(k, [S, N * H, d]), 0, 1)
+        v = _C.transpose(_C.reshape(v, [S, N * H, d]), 0, 1)
+        if self.add_zero_attn:  # and a zero key and value
+            k = _ops.cat([k, _C.zeros([N * H, 1, d], k._dtype)], 1)
+            v = _ops.cat([v, _C.zeros([N * H, 1, d], v._dtype)], 1)
+            attn_mask, key_padding_mask, S = _pad_key(attn_mask), _pad_key(key_padding_mask), S + 1
         q = _C.div(q, _C.scalar(math.sqrt(d), q._dtype))
         scores = _C.matmul(q, _C.transpose(k, 1, 2))  # [N * H, L, S]
         if attn_mask is not None:

@@ -17,24 +17,32 @@ class _RNNBase(Module):
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        if proj_size:
-            raise NotImplementedError(f"{type(self).__name__}: proj_size is not supported yet")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size and self._gates != 4:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         if not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1]")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional = bidirectional
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         code = (dtype or D.float32)._code
         g = self._gates * hidden_size
+        out = proj_size or hidden_size  # the width of h: the projection's, where there is one
         for layer in range(num_layers):
             for suffix in ["", "_reverse"][:2 if bidirectional else 1]:
-                width = input_size if layer == 0 else hidden_size * (2 if bidirectional else 1)
+                width = input_size if layer == 0 else out * (2 if bidirectional else 1)
                 setattr(self, f"weight_ih_l{layer}{suffix}", Parameter(_C.zeros([g, width], code)))
-                setattr(self, f"weight_hh_l{layer}{suffix}",
-                        Parameter(_C.zeros([g, hidden_size], code)))
+                setattr(self, f"weight_hh_l{layer}{suffix}", Parameter(_C.zeros([g, out], code)))
                 if bias:
                     setattr(self, f"bias_ih_l{layer}{suffix}", Parameter(_C.zeros([g], code)))
                     setattr(self, f"bias_hh_l{layer}{suffix}", Parameter(_C.zeros([g], code)))
+                if proj_size:
+                    setattr(self, f"weight_hr_l{layer}{suffix}",
+                            Parameter(_C.zeros([proj_size, hidden_size], code)))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -45,7 +53,8 @@ class _RNNBase(Module):
     def _weights(self, layer, suffix):
         get = self._parameters.get
         return (get(f"weight_ih_l{layer}{suffix}"), get(f"weight_hh_l{layer}{suffix}"),
-                get(f"bias_ih_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"))
+                get(f"bias_ih_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"),
+                get(f"weight_hr_l{layer}{suffix}"))
 
     def _run(self, x, states):
         """x [L, N, in]; states: per (layer, direction) the initial state tuple."""
@@ -54,14 +63,14 @@ class _RNNBase(Module):
         for layer in range(self.num_layers):
             outs = []
             for d, suffix in enumerate(["", "_reverse"][:dirs]):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, suffix)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, suffix)
                 projected = F.linear(x, w_ih, b_ih)  # [L, N, gates * H], all steps at once
                 steps = _ops.unbind(projected, 0)
                 state = states[layer * dirs + d]
                 hs = [None] * len(steps)
                 order = range(len(steps) - 1, -1, -1) if d else range(len(steps))
                 for t in order:
-                    state = self._cell(steps[t], state, w_hh, b_hh)
+                    state = self._cell(steps[t], state, w_hh, b_hh, w_hr)
                     hs[t] = state[0]
                 outs.append(_ops.stack(hs, 0))
                 finals.append(state)
@@ -86,13 +95,15 @@ class _RNNBase(Module):
             return _C.squeeze(out, 1)
         return _C.transpose(out, 0, 1) if self.batch_first else out
 
-    def _zeros(self, input):
+    def _zeros(self, input, width=None):
         dirs = 2 if self.bidirectional else 1
-        return _C.zeros([self.num_layers * dirs, input._shape[1], self.hidden_size],
+        return _C.zeros([self.num_layers * dirs, input._shape[1], width or self.hidden_size],
                         input._dtype)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -107,19 +118,22 @@ class _RNNBase(Module):
 
 
 class LSTM(_RNNBase):
-    """Returns output, (h_n, c_n); gates i, f, g, o as PyTorch's."""
+    """Returns output, (h_n, c_n); gates i, f, g, o as PyTorch's; with proj_size, h is projected
+    to that width by weight_hr after each step (c keeps hidden_size)."""
     _gates = 4
 
-    def _cell(self, x_t, state, w_hh, b_hh):
+    def _cell(self, x_t, state, w_hh, b_hh, w_hr):
         h, c = state
         gates = _C.add(x_t, F.linear(h, w_hh, b_hh))
         i, f, g, o = _ops.chunk(gates, 4, 1)
         c = _C.add(_C.mul(_C.sigmoid(f), c), _C.mul(_C.sigmoid(i), _C.tanh(g)))
-        return _C.mul(_C.sigmoid(o), _C.tanh(c)), c
+        h = _C.mul(_C.sigmoid(o), _C.tanh(c))
+        return (h if w_hr is None else F.linear(h, w_hr)), c
 
     def forward(self, input, hx=None):
         input, hx, unbatched = self._prepare(input, hx)
-        h0, c0 = hx if hx is not None else (self._zeros(input), self._zeros(input))
+        h0, c0 = hx if hx is not None else (self._zeros(input, self.proj_size),
+                                             self._zeros(input))
         states = list(zip(_ops.unbind(h0, 0), _ops.unbind(c0, 0)))
         out, finals = self._run(input, states)
         h_n = _ops.stack([h for h, _ in finals], 0)
@@ -133,7 +147,7 @@ class GRU(_RNNBase):
     """Returns output, h_n; gates r, z, n as PyTorch's (r scales the hidden part of n)."""
     _gates = 3
 
-    def _cell(self, x_t, state, w_hh, b_hh):
+    def _cell(self, x_t, state, w_hh, b_hh, w_hr):
         (h,) = state
         x_r, x_z, x_n = _ops.chunk(x_t, 3, 1)
         h_r, h_z, h_n = _ops.chunk(F.linear(h, w_hh, b_hh), 3, 1)
