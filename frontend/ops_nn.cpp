@@ -51,9 +51,13 @@ ir::PoolAttrs pool_attrs(Pool2dOptions o) {
 }  // namespace
 
 Tensor max_pool2d(const Tensor& x, Pool2dOptions o, Loc loc) {
+  if (o.dilation != std::vector<int64_t>{1, 1} && o.dilation != std::vector<int64_t>{1})
+    return max_pool2d_with_indices(x, std::move(o), loc).values;
   return apply1(Op::MaxPool2d, {&x, 1}, pool_attrs(std::move(o)), loc);
 }
 Tensor avg_pool2d(const Tensor& x, Pool2dOptions o, Loc loc) {
+  if (o.dilation != std::vector<int64_t>{1, 1} && o.dilation != std::vector<int64_t>{1})
+    fail_op("avg_pool2d", "dilation is for max pooling", {&x, 1}, loc);
   return apply1(Op::AvgPool2d, {&x, 1}, pool_attrs(std::move(o)), loc);
 }
 namespace {

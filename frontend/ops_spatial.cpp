@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "frontend/dispatch.h"
 #include "frontend/wrap_dim.h"
@@ -507,6 +508,88 @@ Tensor adaptive_max_pool2d(const Tensor& x, std::vector<int64_t> output_size, Lo
 ValuesIndices adaptive_max_pool2d_with_indices(const Tensor& x, std::vector<int64_t> output_size,
                                                Loc loc) {
   return adaptive_max(x, std::move(output_size), true, loc);
+}
+
+// --- max pooling with indices and dilation -------------------------------------------------
+
+namespace {
+
+/// The taps of a max pool's windows along a dim: output i reads i stride + p dilation - padding
+/// for p < kernel. A tap in the padding repeats the window's first real one, which keeps the
+/// first maximum in row-major order a real one at the same position; nullopt where a window
+/// holds no real tap.
+std::optional<Windows> pool_taps(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                                 int64_t padding, int64_t dilation) {
+  Windows w;
+  w.width = kernel;
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t first = -1;
+    for (int64_t p = 0; p < kernel && first < 0; ++p) {
+      const int64_t pos = i * stride + p * dilation - padding;
+      if (pos >= 0 && pos < in) first = pos;
+    }
+    if (first < 0) return std::nullopt;
+    for (int64_t p = 0; p < kernel; ++p) {
+      const int64_t pos = i * stride + p * dilation - padding;
+      w.index.push_back(pos >= 0 && pos < in ? pos : first);
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+ValuesIndices max_pool2d_with_indices(const Tensor& x, Pool2dOptions o, Loc loc) {
+  constexpr std::string_view op = "max_pool2d_with_indices";
+  need_defined({&x, 1}, op, loc);
+  const auto fail = [&](const std::string& reason) { fail_op(op, reason, {&x, 1}, loc); };
+  if (o.stride.empty()) o.stride = o.kernel;
+  for (std::vector<int64_t>* v : {&o.kernel, &o.stride, &o.padding, &o.dilation}) {
+    if (v->size() == 1) v->push_back(v->front());
+    if (v->size() != 2) fail("kernel, stride, padding and dilation must be one or two numbers");
+  }
+  if (x.rank() != 3 && x.rank() != 4)
+    fail(fmt::format("non-empty 3D or 4D (batch mode) tensor expected for input, got {}",
+                     sizes_str(x.shape())));
+  if (!is_float(x.dtype()))
+    fail(fmt::format("\"max_pool2d\" not implemented for '{}'", torch_name(x.dtype())));
+  const Tensor x4 = x.rank() == 4 ? x : unsqueeze(x, 0, loc);
+  const Shape& s = x4.shape();
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t k = o.kernel[i], st = o.stride[i], p = o.padding[i], d = o.dilation[i];
+    if (k < 1 || st < 1 || d < 1 || p < 0 || p > k / 2)
+      fail(fmt::format("bad kernel/stride/padding/dilation [{}]/[{}]/[{}]/[{}] (the padding at "
+                       "most half the kernel)",
+                       fmt::join(o.kernel, ","), fmt::join(o.stride, ","),
+                       fmt::join(o.padding, ","), fmt::join(o.dilation, ",")));
+    // PyTorch's output size, of the dilated window's extent; with ceil_mode the last window
+    // starts inside the input or its left padding.
+    const int64_t n = s[2 + i] + 2 * p - d * (k - 1) - 1;
+    out[i] = n < 0 ? 0 : (n + (o.ceil_mode ? st - 1 : 0)) / st + 1;
+    if (o.ceil_mode && out[i] > 0 && (out[i] - 1) * st >= s[2 + i] + p) --out[i];
+  }
+  if (out[0] < 1 || out[1] < 1 || s[2] == 0 || s[3] == 0)
+    fail(fmt::format("window does not fit input {}", sizes_str(x.shape())));
+  const auto wh = pool_taps(s[2], out[0], o.kernel[0], o.stride[0], o.padding[0], o.dilation[0]);
+  const auto ww = pool_taps(s[3], out[1], o.kernel[1], o.stride[1], o.padding[1], o.dilation[1]);
+  if (!wh || !ww) fail("a window holds no element of the input (only padding)");
+  const int64_t n = s[0], c = s[1], oh = out[0], ow = out[1], taps = wh->width * ww->width;
+  Tensor g = gather_windows(gather_windows(x4, 2, *wh, oh, loc), 4, *ww, ow, loc);
+  g = reshape(permute(g, {0, 1, 2, 4, 3, 5}, loc), {n, c, oh, ow, taps}, loc);
+  ValuesIndices m = max(g, 4, false, loc);
+  std::vector<int64_t> flat;
+  flat.reserve(static_cast<size_t>(oh * ow * taps));
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t p = 0; p < wh->width; ++p)
+        for (int64_t q = 0; q < ww->width; ++q)
+          flat.push_back(wh->index[i * wh->width + p] * s[3] + ww->index[j * ww->width + q]);
+  const Shape ts{n, c, oh, ow, taps};
+  const Tensor table = expand(from_vector<int64_t>(flat, {oh, ow, taps}, loc), ts, loc);
+  ValuesIndices r{m.values, squeeze(gather(table, 4, unsqueeze(m.indices, 4, loc), loc), 4, loc)};
+  if (x.rank() == 3) r = {squeeze(r.values, 0, loc), squeeze(r.indices, 0, loc)};
+  return r;
 }
 
 }  // namespace lt

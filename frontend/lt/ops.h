@@ -222,8 +222,15 @@ struct Pool2dOptions {
   bool ceil_mode = false;  // round the output size up (PyTorch's rule: no window starts past
                            // the input and its left padding)
   bool count_include_pad = true;  // avg: padded taps count in the divisor (false: only inputs)
+  std::vector<int64_t> dilation{1, 1};  // max: the taps' spacing
 };
 Tensor max_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
+/// max_pool2d of [N, C, H, W] (or [C, H, W]) and, as PyTorch's max_pool2d_with_indices, the
+/// flat position h W + w in the input's plane of each window's first maximum in row-major
+/// order, which is also where the gradient goes. Each window's taps are gathered into a trailing
+/// dim (a copy of kernel-size times the output), as is a dilated max_pool2d's.
+ValuesIndices max_pool2d_with_indices(const Tensor& x, Pool2dOptions o = {},
+                                      Loc loc = Loc::current());
 Tensor avg_pool2d(const Tensor& x, Pool2dOptions o = {}, Loc loc = Loc::current());
 /// torch.nn.functional.conv1d: x [N, C, L] (or unbatched [C, L]), w [O, C / groups, K].
 struct Conv1dOptions {

@@ -27,6 +27,14 @@ void bind_layers(pb::module_& m, const Loc& at) {
     return max_pool2d(x, {.kernel = kernel, .stride = stride, .padding = padding,
                           .ceil_mode = ceil_mode}, at);
   });
+  m.def("max_pool2d_with_indices", [at](const T& x, const Ints& kernel, const Ints& stride,
+                                        const Ints& padding, const Ints& dilation,
+                                        bool ceil_mode) {
+    ValuesIndices r = max_pool2d_with_indices(x, {.kernel = kernel, .stride = stride,
+                                                  .padding = padding, .ceil_mode = ceil_mode,
+                                                  .dilation = dilation}, at);
+    return std::pair{r.values, r.indices};
+  });
   m.def("avg_pool2d", [at](const T& x, const Ints& kernel, const Ints& stride,
                            const Ints& padding, bool ceil_mode, bool count_include_pad) {
     return avg_pool2d(x, {kernel, stride, padding, ceil_mode, count_include_pad}, at);
@@ -36,6 +44,10 @@ void bind_layers(pb::module_& m, const Loc& at) {
   });
   m.def("adaptive_max_pool2d", [at](const T& x, const Ints& size) {
     return adaptive_max_pool2d(x, size, at);
+  });
+  m.def("adaptive_max_pool2d_with_indices", [at](const T& x, const Ints& size) {
+    ValuesIndices r = adaptive_max_pool2d_with_indices(x, size, at);
+    return std::pair{r.values, r.indices};
   });
   m.def("softmax", [at](const T& x, int64_t d) { return softmax(x, d, at); });
   m.def("log_softmax", [at](const T& x, int64_t d) { return log_softmax(x, d, at); });

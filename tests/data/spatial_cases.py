@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes spatial_cases.json next to this script: PyTorch's outputs and gradients for conv1d,
-conv_transpose2d, interpolate (nearest, bilinear) and the adaptive pools on fixed float64 inputs.
+conv_transpose2d, interpolate (nearest, bilinear), the adaptive pools and max_pool2d with indices
+and dilation on fixed float64 inputs.
 Each case holds its inputs, a cotangent c and the gradients of sum(y * c) with respect to every
 float input. tests/unit/frontend/spatial_reference_test.cpp runs every case through lazytrain.
 
@@ -128,6 +129,25 @@ for size in [[2, 2], [1, 1], [3, 2]]:
     cases.append(run(f"adaptive_max_pool2d ties -> {size}", "adaptive_max_pool2d", args,
                      {"x": ties},
                      lambda x, s=size: F.adaptive_max_pool2d(x, s, return_indices=True)))
+
+# max_pool2d with indices (the flat position h W + w of each window's first maximum), dilation,
+# padding and ceil_mode; args as pairs.
+for shape, k, st, p, d, ceil in [
+        ((2, 2, 7, 8), [3, 3], [2, 2], [1, 1], [1, 1], False),
+        ((2, 2, 7, 8), [3, 3], [1, 1], [1, 1], [2, 2], False),
+        ((1, 3, 7, 7), [2, 2], [2, 2], [0, 0], [1, 1], True),
+        ((1, 2, 9, 8), [3, 3], [2, 2], [1, 1], [2, 2], True),
+        ((2, 1, 8, 6), [3, 2], [2, 1], [1, 0], [2, 1], False),
+        ((2, 5, 5), [2, 2], [1, 1], [1, 1], [2, 2], False)]:
+    args = {"kernel": k, "stride": st, "padding": p, "dilation": d, "ceil_mode": ceil}
+    cases.append(run(f"max_pool2d_with_indices {list(shape)} {args}", "max_pool2d_with_indices",
+                     args, {"x": randn(*shape)},
+                     lambda x, a=args: F.max_pool2d(x, a["kernel"], a["stride"], a["padding"],
+                                                    a["dilation"], a["ceil_mode"], True)))
+args = {"kernel": [2, 2], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 1],
+        "ceil_mode": False}
+cases.append(run("max_pool2d_with_indices ties", "max_pool2d_with_indices", args, {"x": ties},
+                 lambda x: F.max_pool2d(x, 2, 1, 1, 1, False, True)))
 
 out = {"torch": torch.__version__, "cases": cases}
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spatial_cases.json")

@@ -1,6 +1,7 @@
-// The spatial ops composed of rows (conv1d, conv_transpose2d, interpolate, adaptive pools), over a
-// table of calls as tests/grad/index_ops_test.cpp: autograd against central differences in f64,
-// with a random cotangent for every float output, and lazy at every opt level against eager.
+// The spatial ops composed of rows (conv1d, conv_transpose2d, interpolate, adaptive pools, max
+// pooling with indices or dilation), over a table of calls as tests/grad/index_ops_test.cpp:
+// autograd against central differences in f64, with a random cotangent for every float output,
+// and lazy at every opt level against eager.
 // Their values are PyTorch's (tests/unit/frontend/spatial_reference_test.cpp).
 #include <gtest/gtest.h>
 
@@ -68,6 +69,16 @@ std::vector<Call> calls() {
        [](auto& x) { return one(adaptive_max_pool2d(x[0], {3, 2})); }},
       {"adaptive_max_pool2d [C,H,W] {3,5} -> {4,2}", {s::distinct1(r, {2, 3, 5})},
        [](auto& x) { return one(adaptive_max_pool2d(x[0], {4, 2})); }},
+      {"max_pool2d_with_indices 3x3 s2 p1 d2 ceil", {s::distinct1(r, {2, 2, 9, 8})},
+       [](auto& x) {
+         return both(max_pool2d_with_indices(
+             x[0], {.kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .ceil_mode = true,
+                    .dilation = {2, 2}}));
+       }},
+      {"max_pool2d dilated [C,H,W]", {s::distinct1(r, {2, 6, 7})},
+       [](auto& x) {
+         return one(max_pool2d(x[0], {.kernel = {2, 3}, .stride = {1, 2}, .dilation = {2, 1}}));
+       }},
   };
 }
 

@@ -348,6 +348,33 @@ def test_recurrent_layers_match_torch(name, kwargs, mode):
         assert_close(p.grad, q.grad, rtol=1e-9, atol=1e-11)
 
 
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, dilation=2),
+                                dict(kernel_size=2, stride=2, ceil_mode=True),
+                                dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0))])
+def test_max_pool_indices_dilation_and_unpool_match_torch(kw, mode):
+    """MaxPool2d(return_indices=True) and dilation, then MaxUnpool2d with those indices, values
+    and gradients as torch's; adaptive_max_pool2d's indices too."""
+    x = np.random.default_rng(21).standard_normal((2, 3, 9, 8))
+    got = {}
+    for m in (torch, lt):
+        xt = m.tensor(x, requires_grad=True)
+        y, idx = m.nn.MaxPool2d(return_indices=True, **kw)(xt)
+        plain = m.nn.functional.max_pool2d(xt, **kw)
+        unpool = {k: v for k, v in kw.items() if k in ("kernel_size", "stride", "padding")}
+        # (torch's unpooling has no dilation: a dilated pool's indices reach past its output)
+        back = y if "dilation" in kw else m.nn.MaxUnpool2d(**unpool)(y, idx, output_size=xt.shape)
+        a, a_idx = m.nn.functional.adaptive_max_pool2d(xt, (4, 3), return_indices=True)
+        ((back * back).sum() + a.sum() + plain.sum()).backward()
+        got[m] = [y, idx, plain, back, a, a_idx, xt.grad]
+    for a, b in zip(got[lt], got[torch]):
+        assert_close(a, b.detach(), rtol=1e-12, atol=1e-12)
+    assert got[lt][1].dtype is lt.int64
+    with pytest.raises(ValueError, match=r'invalid output_size "\[7, 4\]" \(dim 0 must be '
+                                         r'between 2 and 6\)'):
+        lt.nn.functional.max_unpool2d(lt.zeros(1, 1, 2, 2), lt.zeros(1, 1, 2, 2, dtype=lt.int64),
+                                      2, output_size=[7, 4])
+
+
 def test_rnn_argument_errors_are_torchs():
     for name, kwargs in (("LSTM", dict(proj_size=5)), ("LSTM", dict(proj_size=-1)),
                          ("GRU", dict(proj_size=2))):

@@ -4,8 +4,8 @@ from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1d,  # noqa
                      BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, CrossEntropyLoss, Dropout,
                      Embedding, Flatten, GELU, GroupNorm, Identity, LayerNorm, LeakyReLU, Linear,
-                     LogSoftmax, MaxPool2d, MSELoss, ReLU, Sigmoid, SiLU, Softmax, Tanh,
-                     Upsample)
+                     LogSoftmax, MaxPool2d, MaxUnpool2d, MSELoss, ReLU, Sigmoid, SiLU, Softmax,
+                     Tanh, Upsample)
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 from .rnn import GRU, LSTM  # noqa: F401

@@ -116,10 +116,40 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    if dilation not in (1, (1, 1), [1, 1]) or return_indices:
-        raise NotImplementedError("max_pool2d: dilation and return_indices are not supported yet")
+    """With return_indices, (values, indices): each window's first maximum as its flat position
+    h W + w in the input's plane, PyTorch's."""
     stride = [] if stride is None or stride == [] else _pair(stride)
+    if return_indices:
+        return _C.max_pool2d_with_indices(input, _pair(kernel_size), stride, _pair(padding),
+                                          _pair(dilation), ceil_mode)
+    if _pair(dilation) != [1, 1] or input.dim() == 3:
+        return _C.max_pool2d_with_indices(input, _pair(kernel_size), stride, _pair(padding),
+                                          _pair(dilation), ceil_mode)[0]
     return _C.max_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d(return_indices=True): each value written at its index in a
+    zero plane of (in - 1) stride - 2 padding + kernel (or output_size's last two)."""
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None or stride == [] else _pair(stride)
+    padding = _pair(padding)
+    shape = list(input._shape)
+    default = [(shape[-2 + i] - 1) * stride[i] - 2 * padding[i] + kernel[i] for i in range(2)]
+    if output_size is None:
+        size = default
+    else:
+        size = [int(v) for v in list(output_size)[-2:]]
+        for i in range(2):
+            low, high = default[i] - stride[i], default[i] + stride[i]
+            if not low < size[i] < high:
+                raise ValueError(f'invalid output_size "{size}" (dim {i} must be between '
+                                 f'{low} and {high})')
+    lead = shape[:-2]
+    flat = _C.reshape(input, lead + [shape[-2] * shape[-1]])
+    plane = _C.zeros(lead + [size[0] * size[1]], input._dtype)
+    out = _ops.scatter(plane, -1, _C.reshape(indices, lead + [shape[-2] * shape[-1]]), flat)
+    return _C.reshape(out, lead + size)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -137,7 +167,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d: return_indices is not supported yet")
+        return _C.adaptive_max_pool2d_with_indices(input, _pair(output_size))
     return _C.adaptive_max_pool2d(input, _pair(output_size))
 
 

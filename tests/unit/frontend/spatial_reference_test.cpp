@@ -1,4 +1,5 @@
-// conv1d, conv_transpose2d, interpolate and the adaptive pools against PyTorch 1.13: every case of
+// conv1d, conv_transpose2d, interpolate, the adaptive pools and max_pool2d with indices and
+// dilation against PyTorch 1.13: every case of
 // tests/data/spatial_cases.json (made by spatial_cases.py: f64 inputs, the output, the max
 // pool's indices and the gradients of sum(y * c)), to 1e-10 relative; and PyTorch's errors for
 // bad arguments.
@@ -56,6 +57,12 @@ ValuesIndices run(const json& c, const Tensor& x, const Tensor& w, const Tensor&
     if (!a["align_corners"].is_null()) o.align_corners = a["align_corners"].get<bool>();
     return {interpolate(x, o), {}};
   }
+  if (op == "max_pool2d_with_indices")
+    return max_pool2d_with_indices(x, {.kernel = pair(a["kernel"]),
+                                       .stride = pair(a["stride"]),
+                                       .padding = pair(a["padding"]),
+                                       .ceil_mode = a["ceil_mode"].get<bool>(),
+                                       .dilation = pair(a["dilation"])});
   const auto size = a["output_size"].get<std::vector<int64_t>>();
   if (op == "adaptive_avg_pool2d") return {adaptive_avg_pool2d(x, size), {}};
   if (op == "adaptive_max_pool2d") return adaptive_max_pool2d_with_indices(x, size);
@@ -257,6 +264,32 @@ TEST(SpatialReference, AdaptivePoolErrorsArePyTorchs) {
   EXPECT_EQ(adaptive_avg_pool2d(f64({1, 2, 2, 3}), {0, 2}).shape(), (Shape{1, 2, 0, 2}));
   EXPECT_EQ(adaptive_max_pool2d_with_indices(f64({1, 2, 2, 3}), {2, 0}).indices.shape(),
             (Shape{1, 2, 2, 0}));
+}
+
+TEST(SpatialReference, MaxPoolWithIndicesErrorsNameTheBadArgument) {
+  EXPECT_EQ(reason([] { max_pool2d_with_indices(f64({2, 3}), {.kernel = {2, 2}}); }),
+            "max_pool2d_with_indices: non-empty 3D or 4D (batch mode) tensor expected for input, "
+            "got [2, 3] (operands: f64[2,3])");
+  EXPECT_EQ(reason([] {
+              max_pool2d_with_indices(f64({1, 1, 6, 6}), {.kernel = {2, 2}, .padding = {2, 2}});
+            }),
+            "max_pool2d_with_indices: bad kernel/stride/padding/dilation [2,2]/[2,2]/[2,2]/[1,1] "
+            "(the padding at most half the kernel) (operands: f64[1,1,6,6])");
+  EXPECT_EQ(reason([] {
+              max_pool2d_with_indices(f64({1, 1, 4, 4}), {.kernel = {3, 3}, .dilation = {2, 2}});
+            }),
+            "max_pool2d_with_indices: window does not fit input [1, 1, 4, 4] (operands: "
+            "f64[1,1,4,4])");
+  EXPECT_EQ(reason([] { max_pool2d_with_indices(zeros({1, 1, 4, 4}, DType::I64)); }),
+            "max_pool2d_with_indices: \"max_pool2d\" not implemented for 'Long' (operands: "
+            "i64[1,1,4,4])");
+  EXPECT_EQ(reason([] { avg_pool2d(f64({1, 1, 4, 4}), {.dilation = {2, 2}}); }),
+            "avg_pool2d: dilation is for max pooling (operands: f64[1,1,4,4])");
+  // A dilated max_pool2d is the values of max_pool2d_with_indices.
+  const Tensor x = reshape(arange(0, 50, 1, DType::F64), {1, 2, 5, 5});
+  const Pool2dOptions dilated{.kernel = {2, 2}, .stride = {1, 1}, .dilation = {2, 2}};
+  EXPECT_EQ(max_pool2d(x, dilated).to_vector<double>(),
+            max_pool2d_with_indices(x, dilated).values.to_vector<double>());
 }
 
 }  // namespace
