@@ -1,4 +1,5 @@
-// Trains an MLP on Fashion-MNIST: eagerly, or with --compiler-opt as one compiled graph per step.
+// Trains an MLP on Fashion-MNIST: eagerly, or with --compiler-opt as one compiled graph per step;
+// --save PATH writes the trained weights (safetensors, by PyTorch's names).
 #include <lt/lt.h>
 
 #include <cstdio>
@@ -6,7 +7,12 @@
 
 int main(int argc, char** argv) {
   namespace nn = lt::nn;
-  const bool lazy = argc > 1 && std::string_view(argv[1]) == "--compiler-opt";
+  bool lazy = false;
+  const char* save = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    lazy |= std::string_view(argv[i]) == "--compiler-opt";
+    if (std::string_view(argv[i]) == "--save" && i + 1 < argc) save = argv[++i];
+  }
   lt::manual_seed(0);
   // One layer after the other: each draws its weights from the seeded generator in turn (the
   // order of a call's arguments is the compiler's choice).
@@ -33,4 +39,5 @@ int main(int argc, char** argv) {
   lt::NoGradGuard no_grad;
   lt::Tensor hits = lt::eq(lt::argmax(model.forward(test.images), 1), test.labels);
   std::printf("test accuracy %.4f\n", lt::mean(lt::cast(hits, lt::DType::F32)).item<float>());
+  if (save) lt::save(save, model.state_dict());
 }

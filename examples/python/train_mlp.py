@@ -1,6 +1,6 @@
-"""Trains an MLP on Fashion-MNIST: eagerly, or with --compiler-opt as one compiled graph per step
-(examples/minimal/train_mlp.cpp, from Python). Against a PyTorch script of the same loop, the
-lines marked "lazy" are the additions."""
+"""Trains an MLP on Fashion-MNIST: eagerly, or with --compiler-opt as one compiled graph per step;
+--save PATH writes the trained weights (examples/minimal/train_mlp.cpp, from Python). Against a
+PyTorch script of the same loop, the lines marked "lazy" are the additions."""
 import argparse
 import math
 
@@ -15,6 +15,7 @@ def main():
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many (0: all)")
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--save", default="", help="write the trained weights to this file")
     args = parser.parse_args()
 
     lt.manual_seed(0)
@@ -47,6 +48,8 @@ def main():
     accuracy = hits.item()
     assert math.isfinite(accuracy)
     print(f"test accuracy {accuracy:.4f}")
+    if args.save:
+        lt.save(model.state_dict(), args.save)
 
 
 if __name__ == "__main__":

@@ -38,16 +38,25 @@ CPP_MLP = os.environ.get("LT_TRAIN_MLP",
 
 
 @pytest.mark.parametrize("flags", [[], ["--compiler-opt"]])
-def test_the_python_mlp_prints_what_the_cpp_program_prints(flags):
+def test_the_python_mlp_prints_what_the_cpp_program_prints(flags, tmp_path):
     """The same program in both languages (examples/minimal/train_mlp.cpp): the same weights
     drawn, the same batches in the same order, the same kernels, so the same losses and test
-    accuracy, for the whole epoch."""
-    py = subprocess.run([sys.executable, EXAMPLE, *flags], capture_output=True, text=True,
-                        timeout=600)
-    cpp = subprocess.run([CPP_MLP, *flags], capture_output=True, text=True, timeout=600)
+    accuracy, for the whole epoch, and the same trained weights saved, bit for bit, each file
+    read by the other language's loader."""
+    py_file, cpp_file = str(tmp_path / "py.safetensors"), str(tmp_path / "cpp.safetensors")
+    py = subprocess.run([sys.executable, EXAMPLE, *flags, "--save", py_file],
+                        capture_output=True, text=True, timeout=600)
+    cpp = subprocess.run([CPP_MLP, *flags, "--save", cpp_file], capture_output=True, text=True,
+                         timeout=600)
     assert py.returncode == 0 and cpp.returncode == 0, py.stderr + cpp.stderr
     py_lines = [line for line in py.stdout.splitlines() if not line.startswith("step 467")]
     assert py_lines == cpp.stdout.splitlines() and len(py_lines) == 6
+    import lazytrain as lt
+    from_py, from_cpp = lt._C.load(py_file)[0], lt.load(cpp_file)  # C++'s reader, Python's
+    assert sorted(from_py) == sorted(from_cpp) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+    for name, t in from_cpp.items():
+        assert t.dtype is lt.float32 and from_py[name].dtype is lt.float32
+        assert from_py[name].numpy().tobytes() == t.numpy().tobytes(), name
 
 
 CIFAR_STYLE = os.path.join(ROOT, "examples", "python", "train_cifar_style.py")
