@@ -2,9 +2,11 @@
 nested dict/list of tensors and plain values (a model's, an optimizer's and a scheduler's state
 dicts, metadata). Tensors are stored under their dotted path ("model.fc.weight"), readable by
 any safetensors reader; the nesting and the other values go in the file's metadata as JSON, and
-any other object (an argparse Namespace, a set) pickled, as torch.save pickles it: loading it
-runs the unpickler, which lt.load(weights_only=True) refuses, as torch.load does."""
+any other object (an argparse Namespace, a set, a whole nn.Module) pickled, as torch.save pickles
+it, with the tensors it holds stored as the file's tensors: loading it runs the unpickler, which
+lt.load(weights_only=True) refuses, as torch.load does."""
 import base64
+import io
 import json
 import os
 import pickle
@@ -29,13 +31,55 @@ def _encode(obj, path, tensors):
                 [_encode(v, _join(path, i), tensors) for i, v in enumerate(obj)]}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"v": obj}
+    out = io.BytesIO()
     try:
-        data = pickle.dumps(obj)
+        _Pickler(out, path or "object", tensors).dump(obj)
     except Exception as e:  # pickle raises several kinds
         raise TypeError(f"lt.save: cannot store a {type(obj).__name__} at "
                         f"'{path or '<top>'}': it is not a tensor, container or plain value, and "
                         f"pickling it failed: {e}") from None
-    return {"p": base64.b64encode(data).decode("ascii")}
+    return {"p": base64.b64encode(out.getvalue()).decode("ascii")}
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles an object with the tensors it holds (a module's parameters, a tensor in a custom
+    class) stored as the file's tensors, not in the pickle: one entry per tensor object, so two
+    references to one tensor (tied weights) load as one."""
+
+    def __init__(self, file, path, tensors):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._path, self._tensors, self._names = path, tensors, {}
+
+    def persistent_id(self, obj):
+        if not isinstance(obj, Tensor):
+            return None
+        name = self._names.get(id(obj))
+        if name is None:
+            name = f"{self._path}.t{len(self._names)}"
+            while name in self._tensors:
+                name += "_"
+            self._names[id(obj)] = name
+            self._tensors[name] = obj.detach()  # obj lives while it is pickled: ids stay unique
+        from .nn.parameter import Parameter
+        return ("tensor", name, isinstance(obj, Parameter), obj.requires_grad)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, tensors):
+        super().__init__(file)
+        self._tensors, self._made = tensors, {}
+
+    def persistent_load(self, pid):
+        kind, name, parameter, requires_grad = pid
+        if kind != "tensor" or name not in self._tensors:
+            raise pickle.UnpicklingError(f"lt.load: the pickle refers to a tensor {name!r} that "
+                                         f"the file does not hold")
+        if name not in self._made:
+            from .nn.parameter import Parameter
+            t = self._tensors[name]
+            self._made[name] = Parameter(t, requires_grad) if parameter else (
+                t.requires_grad_(True) if requires_grad else t)
+        return self._made[name]
 
 
 def _key(k):
@@ -63,7 +107,7 @@ def _decode(node, tensors, weights_only):
             raise pickle.UnpicklingError("Weights only load failed: the file holds a pickled "
                                          "object; load it with weights_only=False if you trust "
                                          "its source")
-        return pickle.loads(base64.b64decode(value))
+        return _Unpickler(io.BytesIO(base64.b64decode(value)), tensors).load()
     return value
 
 

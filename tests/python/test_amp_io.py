@@ -142,6 +142,37 @@ def test_other_objects_are_pickled_as_torch_save_does(tmp_path):
     assert lt.load(tmp_path / "plain.st", weights_only=True)["w"].tolist() == [1.0, 1.0]
 
 
+class Holder:
+    def __init__(self, t):
+        self.t, self.same, self.note = t, t, "kept"
+
+
+def test_pickled_objects_keep_their_tensors_as_torch_save_does(tmp_path, mode):
+    """A whole module (lt.save(model, f), torch.save's habit) and a tensor inside a custom
+    class: the tensors go to the file's tensors, parameters come back as parameters that
+    require grad, and two references to one tensor (tied weights) load as one."""
+    lt.manual_seed(3)
+    model = lt.nn.Sequential(lt.nn.Linear(3, 3), lt.nn.ReLU(), lt.nn.Linear(3, 3))
+    model[2].weight = model[0].weight  # tied
+    x = lt.randn(5, 3)
+    want = model(x).detach().numpy()
+    lt.save({"model": model, "holder": Holder(lt.arange(4.0))}, tmp_path / "obj.st")
+    raw = lt._C.load(str(tmp_path / "obj.st"))[0]
+    assert sorted(raw) == ["holder.t0", "model.t0", "model.t1", "model.t2"]
+    back = lt.load(tmp_path / "obj.st")
+    m = back["model"]
+    np.testing.assert_array_equal(m(x).detach().numpy(), want)
+    params = list(m.parameters())
+    assert all(isinstance(p, lt.nn.Parameter) and p.requires_grad for p in params)
+    assert m[0].weight is m[2].weight and len(params) == 3
+    m(x).sum().backward()
+    assert m[0].weight.grad is not None
+    h = back["holder"]
+    assert h.t is h.same and h.note == "kept" and h.t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        lt.load(tmp_path / "obj.st", weights_only=True)
+
+
 def test_saved_tensors_are_plain_safetensors(tmp_path):
     lt.save({"w": lt.arange(6.0).reshape(2, 3), "n": lt.tensor([1, 2])}, tmp_path / "t.st")
     raw = lt._C.load(str(tmp_path / "t.st"))[0]
