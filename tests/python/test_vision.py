@@ -151,3 +151,52 @@ def test_random_crop_with_padding_is_a_crop_of_torchvisions_padded_image(folder)
     assert tuple(tall.shape) == tuple(want.shape) == (3, 37, 34)
     with pytest.raises(ValueError, match="Required crop size"):
         transforms.RandomCrop(40)(x)
+
+
+@pytest.mark.parametrize("kind,factor", [("brightness", 1.4), ("brightness", 0.3),
+                                         ("contrast", 1.7), ("contrast", 0.2),
+                                         ("saturation", 1.9), ("saturation", 0.0),
+                                         ("hue", 0.23), ("hue", -0.41)])
+def test_color_jitter_adjustments_are_torchvisions(folder, kind, factor):
+    """A range of one value gives that factor: each adjustment as torchvision's on tensors."""
+    import torchvision.transforms.functional as TF
+    x_t = _reference_image(folder)
+    got = transforms.ColorJitter(**{kind: (factor, factor)})(lt.tensor(x_t.numpy()))
+    want = getattr(TF, f"adjust_{kind}")(x_t, factor)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), atol=2e-6, rtol=0)
+
+
+def test_color_jitter_draws_its_order_and_grayscale_is_torchvisions(folder):
+    import itertools
+    import torchvision.transforms.functional as TF
+    x_t = _reference_image(folder)
+    jitter = transforms.ColorJitter(brightness=(1.2, 1.2), contrast=(0.6, 0.6),
+                                    saturation=(1.5, 1.5), hue=(0.1, 0.1))
+    assert repr(jitter) == repr(T.ColorJitter((1.2, 1.2), (0.6, 0.6), (1.5, 1.5), (0.1, 0.1)))
+    assert repr(transforms.ColorJitter(0.4, 0.4, 0.4, 0.1)) == repr(T.ColorJitter(0.4, 0.4,
+                                                                                  0.4, 0.1))
+    fns = [lambda x: TF.adjust_brightness(x, 1.2), lambda x: TF.adjust_contrast(x, 0.6),
+           lambda x: TF.adjust_saturation(x, 1.5), lambda x: TF.adjust_hue(x, 0.1)]
+    orders = set()
+    lt.manual_seed(5)
+    for _ in range(12):
+        got = jitter(lt.tensor(x_t.numpy())).numpy()
+        matches = []
+        for order in itertools.permutations(range(4)):
+            want = x_t
+            for i in order:
+                want = fns[i](want)
+            if np.abs(got - want.numpy()).max() < 2e-6:
+                matches.append(order)
+        assert matches  # some order of torchvision's four adjustments
+        orders.add(matches[0])
+    assert len(orders) > 1  # the order is drawn
+    for n in (1, 3):
+        np.testing.assert_allclose(
+            transforms.Grayscale(n)(lt.tensor(x_t.numpy())).numpy(),
+            T.Grayscale(n)(x_t).numpy(), atol=1e-6, rtol=0)
+    gray = [transforms.RandomGrayscale(0.5)(lt.tensor(x_t.numpy())) for _ in range(20)]
+    kinds = {bool(np.allclose(g.numpy()[0], g.numpy()[1])) for g in gray}
+    assert kinds == {True, False} and all(tuple(g.shape) == (3, 30, 41) for g in gray)
+    with pytest.raises(ValueError, match=r"hue values should be between \(-0.5, 0.5\)"):
+        transforms.ColorJitter(hue=(0.2, 0.7))

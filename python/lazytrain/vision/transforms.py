@@ -1,6 +1,7 @@
 """torchvision.transforms for lazytrain's images (float32 [C, H, W] tensors in [0, 1]): the
 ImageNet recipe's RandomResizedCrop, RandomHorizontalFlip, Resize, CenterCrop, ToTensor and
-Normalize, the CIFAR recipe's RandomCrop with padding, Pad, and Compose. Resizing is PIL's
+Normalize, the CIFAR recipe's RandomCrop with padding, Pad, ColorJitter, Grayscale,
+RandomGrayscale and Compose. Resizing is PIL's
 antialiased bilinear (torchvision's result on a PIL image). The random ones draw from
 lt::vision's generator seeded by lt.manual_seed's seed and
 the number of random transform calls since it, as torchvision's draw from torch's generator in
@@ -277,3 +278,143 @@ class RandomCrop:
 
     def __repr__(self):
         return f"RandomCrop(size={self.size}, padding={self.padding})"
+
+
+def _np_image(img, what):
+    a = _image(img, what).numpy()
+    if a.dtype != np.float32:
+        raise TypeError(f"{what}: img should be a float32 image, got {img.dtype}")
+    return a
+
+
+def _gray(a):
+    """torchvision's luma, 0.2989 R + 0.587 G + 0.114 B, as [1, H, W] (one channel: itself)."""
+    if a.shape[0] == 1:
+        return a
+    if a.shape[0] != 3:
+        raise TypeError(f"Input image tensor permitted channel values are [1, 3], but found "
+                        f"{a.shape[0]}")
+    return (0.2989 * a[0] + 0.587 * a[1] + 0.114 * a[2]).astype(np.float32)[None]
+
+
+def _blend(a, b, ratio):
+    return np.clip(float(ratio) * a + (1.0 - float(ratio)) * b, 0.0, 1.0).astype(np.float32)
+
+
+def _rgb_to_hsv(a):
+    r, g, b = a
+    maxc, minc = a.max(axis=0), a.min(axis=0)
+    eqc = maxc == minc
+    cr = maxc - minc
+    ones = np.ones_like(maxc)
+    s = cr / np.where(eqc, ones, maxc)
+    div = np.where(eqc, ones, cr)
+    rc, gc, bc = (maxc - r) / div, (maxc - g) / div, (maxc - b) / div
+    h = ((maxc == r) * (bc - gc) + ((maxc == g) & (maxc != r)) * (2.0 + rc - bc) +
+         ((maxc != g) & (maxc != r)) * (4.0 + gc - rc)).astype(np.float32)
+    h = np.fmod(h / 6.0 + 1.0, 1.0).astype(np.float32)
+    return h, s, maxc
+
+
+def _hsv_to_rgb(h, s, v):
+    i = np.floor(h * 6.0)
+    f = h * 6.0 - i
+    i = i.astype(np.int32) % 6
+    p = np.clip(v * (1.0 - s), 0.0, 1.0)
+    q = np.clip(v * (1.0 - s * f), 0.0, 1.0)
+    t = np.clip(v * (1.0 - s * (1.0 - f)), 0.0, 1.0)
+    table = np.stack([np.stack(c) for c in ((v, q, p, p, t, v), (t, v, v, q, p, p),
+                                            (p, p, t, v, v, q))])  # [3, 6, H, W]
+    return np.take_along_axis(table, np.broadcast_to(i, (3, 1) + i.shape), axis=1)[:, 0]
+
+
+def _adjust(a, kind, factor):
+    """torchvision.transforms.functional's adjust_brightness / contrast / saturation / hue on
+    a float32 [C, H, W] array in [0, 1], in float32 as torchvision computes them."""
+    if kind == "brightness":
+        return _blend(a, np.zeros_like(a), factor)
+    if kind == "contrast":
+        return _blend(a, _gray(a).mean(dtype=np.float32), factor)
+    if a.shape[0] == 1:
+        return a
+    if kind == "saturation":
+        return _blend(a, _gray(a), factor)
+    h, s, v = _rgb_to_hsv(a)
+    return _hsv_to_rgb((h + np.float32(factor)) % np.float32(1.0), s, v)
+
+
+def _jitter_range(value, name, center=1.0, bound=(0.0, float("inf")), clip_first_on_zero=True):
+    """torchvision's ColorJitter._check_input: None when the range is the identity."""
+    if isinstance(value, numbers.Number):
+        if value < 0:
+            raise ValueError(f"If {name} is a single number, it must be non negative.")
+        value = [center - float(value), center + float(value)]
+        if clip_first_on_zero:
+            value[0] = max(value[0], 0.0)
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError(f"{name} values should be between {bound}")
+    else:
+        raise TypeError(f"{name} should be a single number or a list/tuple with length 2.")
+    return None if value[0] == value[1] == center else value
+
+
+class ColorJitter:
+    """torchvision's ColorJitter: brightness, contrast, saturation and hue, each by a factor
+    drawn uniformly from its range, applied in a random order; each adjustment is
+    torchvision's on tensors (contrast and saturation blend with the image's luma, hue shifts in
+    HSV). The draws are lazytrain's (as the other random transforms')."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        self.brightness = _jitter_range(brightness, "brightness")
+        self.contrast = _jitter_range(contrast, "contrast")
+        self.saturation = _jitter_range(saturation, "saturation")
+        self.hue = _jitter_range(hue, "hue", center=0.0, bound=(-0.5, 0.5),
+                                 clip_first_on_zero=False)
+
+    def __call__(self, img):
+        a = _np_image(img, "ColorJitter")
+        draw = np.random.default_rng(list(_seeds()))
+        order = draw.permutation(4)
+        ranges = (self.brightness, self.contrast, self.saturation, self.hue)
+        factors = [None if r is None else float(draw.uniform(r[0], r[1])) for r in ranges]
+        for i in order:
+            if factors[i] is not None:
+                a = _adjust(a, ("brightness", "contrast", "saturation", "hue")[i], factors[i])
+        return as_tensor(np.ascontiguousarray(a))
+
+    def __repr__(self):
+        return (f"ColorJitter(brightness={self.brightness}, contrast={self.contrast}, "
+                f"saturation={self.saturation}, hue={self.hue})")
+
+
+class Grayscale:
+    """torchvision's luma (0.2989 R + 0.587 G + 0.114 B), as 1 channel or repeated to 3."""
+
+    def __init__(self, num_output_channels=1):
+        if num_output_channels not in (1, 3):
+            raise ValueError("num_output_channels should be either 1 or 3")
+        self.num_output_channels = num_output_channels
+
+    def __call__(self, img):
+        g = _gray(_np_image(img, "Grayscale"))
+        return as_tensor(np.ascontiguousarray(np.repeat(g, self.num_output_channels, axis=0)))
+
+    def __repr__(self):
+        return f"Grayscale(num_output_channels={self.num_output_channels})"
+
+
+class RandomGrayscale:
+    """Grayscale with probability p, keeping the image's number of channels."""
+
+    def __init__(self, p=0.1):
+        self.p = p
+
+    def __call__(self, img):
+        a = _np_image(img, "RandomGrayscale")
+        if np.random.default_rng(list(_seeds())).random() >= self.p:
+            return img
+        return as_tensor(np.ascontiguousarray(np.repeat(_gray(a), a.shape[0], axis=0)))
+
+    def __repr__(self):
+        return f"RandomGrayscale(p={self.p})"
