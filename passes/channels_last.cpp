@@ -95,11 +95,11 @@ std::vector<char> pointwise_after_depthwise(const ir::Graph& g) {
 }
 
 /// Whether n is a convolution pass (forward or gradient) to run channels-last: from 16 input
-/// channels per group (unless `pointwise_nchw`: pointwise_after_depthwise); or of one input channel, where its output goes channels-last anyway: a
-/// forward into a multiple of 16 channels (the runtime's direct kernel, faster than im2col on
-/// the trainers' stems), a bf16 one read by a batch norm (`bn_reads`: whether one reads its
-/// output; oneDNN's bf16 kernels take it as it is), a gradient whose output gradient `gy` has a
-/// channels-last form already (`gy_nhwc`).
+/// channels per group (unless `pointwise_nchw`: pointwise_after_depthwise); or of one input
+/// channel, where its output goes channels-last anyway: a forward into a multiple of 16 channels
+/// (the runtime's direct kernel, faster than im2col on the trainers' stems), a bf16 one read by a
+/// batch norm (`bn_reads`: whether one reads its output; oneDNN's bf16 kernels take it as it is), a
+/// gradient whose output gradient `gy` has a channels-last form already (`gy_nhwc`).
 bool to_channels_last(const ir::Graph& g, const ir::Node& n, bool bn_reads, bool gy_nhwc,
                       bool pointwise_nchw) {
   if (!is_conv(n.op)) return false;

@@ -62,8 +62,9 @@ def default_convert(data):
 
 class DataLoader:
     """torch.utils.data.DataLoader's batch_size, shuffle, sampler, drop_last, collate_fn and
-    num_workers; batch_size=None yields the samples one by one, through default_convert. Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch),
-    the C++ loaders' order, so a seed fixes every epoch's order, in Python and C++ alike.
+    num_workers; batch_size=None yields the samples one by one, through default_convert.
+    Shuffling takes the permutation of lt::data::shuffled_indices(n, seed, epoch), the C++
+    loaders' order, so a seed fixes every epoch's order, in Python and C++ alike.
     Batches are made eagerly: in lazy mode a batch is data the step's graph reads, not ops
     traced into it. With num_workers,
     that many threads (not processes) make the next num_workers * prefetch_factor batches while
