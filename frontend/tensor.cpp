@@ -35,6 +35,7 @@ int64_t Tensor::size(int64_t axis) const {
 }
 
 bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
+bool Tensor::is_leaf() const { return !impl_ || !impl_->requires_grad || !impl_->grad_fn; }
 
 Tensor& Tensor::requires_grad_(bool on, Loc loc) {
   if (impl_->grad_fn)

@@ -216,6 +216,10 @@ std::string add_suffixes(std::string text, const std::vector<std::string>& suffi
 
 }  // namespace
 
+std::string Tensor::grad_fn_name() const {
+  return is_leaf() ? std::string() : lt::grad_fn_name(*impl()->grad_fn);
+}
+
 std::string Tensor::str(Loc loc) const {
   if (!defined()) return "Tensor(undefined)";
   lazy::sync(*this, "print", loc);
@@ -244,7 +248,7 @@ std::string Tensor::str(Loc loc) const {
     body = Printer{shape(), format, summarize}.tensor(0, 0, indent);
   }
   if (impl()->grad_fn)
-    suffixes.push_back(fmt::format("grad_fn=<{}>", grad_fn_name(*impl()->grad_fn)));
+    suffixes.push_back(fmt::format("grad_fn=<{}>", lt::grad_fn_name(*impl()->grad_fn)));
   else if (requires_grad())
     suffixes.push_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, static_cast<size_t>(indent));

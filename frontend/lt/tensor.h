@@ -38,6 +38,13 @@ class Tensor {
 
   // --- autograd ---
   bool requires_grad() const;
+  /// PyTorch's is_leaf: true for a tensor that does not require grad and for one that requires
+  /// it and was made by no recorded op (a parameter); false for a recorded op's result. Reads no
+  /// value (free in lazy mode).
+  bool is_leaf() const;
+  /// The autograd node that made this tensor, as the printed grad_fn names it ("MulBackward"; a
+  /// custom function's name + "Backward"), or "" for a leaf. Reads no value.
+  std::string grad_fn_name() const;
   /// Marks a leaf as a parameter whose gradient backward() accumulates into grad().
   Tensor& requires_grad_(bool on = true, Loc loc = Loc::current());
   /// The accumulated gradient (undefined before the first backward()).

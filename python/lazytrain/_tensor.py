@@ -38,7 +38,6 @@ Tensor.mT = property(lambda self: _ops.transpose(self, -2, -1))
 Tensor.data = property(lambda self: self.detach(), lambda self, v: self._set_data(v))
 Tensor.device = property(lambda self: _CPU)
 Tensor.is_cuda = property(lambda self: False)
-Tensor.is_leaf = property(lambda self: not self.requires_grad or self.grad_fn_name() is None)
 Tensor.requires_grad = property(_requires_grad, lambda self, v: self._requires_grad_(v))
 Tensor.grad = property(lambda self: self._grad(), lambda self, g: self._set_grad(g))
 
@@ -53,10 +52,27 @@ def _set_data(self, v):
 
 
 def grad_fn_name(self):
-    """The grad_fn's name PyTorch would print, or None for a leaf."""
-    s = self._str()
-    at = s.rfind("grad_fn=<")
-    return s[at + 9:s.index(">", at)] if at >= 0 else None
+    """The grad_fn's name as printed, or None for a leaf (no value is read)."""
+    return self._grad_fn_name() or None
+
+
+class _GradFn:
+    """t.grad_fn: the autograd node that made t, by name (name(), and printed as PyTorch prints
+    a node); its next_functions and hooks are not exposed."""
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name} object at {id(self):#x}>"
+
+
+Tensor.grad_fn = property(lambda self: _GradFn(self._grad_fn_name()) if self._grad_fn_name()
+                          else None)
 
 
 def size(self, dim=None):
@@ -440,5 +456,9 @@ for _n, _op in [("remainder", "mod"), ("floor_divide", "floordiv")]:
     _method(_n + "_", _binary_inplace(_n))
     _method(f"__i{_op}__", getattr(Tensor, _n + "_"))
 _method("fmod_", _binary_inplace("fmod"))
+for _n, _op in [("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor", "xor")]:
+    _method(_n + "_", _binary_inplace(_n))
+    _method(f"__i{_op}__", getattr(Tensor, _n + "_"))
+_method("bitwise_not_", _unary_inplace("bitwise_not"))
 Tensor.__getitem__ = _indexing.getitem
 Tensor.__setitem__ = _indexing.setitem

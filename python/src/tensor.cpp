@@ -88,6 +88,8 @@ void bind_tensor(pb::module_& m) {
       .def("numel", &T::numel)
       .def("_impl_id", [](const T& t) { return reinterpret_cast<uintptr_t>(t.impl()); })
       .def_property_readonly("requires_grad", &T::requires_grad)
+      .def_property_readonly("is_leaf", &T::is_leaf)
+      .def("_grad_fn_name", &T::grad_fn_name)
       .def("_requires_grad_", [at](T& t, bool on) { t.requires_grad_(on, at); })
       .def("_grad", [](const T& t) -> std::optional<T> {
         T g = t.grad();

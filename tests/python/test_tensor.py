@@ -100,6 +100,30 @@ def test_repr_is_pytorchs(make):
     assert repr(make(lt)).replace("lazytrain.", "torch.") == want
 
 
+def test_is_leaf_and_grad_fn_are_torchs_and_read_no_value():
+    """is_leaf and grad_fn as torch's (a leaf, a parameter, an op's result, a detached one, a
+    tensor made under no_grad), in lazy mode without a sync."""
+    got = {}
+    for m in (torch, lt):
+        w = m.tensor([1.0, 2.0], requires_grad=True)
+        c = m.tensor([3.0, 4.0])
+        y = w * c
+        with m.no_grad():
+            z = w * 2
+        cases = [w, c, y, y.detach(), z, y.sum()]
+        got[m] = [(t.is_leaf, t.grad_fn is None) for t in cases]
+        if m is lt:
+            assert y.grad_fn.name() == "MulBackward"
+            assert repr(y.grad_fn).startswith("<MulBackward object at 0x")
+    assert got[lt] == got[torch]
+    w = lt.nn.Parameter(lt.ones(3))
+    with lt.lazy():
+        y = (w * 2).sum()
+        lt.debug.reset_metrics()
+        assert w.is_leaf and not y.is_leaf and y.grad_fn is not None
+        assert lt.debug.counter("sync") == 0 and lt.debug.is_pending(y)
+
+
 def test_creation_functions(mode):
     assert_close(lt.zeros(2, 3), torch.zeros(2, 3))
     assert_close(lt.ones((2, 3), dtype=lt.float64), torch.ones((2, 3), dtype=torch.float64))

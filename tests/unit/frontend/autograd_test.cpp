@@ -91,6 +91,30 @@ TEST(Autograd, DetachStopsGradients) {
   EXPECT_THROW(sum(y).backward(), Error);
 }
 
+// PyTorch's is_leaf, and the grad_fn's name, read in lazy mode without running anything.
+TEST(Autograd, IsLeafAndGradFnNameReadNoValue) {
+  ModeGuard lazy(Mode::Lazy);
+  Tensor w = vec({1, 2}, {2}).requires_grad_();
+  const Tensor c = vec({3, 4}, {2});
+  metrics::reset();
+  Tensor y = w * c;
+  Tensor s = sum(y);
+  Tensor frozen;
+  {
+    NoGradGuard no_grad;
+    frozen = w * 2.0;
+  }
+  EXPECT_TRUE(w.is_leaf());
+  EXPECT_TRUE(c.is_leaf());
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_TRUE(y.detach().is_leaf());
+  EXPECT_TRUE(frozen.is_leaf());
+  EXPECT_EQ(y.grad_fn_name(), "MulBackward");
+  EXPECT_EQ(s.grad_fn_name(), "SumBackward");
+  EXPECT_EQ(w.grad_fn_name(), "");
+  EXPECT_EQ(metrics::counter("sync"), 0);
+}
+
 TEST(Autograd, NoGradGuardRecordsNothing) {
   Tensor x = vec({1, 2}, {2}).requires_grad_();
   Tensor y;
