@@ -271,6 +271,14 @@ llvm::Value* emit_int(Builder& b, Args x) {
     return b.CreateICmpSGE(a, x[1]);
   } else if constexpr (E == Where) {
     return b.CreateSelect(a, x[1], x[2]);
+  } else if constexpr (E == BitwiseNot) {  // i1 too: not is xor with all ones
+    return b.CreateNot(a);
+  } else if constexpr (E == BitwiseAnd) {
+    return b.CreateAnd(a, x[1]);
+  } else if constexpr (E == BitwiseOr) {
+    return b.CreateOr(a, x[1]);
+  } else if constexpr (E == BitwiseXor) {
+    return b.CreateXor(a, x[1]);
   } else {
     static_assert(kNoEmitter<E>, "an elementwise row that takes integers needs a branch here");
   }

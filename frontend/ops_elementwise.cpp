@@ -31,6 +31,7 @@ LT_UNARY(cos, Cos)
 LT_UNARY(reciprocal, Reciprocal)
 LT_UNARY(erf, Erf)
 LT_UNARY(isfinite, IsFinite)
+LT_UNARY(bitwise_not, BitwiseNot)
 #undef LT_UNARY
 
 // Each form is one row: the exact one's gradient reads only x (a composition of erf and muls
@@ -84,6 +85,9 @@ LT_BINARY(lt, Lt)
 LT_BINARY(le, Le)
 LT_BINARY(gt, Gt)
 LT_BINARY(ge, Ge)
+LT_BINARY(bitwise_and, BitwiseAnd)
+LT_BINARY(bitwise_or, BitwiseOr)
+LT_BINARY(bitwise_xor, BitwiseXor)
 #undef LT_BINARY
 
 Tensor scalar_like(double v, const Tensor& like, Loc loc) {
@@ -104,6 +108,15 @@ Tensor floor_divide(const Tensor& a, Scalar b, Loc loc) {
   return floor_divide(a, wrap_number(b, a, loc), loc);
 }
 Tensor fmod(const Tensor& a, Scalar b, Loc loc) { return fmod(a, wrap_number(b, a, loc), loc); }
+Tensor bitwise_and(const Tensor& a, Scalar b, Loc loc) {
+  return bitwise_and(a, wrap_number(b, a, loc), loc);
+}
+Tensor bitwise_or(const Tensor& a, Scalar b, Loc loc) {
+  return bitwise_or(a, wrap_number(b, a, loc), loc);
+}
+Tensor bitwise_xor(const Tensor& a, Scalar b, Loc loc) {
+  return bitwise_xor(a, wrap_number(b, a, loc), loc);
+}
 
 namespace {
 /// floor, ceil, round and trunc of integers are the integers (PyTorch's); of bool, PyTorch's
@@ -184,6 +197,13 @@ Tensor operator+(Scalar a, At b) { return add(wrap_number(a, b.t, b.loc), b.t, b
 Tensor operator-(Scalar a, At b) { return sub(wrap_number(a, b.t, b.loc), b.t, b.loc); }
 Tensor operator*(Scalar a, At b) { return mul(wrap_number(a, b.t, b.loc), b.t, b.loc); }
 Tensor operator/(Scalar a, At b) { return div(wrap_number(a, b.t, b.loc), b.t, b.loc); }
+Tensor operator~(At x) { return bitwise_not(x.t, x.loc); }
+Tensor operator&(At a, const Tensor& b) { return bitwise_and(a.t, b, a.loc); }
+Tensor operator|(At a, const Tensor& b) { return bitwise_or(a.t, b, a.loc); }
+Tensor operator^(At a, const Tensor& b) { return bitwise_xor(a.t, b, a.loc); }
+Tensor operator&(At a, Scalar b) { return bitwise_and(a.t, b, a.loc); }
+Tensor operator|(At a, Scalar b) { return bitwise_or(a.t, b, a.loc); }
+Tensor operator^(At a, Scalar b) { return bitwise_xor(a.t, b, a.loc); }
 Tensor operator<(At a, const Tensor& b) { return lt(a.t, b, a.loc); }
 Tensor operator<=(At a, const Tensor& b) { return le(a.t, b, a.loc); }
 Tensor operator>(At a, const Tensor& b) { return gt(a.t, b, a.loc); }

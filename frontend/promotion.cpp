@@ -51,6 +51,11 @@ std::optional<Promoted> promote_unary(ir::Op op, const Tensor& x, const Loc& loc
   check_unary_bool(op, x, loc);
   const bool float_only_activation =
       op == ir::Op::Gelu || op == ir::Op::GeluErf || op == ir::Op::GeluErfGrad;
+  if (row.operands == ir::OperandKind::Integral && is_float(x.dtype()))
+    fail_op(ir::mnemonic(op),
+            fmt::format("\"{}_cpu\" not implemented for '{}'", ir::mnemonic(op),
+                        torch_name(x.dtype())),
+            {&x, 1}, loc);
   DType compute = x.dtype();
   if (row.operands == ir::OperandKind::Float && !is_float(x.dtype()) && !float_only_activation)
     compute = kDefaultFloat;
@@ -136,6 +141,11 @@ std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const
   if (common == DType::Bool && arithmetic_only)
     fail_op(ir::mnemonic(op), "does not take bool operands", operands, loc);
   const ir::OpInfo& row = ir::info(op);
+  if (row.operands == ir::OperandKind::Integral && is_float(common))
+    fail_op(ir::mnemonic(op),
+            fmt::format("\"{}_cpu\" not implemented for '{}'", ir::mnemonic(op),
+                        torch_name(common)),
+            operands, loc);
   DType compute = common;
   if (!is_compute_type(common)) compute = DType::F32;  // exact widening, rounded once at the end
   else if (common == DType::Bool && row.operands == ir::OperandKind::Numeric) compute = DType::I64;

@@ -368,6 +368,26 @@ struct Where {
   template <class T>
   static T apply(bool c, T a, T b) { return c ? a : b; }
 };
+/// Two's complement on integers; on bool the logical operation.
+struct BitwiseNot {
+  template <class T>
+  static T apply(T a) {
+    if constexpr (std::is_same_v<T, bool>) return !a;
+    else return static_cast<T>(~a);
+  }
+};
+struct BitwiseAnd {
+  template <class T>
+  static T apply(T a, T b) { return static_cast<T>(a & b); }
+};
+struct BitwiseOr {
+  template <class T>
+  static T apply(T a, T b) { return static_cast<T>(a | b); }
+};
+struct BitwiseXor {
+  template <class T>
+  static T apply(T a, T b) { return static_cast<T>(a ^ b); }
+};
 
 // --- by row -----------------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ inline constexpr int kVariadic = -1;
 
 /// The operand dtypes an op's type rule takes.
 enum class OperandKind : uint8_t {
-  Float, Numeric, AnyType, Stored, Select, Mixed, Nothing, FloatWidensFirst, Gemm
+  Float, Numeric, AnyType, Stored, Select, Mixed, Nothing, FloatWidensFirst, Gemm, Integral
 };
 /// The result dtype.
 enum class ResultKind : uint8_t { Same, Bool, I64, Attr };
@@ -142,18 +142,21 @@ std::span<const Op> all_ops();
 
 /// Whether operands of the kind may be floats (f32, f64), integers (i32, i64), bool. Where
 /// (Select): its branches; cast (Stored): its source.
-constexpr bool takes_floats(OperandKind k) { return k != OperandKind::Nothing; }
+constexpr bool takes_floats(OperandKind k) {
+  return k != OperandKind::Nothing && k != OperandKind::Integral;
+}
 constexpr bool takes_integers(OperandKind k) {
   switch (k) {
     case OperandKind::Numeric: case OperandKind::AnyType: case OperandKind::Stored:
-    case OperandKind::Select: case OperandKind::Mixed: return true;
+    case OperandKind::Select: case OperandKind::Mixed: case OperandKind::Integral: return true;
     case OperandKind::Float: case OperandKind::Nothing: case OperandKind::FloatWidensFirst:
     case OperandKind::Gemm: return false;
   }
   return false;
 }
 constexpr bool takes_bool(OperandKind k) {
-  return k == OperandKind::AnyType || k == OperandKind::Stored || k == OperandKind::Select;
+  return k == OperandKind::AnyType || k == OperandKind::Stored || k == OperandKind::Select ||
+         k == OperandKind::Integral;
 }
 
 /// The op as its family's enum, or nullopt when it is of another family.

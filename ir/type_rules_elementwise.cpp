@@ -53,6 +53,10 @@ TypeList infer_elementwise(ElementwiseOp op, std::span<const TensorType> in, con
       if (dt == DType::Bool)
         type_fail(fmt::format("does not take bool operands, got {}", type_str(in[0])));
       break;
+    case OperandKind::Integral:
+      if (is_float(dt))
+        type_fail(fmt::format("takes integer or bool operands, got {}", type_str(in[0])));
+      break;
     case OperandKind::AnyType: case OperandKind::Select: case OperandKind::Stored: break;
     case OperandKind::Mixed: case OperandKind::Nothing: case OperandKind::FloatWidensFirst:
     case OperandKind::Gemm:

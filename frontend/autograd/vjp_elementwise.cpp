@@ -71,7 +71,8 @@ std::vector<Tensor> vjp_elementwise(ir::ElementwiseOp op, const VjpArgs& a) {
     case Fmod:  // a - trunc(a / b) b, the quotient held fixed
       return {to(g, 0), to(-g * trunc(x / a.in[1]), 1)};
     case Where: return {Tensor(), to(where(x, g, 0.0), 1), to(where(x, 0.0, g), 2)};
-    case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge:
+    case IsFinite: case Eq: case Ne: case Lt: case Le: case Gt: case Ge: case BitwiseNot:
+    case BitwiseAnd: case BitwiseOr: case BitwiseXor:
       return std::vector<Tensor>(a.in.size());
   }
   LT_UNREACHABLE();

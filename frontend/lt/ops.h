@@ -93,6 +93,16 @@ Tensor floor_divide(const Tensor& a, Scalar b, Loc loc = Loc::current());
 /// integers divided by 0 are an error.
 Tensor fmod(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor fmod(const Tensor& a, Scalar b, Loc loc = Loc::current());
+/// torch.bitwise_and, _or, _xor, _not (also &, |, ^, ~): integers in two's complement, bool as
+/// logic; operands promote as add's (an integer with a bool gives the integer); a float operand
+/// is PyTorch's error ("bitwise_and_cpu" not implemented for 'Float'). No gradient.
+Tensor bitwise_and(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor bitwise_and(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor bitwise_or(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor bitwise_or(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor bitwise_xor(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+Tensor bitwise_xor(const Tensor& a, Scalar b, Loc loc = Loc::current());
+Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());
 Tensor eq(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor ne(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 Tensor lt(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
@@ -458,6 +468,13 @@ Tensor operator+(Scalar a, At b);
 Tensor operator-(Scalar a, At b);
 Tensor operator*(Scalar a, At b);
 Tensor operator/(Scalar a, At b);
+Tensor operator~(At x);
+Tensor operator&(At a, const Tensor& b);
+Tensor operator|(At a, const Tensor& b);
+Tensor operator^(At a, const Tensor& b);
+Tensor operator&(At a, Scalar b);
+Tensor operator|(At a, Scalar b);
+Tensor operator^(At a, Scalar b);
 Tensor operator<(At a, const Tensor& b);
 Tensor operator<=(At a, const Tensor& b);
 Tensor operator>(At a, const Tensor& b);

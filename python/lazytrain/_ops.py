@@ -194,22 +194,13 @@ def _bool(x):
     return x if x._dtype == D.bool._code else _C.ne(x, _C.scalar(0, x._dtype))
 
 
-def _bool_only(name, fn):
-    def op(input, other=None):
-        tensors = [input] if other is None else [input, other]
-        for t in tensors:
-            if isinstance(t, Tensor) and t._dtype != D.bool._code:
-                raise TypeError(f"{name}: lazytrain has no bitwise ops on integers yet; got "
-                                f"{D.BY_CODE[t._dtype]} (bool tensors only)")
-        return fn(*tensors)
-    op.__name__ = name
-    return op
+def bitwise_not(input):
+    """torch.bitwise_not (~): two's complement of integers, logical not of bool."""
+    return _C.bitwise_not(as_tensor(input))
 
 
-bitwise_not = _bool_only("bitwise_not", logical_not)
-bitwise_and = _bool_only("bitwise_and", logical_and)
-bitwise_or = _bool_only("bitwise_or", logical_or)
-bitwise_xor = _bool_only("bitwise_xor", logical_xor)
+bitwise_and, bitwise_or, bitwise_xor = (_binary(n) for n in ("bitwise_and", "bitwise_or",
+                                                             "bitwise_xor"))
 
 
 # --- reductions ---

@@ -19,13 +19,14 @@ void bind_elementwise(pb::module_& m, const Loc& at) {
   LT_UNARY(sqrt); LT_UNARY(rsqrt); LT_UNARY(tanh); LT_UNARY(sigmoid); LT_UNARY(relu);
   LT_UNARY(silu); LT_UNARY(hardswish); LT_UNARY(hardsigmoid); LT_UNARY(mish); LT_UNARY(sin);
   LT_UNARY(cos); LT_UNARY(reciprocal); LT_UNARY(erf); LT_UNARY(isfinite); LT_UNARY(contiguous);
-  LT_UNARY(clone); LT_UNARY(relu6);
+  LT_UNARY(clone); LT_UNARY(relu6); LT_UNARY(bitwise_not);
 #undef LT_UNARY
 #define LT_BINARY(name) m.def(#name, [at](const T& a, const T& b) { return name(a, b, at); })
   LT_BINARY(add); LT_BINARY(sub); LT_BINARY(mul); LT_BINARY(div); LT_BINARY(maximum);
   LT_BINARY(minimum); LT_BINARY(eq); LT_BINARY(ne); LT_BINARY(lt); LT_BINARY(le); LT_BINARY(gt);
   LT_BINARY(ge); LT_BINARY(logaddexp); LT_BINARY(outer); LT_BINARY(remainder);
-  LT_BINARY(floor_divide); LT_BINARY(fmod);
+  LT_BINARY(floor_divide); LT_BINARY(fmod); LT_BINARY(bitwise_and); LT_BINARY(bitwise_or);
+  LT_BINARY(bitwise_xor);
 #undef LT_BINARY
   m.def("floor", [at](const T& x) { return floor(x, at); });
   m.def("ceil", [at](const T& x) { return ceil(x, at); });

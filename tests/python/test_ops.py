@@ -235,8 +235,38 @@ def test_int_and_bool_ops():
     assert_close(m ^ n, m_t ^ n_t)
     assert_close(a.argsort(), a_t.argsort())
     assert_close(a.sort().indices, a_t.sort().indices)
-    with pytest.raises(TypeError, match="bitwise"):
-        a & a
+
+
+def test_bitwise_ops_on_integers_and_bool_are_torchs(mode):
+    """&, |, ^, ~ and the bitwise_* functions: integers in two's complement (i64, i32, mixed
+    widths), bool as logic, an integer with a bool or a Python int, in place; a float operand is
+    torch's error."""
+    rng = np.random.default_rng(17)
+    a64, b64 = rng.integers(-2**40, 2**40, (3, 4)), rng.integers(-1000, 1000, (4,))
+    a32 = rng.integers(-2**30, 2**30, (3, 1)).astype(np.int32)
+    m = rng.random((3, 4)) < 0.5
+    got, want = [], []
+    for M, out in ((lt, got), (torch, want)):
+        x, y, z, b = M.tensor(a64), M.tensor(b64), M.tensor(a32), M.tensor(m)
+        out += [x & y, x | y, x ^ y, ~x, z & y, z | x, ~z, b & x, b | y, b ^ b, ~b,
+                x & 0xFF, 7 | y, y ^ -1, b & True, M.bitwise_and(x, y), M.bitwise_or(z, 3),
+                M.bitwise_xor(b, ~b), M.bitwise_not(y), x.bitwise_and(y), z.bitwise_not()]
+        w = x.clone()
+        w &= y
+        w |= 12
+        w ^= z
+        out.append(w)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == getattr(lt, str(w.dtype).split(".")[1]), (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    f = lt.tensor([1.5, 2.0])
+    with pytest.raises(RuntimeError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        f & lt.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="\"bitwise_not_cpu\" not implemented for 'Float'"):
+        ~f
+    with pytest.raises(RuntimeError, match="\"bitwise_or_cpu\" not implemented for 'Float'"):
+        lt.tensor([1, 2]) | 2.5
 
 
 def test_in_place_ops(mode):

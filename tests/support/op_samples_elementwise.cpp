@@ -147,6 +147,28 @@ std::vector<OpSample> compare_samples(ir::Op op, Rng& r) {
   return out;
 }
 
+/// The bitwise rows (integers and bool only): negative integers (two's complement), i32 and i64,
+/// broadcasting, a scalar side, bool.
+std::vector<OpSample> bitwise_samples(ir::Op op, Rng& r) {
+  const bool unary = ir::info(op).arity == 1;
+  const auto in = [&](std::vector<Tensor> both) {
+    if (unary) both.resize(1);
+    return both;
+  };
+  const Tensor a = i64({-7, 5, 0, 9, -3, 4, -1, 12}, {2, 4});
+  std::vector<OpSample> out = {
+      make(op, "i64 [2,4] with [4]", in({a, i64({3, -2, 6, -8}, {4})})),
+      make(op, "i64 scalar with [2,4]", in({i64({-6}, {}), a})),
+      make(op, "i32 [4,1] with [1,3]", in({cast(i64({-9, 7, 0, 100}, {4, 1}), DType::I32),
+                                           cast(i64({3, -2, 5}, {1, 3}), DType::I32)})),
+      make(op, "i64 large [37,65] with [65] (threads, vector tails)",
+           in({ids(r, {37, 65}, 1000), ids(r, {65}, 1000)})),
+      make(op, "bool [3,4] with [4]", in({bools(r, {3, 4}), bools(r, {4})})),
+  };
+  for (OpSample& s : out) s.differentiable.assign(s.inputs.size(), false);
+  return out;
+}
+
 }  // namespace
 
 std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
@@ -154,6 +176,7 @@ std::vector<OpSample> elementwise_samples(ir::Op op, Rng& r) {
   const ir::OpInfo& row = ir::info(op);
   if (row.result == ir::ResultKind::Attr) return cast_samples(r);
   if (row.operands == ir::OperandKind::Select) return where_samples(r);
+  if (row.operands == ir::OperandKind::Integral) return bitwise_samples(op, r);
   if (row.arity == 1 && row.result == ir::ResultKind::Bool) return predicate_samples(op);
   if (row.arity == 1) return unary_samples(e, r);
   if (row.result == ir::ResultKind::Bool) return compare_samples(op, r);

@@ -60,6 +60,7 @@ T draw(Rng& r, const std::vector<T>& v) {
 }
 
 bool takes_integers(Op op) { return ir::takes_integers(ir::info(op).operands); }
+bool takes_floats(Op op) { return ir::takes_floats(ir::info(op).operands); }
 
 // What the generator knows of a row beyond its columns and its scalar definition, keyed by op:
 // - exactly rounded rows keep an exact value exact (the rest add a few ulps);
@@ -68,6 +69,11 @@ bool exactly_rounded(Op op) {
   return op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::Reciprocal;
 }
 double widest_operand(Op op) { return op == Op::Sin || op == Op::Cos ? 50 : kInf; }
+// - floor, ceil, round and trunc jump: like the other discontinuous ops they take exact
+//   operands only (a last-bit difference at a jump moves the result by 1, past any slope bound).
+bool jumps(Op op) {
+  return op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Trunc;
+}
 
 /// The row's scalar definition (in double) over [lo, hi]: the largest |f| and slope |f'|, from
 /// differences between points spaced evenly near 0 and geometrically past 64 (and derivatives at
@@ -136,6 +142,11 @@ void DagGen::unary() {
   }();
   const Op op = draw(r_, kRows);
   Val x = pick_any();
+  if (!takes_floats(op)) {  // bitwise_not, of integers: exact, |~x| = |x + 1|
+    if (x.flt()) x = convert(x, r_.coin(0.5) ? DType::I32 : DType::I64);
+    emit(op, {x}, kNone, {x.bound + 1, 0, false});
+    return;
+  }
   if (!x.flt() && (!takes_integers(op) || r_.coin(0.6))) x = to_float(x);
   if (ir::info(op).result == ir::ResultKind::Bool) {
     // isfinite: exact, whatever x's error (values are finite in both runs or in neither)
@@ -156,6 +167,7 @@ void DagGen::unary() {
 // |x| + c (log, sqrt, rsqrt, reciprocal: the row is defined for positive values), or (special
 // DAGs, exact x) on x unguarded, clamped afterwards.
 void DagGen::unary_float(Op op, Val x) {
+  if (jumps(op) && !x.exact()) throw Reject{};
   const DType dt = x.dt();
   const double most = 16 * float_limit(dt);
   auto fits = [&](const Scan& s) { return s.finite && s.bound <= most; };
@@ -199,7 +211,7 @@ void DagGen::binary() {
                                               : DType::I64)
                         : (x.flt() ? x.dt() : fdt_);
   std::vector<Op> ops = kRows;
-  if (ints) std::erase_if(ops, [](Op op) { return !takes_integers(op); });
+  std::erase_if(ops, [&](Op op) { return ints ? !takes_integers(op) : !takes_floats(op); });
   const Op op = draw(r_, ops);
   x = convert(x, dt);
   // inf * 0 is NaN, inf * 1e-30 is inf: next to a possible inf, the other factor must be exact.
@@ -234,6 +246,13 @@ void DagGen::binary() {
     }
     case Op::Div: return divide(x, y);
     case Op::Pow: return power(x, y);
+    case Op::BitwiseAnd:
+    case Op::BitwiseOr:
+    case Op::BitwiseXor: {  // of values in [-2^k, 2^k): in that range too, exact
+      const double b = std::exp2(std::ceil(std::log2(std::max(x.bound, y.bound) + 1)));
+      emit(op, {x, y}, kNone, {b, 0, false});
+      return;
+    }
     case Op::Maximum:
     case Op::Minimum:
       emit(op, {x, y}, kNone,

@@ -394,6 +394,7 @@ TEST(UnaryKernel, SameBitsAtOneAndTwoThreads) {
   for (int64_t n : {int64_t{17}, int64_t{1000003}}) {
     Buf x = random_buf<float>({n}, rng);
     for (Op op : unary_rows()) {
+      if (!ir::takes_floats(ir::info(op).operands)) continue;  // bitwise_not: exact integers
       Buf one = [&] { Threads t(1); return run(op, {&x}); }();
       Buf two = [&] { Threads t(2); return run(op, {&x}); }();
       EXPECT_EQ(first_difference(one, two), -1) << ir::mnemonic(op) << " n=" << n;
