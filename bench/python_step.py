@@ -5,7 +5,7 @@ steps of the same models, in one run, at 1 and 2 threads; with --torch also PyTo
 on the same Python model code in its fastest configuration (torch_peer.py): the ratio a user
 who moves the script sees.
 
-  PYTHONPATH=build/python /usr/bin/python3 bench/python_step.py [--build build] [--steps 30]
+  PYTHONPATH=build/python /usr/bin/python3 bench/python_step.py [--build build] [--steps 100]
       [--rounds 2] [--models mlp,cnn,resnet,gpt] [--torch]
 
 Each figure is ms per steady step after 2 warm-up steps (the first compiles), the faster of
@@ -87,7 +87,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
-    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--models", default=",".join(step_models.NAMES))
     ap.add_argument("--torch", action="store_true", help="also PyTorch eager (torch_compare.py)")
