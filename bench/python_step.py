@@ -11,7 +11,8 @@ who moves the script sees.
 Each figure is ms per steady step after 2 warm-up steps (the first compiles), the faster of
 --rounds runs, C++ and Python alternating, so that a neighbour's burst on a shared host decides
 neither side. Python's host time per step tracing it (ops called from Python, before
-mark_step) is printed beside, against the C++ step's trace+hash time.
+mark_step) is printed beside, and each side's host time per traced op: tracing plus cutting and
+hashing the graph, over the ops traced (the same graph on both sides).
 """
 import argparse
 import os
@@ -26,7 +27,8 @@ import step_models  # noqa: E402
 
 
 def child(name, steps):
-    """One model's lazy steps from Python: prints 'ms trace_ms'."""
+    """One model's lazy steps from Python: prints 'ms trace_ms trace_and_hash_us ops' per
+    step."""
     import lazytrain as lt
     model, opt, x, y, vocab = step_models.build(lt, name)
     F = lt.nn.functional
@@ -47,11 +49,14 @@ def child(name, steps):
         step()
         step()
         trace = 0.0
+        hash0, ops0 = lt.debug.total_ns("build_and_hash"), lt.debug.counter("nodes_traced")
         t0 = time.perf_counter()
         for _ in range(steps):
             step()
         ms = (time.perf_counter() - t0) * 1e3 / steps
-    print(f"{ms:.4f} {trace * 1e3 / steps:.4f}")
+        hashing = (lt.debug.total_ns("build_and_hash") - hash0) / 1e3 / steps
+        ops = (lt.debug.counter("nodes_traced") - ops0) / steps
+    print(f"{ms:.4f} {trace * 1e3 / steps:.4f} {trace * 1e6 / steps + hashing:.2f} {ops:.1f}")
 
 
 def run(cmd, env):
@@ -63,16 +68,17 @@ def run(cmd, env):
 
 def cpp_lazy(build, name, steps, env):
     out = run([os.path.join(build, "bench", "lt_bench_step"), str(steps), name, "lazy"], env)
-    m = re.search(r": ([\d.]+) ms/step at (\d+) threads", out)
+    m = re.search(r": ([\d.]+) ms/step at (\d+) threads, trace\+hash ([\d.]+) us of "
+                  r"([\d.]+) ops", out)
     if not m:
         sys.exit(f"python_step: could not read lt_bench_step's line:\n{out}")
-    return float(m.group(1))
+    return float(m.group(1)), float(m.group(3)) / max(float(m.group(4)), 1)
 
 
 def python_lazy(name, steps, env):
-    ms, trace = run([sys.executable, os.path.abspath(__file__), "--child", name, "--steps",
-                     str(steps)], env).split()
-    return float(ms), float(trace)
+    ms, trace, trace_hash, ops = run([sys.executable, os.path.abspath(__file__), "--child", name,
+                                      "--steps", str(steps)], env).split()
+    return float(ms), float(trace), float(trace_hash) / max(float(ops), 1)
 
 
 def cpu_name():
@@ -110,21 +116,26 @@ def main():
     print(f"{cpu_name()}, {os.cpu_count()} logical CPUs; lazy mode, {args.steps} timed steps, "
           f"best of {args.rounds} rounds")
     print(f"{'model':<8}{'threads':>8}{'C++ ms':>10}{'Python ms':>11}{'Py/C++':>8}"
-          f"{'Py trace ms':>13}" + (f"{'torch ms':>10}{'torch/Py':>10}" if torch_ms else ""))
+          f"{'Py trace ms':>13}{'C++ us/op':>11}{'Py us/op':>10}" +
+          (f"{'torch ms':>10}{'torch/Py':>10}" if torch_ms else ""))
     for name in models:
         for threads in (1, 2):
             env = dict(os.environ, LT_NUM_THREADS=str(threads))
-            cpp, py, trace = [], [], []
+            cpp, cpp_op, py, trace, py_op = [], [], [], [], []
             for _ in range(args.rounds):
                 if name in step_models.NAMES:  # the LARGE steps have no C++ program
-                    cpp.append(cpp_lazy(args.build, name, args.steps, env))
-                ms, tr = python_lazy(name, args.steps, env)
+                    ms, per_op = cpp_lazy(args.build, name, args.steps, env)
+                    cpp.append(ms)
+                    cpp_op.append(per_op)
+                ms, tr, per_op = python_lazy(name, args.steps, env)
                 py.append(ms)
                 trace.append(tr)
+                py_op.append(per_op)
             p = min(py)
             cells = f"{min(cpp):>10.3f}{p:>11.3f}{p / min(cpp):>8.3f}" if cpp else (
                 f"{'-':>10}{p:>11.3f}{'-':>8}")
             line = f"{name:<8}{threads:>8}{cells}{min(trace):>13.3f}"
+            line += (f"{min(cpp_op):>11.2f}" if cpp_op else f"{'-':>11}") + f"{min(py_op):>10.2f}"
             if torch_ms:
                 t = torch_ms[(name, threads)]
                 line += f"{t:>10.3f}{t / p:>9.2f}x"

@@ -68,6 +68,7 @@ Trainee classifier(std::shared_ptr<M> model) {
 struct Phase {
   double first_ms = 0, second_ms = 0, steady_ms = 0, peak_mb = 0;
   double trace_us = 0;  ///< lazy: host time per steady step tracing it and cutting + hashing it
+  double ops = 0;       ///< lazy: ops traced per steady step
 };
 
 /// Forward and loss under bf16 autocast (the "bf16" argument).
@@ -104,12 +105,15 @@ Phase run(const Workload& w, Mode mode, int steps) {
   t = Clock::now();
   trace_ns = 0;
   const int64_t hash_ns0 = metrics::total_ns("build_and_hash");
+  const int64_t ops0 = metrics::counter("nodes_traced");
   for (int i = 0; i < steps; ++i) step();
   p.steady_ms = ms_since(t) / steps;
-  if (mode == Mode::Lazy && steps > 0)
+  if (mode == Mode::Lazy && steps > 0) {
     p.trace_us =
         (trace_ns + static_cast<double>(metrics::total_ns("build_and_hash") - hash_ns0)) / 1e3 /
         steps;
+    p.ops = static_cast<double>(metrics::counter("nodes_traced") - ops0) / steps;
+  }
   p.peak_mb = static_cast<double>(memory_stats().peak_bytes) / (1 << 20);
   return p;
 }
@@ -163,9 +167,12 @@ void bench(int steps, const std::string& which, const std::string& only) {
   if (which == "all" || which == "gpt") loads.push_back(gpt());
   if (!only.empty()) {
     const Mode mode = only == "eager" ? Mode::Eager : Mode::Lazy;
-    for (const Workload& w : loads)
-      fmt::print("{} {}: {:.3f} ms/step at {} threads\n", w.name, only,
-                 run(w, mode, steps).steady_ms, num_threads());
+    for (const Workload& w : loads) {
+      const Phase p = run(w, mode, steps);
+      fmt::print("{} {}: {:.3f} ms/step at {} threads", w.name, only, p.steady_ms, num_threads());
+      if (mode == Mode::Lazy) fmt::print(", trace+hash {:.1f} us of {:.0f} ops", p.trace_us, p.ops);
+      fmt::print("\n");
+    }
     std::filesystem::remove_all(cache);
     return;
   }
