@@ -62,8 +62,14 @@ with (lt.lazy() if sys.argv[1] == "lazy" else lt.eager()):
     gathered = lt.zeros(2 * w, dtype=lt.float64)
     dist.all_gather_into_tensor(gathered, lt.tensor([float(r)] * 2, dtype=lt.float64))
     lt.mark_step()
+    signed = x * (1.0 - 2.0 * (lt.arange(2 * w, dtype=lt.float64).reshape(2 * w, 1) % 2))
+    most, least = lt.zeros(2, 2, dtype=lt.float64), lt.zeros(2, 2, dtype=lt.float64)
+    dist.reduce_scatter_tensor(most, signed, op=dist.ReduceOp.MAX)
+    dist.reduce_scatter(least, list(signed.chunk(w, 0)), op=dist.ReduceOp.MIN)
+    lt.mark_step()
 with open(f"{sys.argv[2]}/rank{r}.txt", "w") as f:  # one file per rank: prints interleave
-    f.write(f"{out.flatten().tolist()} {mean.flatten().tolist()} {gathered.tolist()}")
+    f.write(f"{out.flatten().tolist()} {mean.flatten().tolist()} {gathered.tolist()} "
+            f"{most.flatten().tolist()} {least.flatten().tolist()}")
 """
 
 
@@ -77,9 +83,13 @@ def test_reduce_scatter_and_all_gather_into_tensor_on_two_ranks(tmp_path, how):
                          timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     got = [(tmp_path / f"rank{r}.txt").read_text() for r in (0, 1)]
-    # x on rank r is (r + 1) * arange(8) as [4, 2]: the sum over ranks is 3 * arange(8).
-    assert got == ["[0.0, 3.0, 6.0, 9.0] [0.0, 1.5, 3.0, 4.5] [0.0, 0.0, 1.0, 1.0]",
-                   "[12.0, 15.0, 18.0, 21.0] [6.0, 7.5, 9.0, 10.5] [0.0, 0.0, 1.0, 1.0]"]
+    # x on rank r is (r + 1) * arange(8) as [4, 2]: the sum over ranks is 3 * arange(8). Its
+    # odd rows negated: the max over ranks is rank 1's on even rows and rank 0's on odd ones,
+    # the min the other way round.
+    assert got == ["[0.0, 3.0, 6.0, 9.0] [0.0, 1.5, 3.0, 4.5] [0.0, 0.0, 1.0, 1.0] "
+                   "[0.0, 2.0, -2.0, -3.0] [0.0, 1.0, -4.0, -6.0]",
+                   "[12.0, 15.0, 18.0, 21.0] [6.0, 7.5, 9.0, 10.5] [0.0, 0.0, 1.0, 1.0] "
+                   "[8.0, 10.0, -6.0, -7.0] [4.0, 5.0, -12.0, -14.0]"]
 
 
 def test_reduce_scatter_alone_is_the_input_and_checks_shapes(mode):
@@ -92,8 +102,10 @@ def test_reduce_scatter_alone_is_the_input_and_checks_shapes(mode):
     with pytest.raises(ValueError, match=r"input of shape \[3, 2\] does not split into 1 "
                                          r"blocks of the output's shape \[2, 2\]"):
         dist.reduce_scatter_tensor(lt.zeros(2, 2), x)
-    with pytest.raises(ValueError, match="op must be ReduceOp.SUM or AVG"):
-        dist.reduce_scatter_tensor(out, x, op=dist.ReduceOp.MAX)
+    dist.reduce_scatter_tensor(out, -x, op=dist.ReduceOp.MAX)
+    assert out.tolist() == (-x).tolist()
+    with pytest.raises(ValueError, match="op must be one of ReduceOp.SUM, AVG, MAX, MIN"):
+        dist.reduce_scatter_tensor(out, x, op="prod")
     with pytest.raises(ValueError, match="input_list has 2 tensors, the job 1 ranks"):
         dist.reduce_scatter(out, [x, x])
 

@@ -134,11 +134,13 @@ def broadcast(tensor, src=0, group=None, async_op=False):
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """output = the reduction over the ranks of block `rank` of input's dim 0 (world_size equal
-    blocks). An op of the step graph in lazy mode (no sync), with a gradient for sum and mean."""
+    blocks): sum, mean, max or min. An op of the step graph in lazy mode (no sync), with a
+    gradient for sum and mean."""
     _check_tensor(output, "reduce_scatter_tensor")
     _check_tensor(input, "reduce_scatter_tensor")
-    if op not in (ReduceOp.SUM, ReduceOp.AVG):
-        raise ValueError(f"reduce_scatter_tensor: op must be ReduceOp.SUM or AVG; got {op!r}")
+    if op not in _OPS:
+        raise ValueError(f"reduce_scatter_tensor: op must be one of ReduceOp.SUM, AVG, MAX, MIN; "
+                         f"got {op!r}")
     world = get_world_size()
     want = [input.shape[0] // world, *input.shape[1:]] if input.dim() else None
     if not input.dim() or input.shape[0] % world or list(output.shape) != want:
