@@ -76,7 +76,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 class FunctionCtx:
     """What a Function's forward and backward share (torch's ctx): save_for_backward,
-    saved_tensors, needs_input_grad, and any attribute the forward sets."""
+    saved_tensors, needs_input_grad, mark_non_differentiable, and any attribute the forward
+    sets."""
 
     def save_for_backward(self, *tensors):
         for i, t in enumerate(tensors):
@@ -86,8 +87,9 @@ class FunctionCtx:
         self.to_save = tensors
 
     def mark_non_differentiable(self, *args):
-        raise NotImplementedError("ctx.mark_non_differentiable is not supported; return "
-                                  "t.detach() from outside the function instead")
+        """These outputs of the forward do not require grad; their gradients in backward are
+        zeros (as PyTorch's, which materializes them)."""
+        self._non_differentiable = args
 
     def mark_dirty(self, *args):
         raise NotImplementedError("ctx.mark_dirty (in-place forward) is not supported; return "
@@ -121,7 +123,7 @@ class Function:
         name = cls.__name__ + "Backward"
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx = FunctionCtx()
-        ctx.to_save = ()
+        ctx.to_save, ctx._non_differentiable = (), ()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         single = []
 
@@ -138,6 +140,8 @@ class Function:
                                     f"{type(y).__name__}; lazytrain's Functions return tensors")
                 if any(y is t for t in tensors):
                     outs[k] = y.clone()  # an input returned as it is: a new tensor, as torch's
+            ctx._detach = [k for k, y in enumerate(outs)
+                           if any(y is t for t in ctx._non_differentiable)]
             saved = [t for t in ctx.to_save if t is not None]
             ctx._saved_slots = [t is not None for t in ctx.to_save]
             return outs, saved
@@ -158,6 +162,7 @@ class Function:
             return [None if grads[p] is None else _as_like(grads[p], args[p]) for p in positions]
 
         outs = _C.apply_function(name, [args[p] for p in positions], forward, backward)
+        outs = [o.detach() if k in ctx._detach else o for k, o in enumerate(outs)]
         return outs[0] if single[0] else tuple(outs)
 
 

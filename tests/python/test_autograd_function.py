@@ -69,6 +69,37 @@ def test_functions_give_torchs_values_and_gradients(mode):
         assert_close(g, w.detach())
 
 
+def test_mark_non_differentiable_outputs_do_not_require_grad(mode):
+    """A sort returning its values and their indices, the indices and a mask marked
+    non-differentiable: they do not require grad, their gradients in backward are zeros, and
+    the values' gradient is torch's."""
+    x0 = np.random.default_rng(5).standard_normal((2, 5))
+    got = {}
+    for m in (torch, lt):
+        class Sort(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                values, indices = x.sort(dim=1)
+                mask = values > 0
+                ctx.mark_non_differentiable(indices, mask)
+                ctx.save_for_backward(indices)
+                return values, indices, mask
+
+            @staticmethod
+            def backward(ctx, g_values, g_indices, g_mask):
+                (indices,) = ctx.saved_tensors
+                assert int((g_indices != 0).sum()) == 0 and int((g_mask != 0).sum()) == 0
+                return m.zeros_like(g_values).scatter(1, indices, g_values)
+
+        x = m.tensor(x0, requires_grad=True)
+        values, indices, mask = Sort.apply(x)
+        got[m] = (values.requires_grad, indices.requires_grad, mask.requires_grad)
+        (values * m.arange(5.0)).sum().backward()
+        got[m] += (indices.tolist(), mask.tolist(), x.grad.numpy())
+    assert got[lt][:5] == got[torch][:5] == (True, False, False) + got[torch][3:5]
+    np.testing.assert_allclose(got[lt][5], got[torch][5], rtol=1e-12)
+
+
 def test_function_errors_are_torchs():
     class WrongCount(lt.autograd.Function):
         @staticmethod
