@@ -42,6 +42,14 @@ void check_unary_bool(ir::Op op, const Tensor& x, const Loc& loc) {
   if (op == ir::Op::Relu) fail_op("relu", "Boolean inputs not supported for relu", {&x, 1}, loc);
 }
 
+/// PyTorch's refusal of a float operand where a row takes integers and bool only (bitwise).
+void check_integral(ir::Op op, DType t, std::span<const Tensor> operands, const Loc& loc) {
+  if (ir::info(op).operands == ir::OperandKind::Integral && is_float(t))
+    fail_op(ir::mnemonic(op),
+            fmt::format("\"{}_cpu\" not implemented for '{}'", ir::mnemonic(op), torch_name(t)),
+            operands, loc);
+}
+
 /// PyTorch's unary ops on one operand: the float-only rows read an integer or bool operand as
 /// kDefaultFloat (torch.exp(ids) is f32), except the activations PyTorch implements for floats
 /// only, which the type rule refuses; f16 and bf16 compute in f32 and round once, as the binary
@@ -51,11 +59,7 @@ std::optional<Promoted> promote_unary(ir::Op op, const Tensor& x, const Loc& loc
   check_unary_bool(op, x, loc);
   const bool float_only_activation =
       op == ir::Op::Gelu || op == ir::Op::GeluErf || op == ir::Op::GeluErfGrad;
-  if (row.operands == ir::OperandKind::Integral && is_float(x.dtype()))
-    fail_op(ir::mnemonic(op),
-            fmt::format("\"{}_cpu\" not implemented for '{}'", ir::mnemonic(op),
-                        torch_name(x.dtype())),
-            {&x, 1}, loc);
+  check_integral(op, x.dtype(), {&x, 1}, loc);
   DType compute = x.dtype();
   if (row.operands == ir::OperandKind::Float && !is_float(x.dtype()) && !float_only_activation)
     compute = kDefaultFloat;
@@ -141,11 +145,7 @@ std::optional<Promoted> promote(ir::Op op, std::span<const Tensor> inputs, const
   if (common == DType::Bool && arithmetic_only)
     fail_op(ir::mnemonic(op), "does not take bool operands", operands, loc);
   const ir::OpInfo& row = ir::info(op);
-  if (row.operands == ir::OperandKind::Integral && is_float(common))
-    fail_op(ir::mnemonic(op),
-            fmt::format("\"{}_cpu\" not implemented for '{}'", ir::mnemonic(op),
-                        torch_name(common)),
-            operands, loc);
+  check_integral(op, common, operands, loc);
   DType compute = common;
   if (!is_compute_type(common)) compute = DType::F32;  // exact widening, rounded once at the end
   else if (common == DType::Bool && row.operands == ir::OperandKind::Numeric) compute = DType::I64;

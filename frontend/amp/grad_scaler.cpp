@@ -154,8 +154,12 @@ void GradScaler::update(double new_scale, Loc loc) {
   if (!options_.enabled) return;
   if (const std::string problem = scale_problem("new_scale", new_scale); !problem.empty())
     throw InputError(fmt::format("GradScaler.update: {} at {}", problem, location_str(loc)));
-  ModeGuard eager(Mode::Eager);  // a constant, not a value of the step
-  update(scalar(new_scale, DType::F32), loc);
+  Tensor value;
+  {
+    ModeGuard eager(Mode::Eager);  // data the step reads, not a constant folded into its graph
+    value = scalar(new_scale, DType::F32);
+  }
+  update(value, loc);
 }
 
 void GradScaler::update(const Tensor& new_scale, Loc loc) {

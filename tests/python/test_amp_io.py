@@ -74,13 +74,17 @@ def test_grad_scaler_update_with_new_scale_sets_it(mode):
     scaler = lt.amp.GradScaler(init_scale=1024.0, growth_interval=1)
     skipped = lt.zeros(())
     want = np.array([1.0, 2.0])
-    for factor in [1.0, float("inf"), 1.0]:
+    for step, factor in enumerate([1.0, float("inf"), 1.0]):
         opt.zero_grad()
-        scaler.scale((w * w).sum() * factor).backward()
+        loss = (w * w).sum()
+        scaled = scaler.scale(loss * factor)
+        scaled.backward()
         scaler.step(opt)
         skipped = skipped + scaler.found_inf(opt)
-        scaler.update(new_scale=64.0)
+        scaler.update(new_scale=64.0)  # after the step's scale was read: it keeps the old one
         lt.mark_step()
+        if factor == 1.0:
+            assert scaled.item() == loss.item() * (1024.0 if step == 0 else 64.0)
         if factor == 1.0:
             want = want - 0.1 * 2 * want
         assert scaler.get_scale() == 64.0
