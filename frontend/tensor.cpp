@@ -17,6 +17,7 @@
 #include "lt/autograd.h"
 #include "lt/lazy.h"
 #include "lt/ops.h"
+#include "lt/options.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/philox.h"
 
@@ -113,6 +114,15 @@ T Tensor::item(Loc loc) const {
                             location_str(loc)));
   lazy::sync(*this, "item", loc);
   return to_vector<T>(loc)[0];
+}
+
+void* Tensor::external_data(Loc loc) const {
+  if (!impl_) throw Error(fmt::format("external_data: the tensor is undefined at {}",
+                                      location_str(loc)));
+  refresh(*this);
+  if (!impl_->external && !(impl_->buffer && impl_->buffer->external())) return nullptr;
+  lazy::sync(*this, "external_data", loc);
+  return impl_->buffer->external() ? impl_->buffer->data() : nullptr;
 }
 
 #define LT_VALUE_TYPE(T)                                     \
@@ -214,6 +224,26 @@ Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc) {
   } else {
     if (!values.empty()) std::memcpy(impl->data(), values.data(), values.size() * sizeof(T));
   }
+  return Tensor(std::move(impl));
+}
+
+Tensor from_blob(void* data, Shape shape, DType dtype, std::function<void(void*)> deleter,
+                 Loc loc) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw Error(fmt::format("from_blob: negative size in {} at {}", shape_str(shape),
+                              location_str(loc)));
+  if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
+    throw Error(fmt::format("from_blob: data at {} is not aligned to its {}-byte elements at {}",
+                            fmt::ptr(data), dtype_size(dtype), location_str(loc)));
+  init();  // the settings are read before any kernel runs, as for every eager tensor
+  TensorType type{dtype, std::move(shape)};
+  std::shared_ptr<void> owner;
+  if (deleter) owner = std::shared_ptr<void>(data, std::move(deleter));
+  auto impl = make_recycled<TensorImpl>();
+  impl->buffer = rt::Buffer::wrap(data, type.bytes(), std::move(owner));
+  impl->external = impl->buffer;
+  impl->type = std::move(type);
   return Tensor(std::move(impl));
 }
 

@@ -31,6 +31,10 @@ struct TensorImpl {
   std::shared_ptr<LazyNode> lazy;      // pending lazy value (output lazy_index of that node)
   int lazy_index = 0;
   std::weak_ptr<rt::Buffer> donor;  // device data this tensor held before an in-place rebind
+  // Set on a tensor made over external memory (from_blob): its storage for good. An in-place
+  // result is copied into it (a pending one when its graph has run), so that the memory's owner
+  // sees it, as numpy sees PyTorch's writes to a tensor from torch.from_numpy.
+  std::shared_ptr<rt::Buffer> external;
   std::shared_ptr<VersionCounter> version;  // made when first saved or viewed (views.h)
   std::shared_ptr<ViewLink> view;           // set on a view of a base (views.h)
   // Set on an autograd snapshot whose tensor was written in place after it was saved: reading

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -136,9 +137,19 @@ void take(const std::shared_ptr<TensorImpl>& tp, const TensorImpl& v, History hi
   const bool requires_grad = history == History::Take && v.requires_grad;
   std::shared_ptr<rt::Buffer> old = std::exchange(t.buffer, std::move(buffer));
   t.lazy = std::move(lazy);
-  // The old data is dead once the step runs: the graph may write the new value over it.
-  if (t.pending() && old && t.donor.expired()) t.donor = old;
   t.lazy_index = lazy_index;
+  if (t.external) {
+    // The value goes into the external memory: now, or when its graph has run (become_device_data).
+    if (!t.pending()) {
+      if (t.buffer != t.external)
+        std::memcpy(t.external->data(), t.buffer->data(), t.external->bytes());
+      t.buffer = t.external;
+      t.lazy.reset();
+    }
+  } else if (t.pending() && old && t.donor.expired()) {
+    // The old data is dead once the step runs: the graph may write the new value over it.
+    t.donor = old;
+  }
   if (t.pending()) lazy::track(tp);
   if (history == History::Keep) return;
   if (!t.grad_fn && !grad_fn) return;  // leaves stay leaves

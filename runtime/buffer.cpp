@@ -103,7 +103,15 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t bytes) {
   return std::allocate_shared<Buffer>(RecyclingAllocator<Buffer>(), Made{}, p, bytes);
 }
 
+std::shared_ptr<Buffer> Buffer::wrap(void* data, size_t bytes, std::shared_ptr<void> owner) {
+  auto b = std::allocate_shared<Buffer>(RecyclingAllocator<Buffer>(), Made{}, data, bytes);
+  b->external_ = true;
+  b->owner_ = std::move(owner);
+  return b;
+}
+
 Buffer::~Buffer() {
+  if (external_) return;  // owner_ lets go of the memory
   g_live -= static_cast<int64_t>(bytes_);
   if (data_ == inline_) return;
   if (!block_cache().give(data_, rounded_size(bytes_))) std::free(data_);

@@ -32,6 +32,11 @@ class Buffer {
   static constexpr size_t kInlineBytes = 64;
 
   static std::shared_ptr<Buffer> allocate(size_t bytes);
+  /// A buffer over memory someone else allocated (a numpy array's, a torch tensor's), aligned
+  /// to its elements only: compiled kernels, which assume 64 bytes, read such a buffer through
+  /// an aligned copy. `owner` keeps the memory alive and is released when the buffer dies; the
+  /// bytes are not counted as live.
+  static std::shared_ptr<Buffer> wrap(void* data, size_t bytes, std::shared_ptr<void> owner);
   Buffer(Made, void* data, size_t bytes) : data_(data ? data : inline_), bytes_(bytes) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
@@ -39,6 +44,8 @@ class Buffer {
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  /// Whether the memory is another owner's (wrap), who may write to it and sees what is written.
+  bool external() const { return external_; }
 
   /// Bytes currently held by live buffers, and the most ever held at once (for metrics).
   static int64_t live_bytes();
@@ -60,6 +67,8 @@ class Buffer {
  private:
   void* data_;
   size_t bytes_;
+  bool external_ = false;
+  std::shared_ptr<void> owner_;
   alignas(64) unsigned char inline_[kInlineBytes];
 };
 

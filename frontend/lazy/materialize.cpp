@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "frontend/lazy/cut.h"
@@ -28,6 +29,28 @@ void become_device_data(TensorImpl* t) {
   t->buffer = t->lazy->results[t->lazy_index];
   t->lazy.reset();
   t->donor.reset();
+  if (t->external) {
+    if (t->buffer != t->external)
+      std::memcpy(t->external->data(), t->buffer->data(), t->external->bytes());
+    t->buffer = t->external;
+  } else if (t->buffer->external()) {
+    // A graph result that is another tensor's external memory (a parameter passed through):
+    // this tensor gets its own copy, so that writes to that memory do not change it.
+    std::shared_ptr<rt::Buffer> own = rt::Buffer::allocate(t->buffer->bytes());
+    std::memcpy(own->data(), t->buffer->data(), own->bytes());
+    t->buffer = std::move(own);
+  }
+}
+
+/// Replaces each external parameter that is not 64-byte aligned (compiled kernels assume it)
+/// by an aligned copy. Donated buffers are never external.
+void align_params(std::vector<rt::BufferPtr>& params) {
+  for (rt::BufferPtr& p : params)
+    if (p && p->external() && reinterpret_cast<uintptr_t>(p->data()) % 64 != 0) {
+      rt::BufferPtr copy = rt::Buffer::allocate(p->bytes());
+      std::memcpy(copy->data(), p->data(), p->bytes());
+      p = std::move(copy);
+    }
 }
 
 /// Runs the pending graph of `targets` and turns each into device data. `all_pending`: the
@@ -76,6 +99,7 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
   }
   const int64_t t2 = ir::now_ns();
   metrics::time_ns(hit ? "cache_lookup" : "compile", t2 - t1);
+  align_params(c.params);
   const std::vector<long> refs = all_pending ? lazy::owned_refs(c) : std::vector<long>{};
   const std::vector<rt::BufferPtr> out = exe->run(c.params, refs);
   const int64_t t3 = ir::now_ns();
@@ -103,6 +127,26 @@ void materialize(std::vector<TensorImpl*> targets, const std::string& cause, boo
         hit ? "lookup" : "prepare", (t2 - t1) / 1e6, (t3 - t2) / 1e6));
 }
 
+/// A sync of some tensors. A result copied into external storage overwrites data that pending
+/// tensors outside the cut may still read, so a sync reaching such a result runs everything
+/// pending, as mark_step does (without donations).
+void sync_targets(std::vector<TensorImpl*> targets, const std::string& where) {
+  if (std::ranges::none_of(targets, [](const TensorImpl* t) { return t->external != nullptr; })) {
+    materialize(std::move(targets), where, false);
+    return;
+  }
+  std::vector<std::shared_ptr<TensorImpl>> keep = lazy::take_pending_tensors();
+  targets.clear();
+  for (const auto& t : keep) targets.push_back(t.get());
+  try {
+    materialize(std::move(targets), where, false);
+  } catch (...) {
+    for (const auto& t : keep)
+      if (t->pending()) lazy::track(t);
+    throw;
+  }
+}
+
 }  // namespace
 
 namespace lazy {
@@ -113,7 +157,7 @@ void sync(const Tensor& t, std::string_view reason, const Loc& loc) {
   const std::string where = fmt::format("{} at {}", reason, location_str(loc));
   metrics::count("sync");
   metrics::count("sync: " + where);
-  materialize({t.impl()}, where, false);
+  sync_targets({t.impl()}, where);
 }
 
 void sync(std::span<const Tensor> ts, std::string_view reason, const Loc& loc) {
@@ -128,7 +172,7 @@ void sync(std::span<const Tensor> ts, std::string_view reason, const Loc& loc) {
   const std::string where = fmt::format("{} at {}", reason, location_str(loc));
   metrics::count("sync");
   metrics::count("sync: " + where);
-  materialize(std::move(targets), where, false);
+  sync_targets(std::move(targets), where);
 }
 
 }  // namespace lazy
@@ -147,7 +191,10 @@ void mark_step(Loc loc) {
     // parameters and optimizer state are as they were before the step; the rest stay pending.
     for (const auto& t : keep) {
       if (!t->pending()) continue;
-      if (auto old = t->donor.lock()) {
+      if (t->external) {
+        t->buffer = t->external;  // not written: results are copied in after the run
+        t->lazy.reset();
+      } else if (auto old = t->donor.lock()) {
         t->buffer = std::move(old);
         t->lazy.reset();
         t->donor.reset();

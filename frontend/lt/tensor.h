@@ -83,6 +83,10 @@ class Tensor {
   template <class T>
   std::vector<T> to_vector(Loc loc = Loc::current()) const;
   std::string str(Loc loc = Loc::current()) const;
+  /// The memory outside lazytrain (from_blob's) that holds this tensor's value, once its pending
+  /// in-place results are written there; nullptr when the value is in lazytrain's own storage,
+  /// which in-place ops rebind and so never lend out.
+  void* external_data(Loc loc = Loc::current()) const;
 
   // --- in place: the tensor is rebound to the new value, its shape and dtype kept: the op runs in
   // the promoted dtype and its result is cast back, unless that would lower its category
@@ -134,6 +138,13 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 /// Copies host values into a new tensor of the given shape (numel must match).
 template <class T>
 Tensor from_vector(const std::vector<T>& values, Shape shape, Loc loc = Loc::current());
+/// A tensor over memory that stays its owner's, as libtorch's from_blob: row-major values of
+/// `shape` and `dtype` at `data` (aligned to its elements); `deleter` (if any) runs on
+/// `data` when no tensor reads it any more. No copy in either direction: writes to the memory
+/// are seen by the tensor, and the tensor's in-place ops (and writes through its views) put
+/// their results into the memory, in lazy mode when the step runs.
+Tensor from_blob(void* data, Shape shape, DType dtype, std::function<void(void*)> deleter = {},
+                 Loc loc = Loc::current());
 /// A 0-d tensor.
 Tensor scalar(double value, DType dtype = DType::F32, Loc loc = Loc::current());
 

@@ -245,6 +245,7 @@ void Module::to(DType dtype, Loc loc) {
     impl.lazy.reset();
     impl.lazy_index = 0;
     impl.donor.reset();
+    impl.external.reset();  // the new dtype's values are not the external memory's
     impl.grad.reset();
   }
 }

@@ -8,7 +8,8 @@ from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, flo
 from ._device import backends, cuda, device
 from ._size import Size
 from . import _tensor  # noqa: F401 - adds PyTorch's methods to Tensor
-from ._convert import as_tensor, from_dlpack, from_numpy, tensor
+from ._convert import from_dlpack, from_numpy, tensor
+from ._convert import public_as_tensor as as_tensor
 from . import _ops, _creation, _modes, _more_ops
 
 Tensor = _C.Tensor

@@ -53,9 +53,9 @@ def to_numpy(obj):
 
 
 def from_dlpack(ext_tensor):
-    """torch.from_dlpack: a tensor with the values of a DLPack producer (an object with
-    __dlpack__, or a capsule) on the CPU. The values are copied: lazytrain's tensors own their
-    storage."""
+    """torch.from_dlpack: a tensor over the memory of a DLPack producer (an object with
+    __dlpack__, or a capsule) on the CPU, as from_numpy shares an array's; a producer whose
+    layout does not allow it (not C-contiguous, a dtype lazytrain does not have) is copied."""
     if not hasattr(ext_tensor, "__dlpack__"):  # a bare capsule: numpy reads it from a wrapper
         capsule = ext_tensor
 
@@ -66,7 +66,16 @@ def from_dlpack(ext_tensor):
             def __dlpack_device__(self):
                 return (1, 0)
         ext_tensor = _Capsule()
-    return from_array(np.from_dlpack(ext_tensor))
+    a = np.from_dlpack(ext_tensor)
+    t = _shared(a, D.from_numpy_dtype(a.dtype), read_only_ok=True)
+    return from_array(a) if t is None else t
+
+
+def _shared(a, dt, read_only_ok=False):
+    """A tensor over a's memory, or None where its layout does not allow it."""
+    if not a.dtype.isnative:
+        return None
+    return _C._share_numpy(a, dt._code, read_only_ok)
 
 
 def from_array(a, dtype=None):
@@ -105,11 +114,26 @@ def _as_nested(data):
 
 
 def from_numpy(a):
-    """torch.from_numpy's values as a tensor of the array's dtype. The C++ tensors own their
-    storage, so this copies: writes to the array afterwards are not seen by the tensor."""
+    """torch.from_numpy: a tensor of the array's dtype over its memory, which both then write:
+    the tensor reads what numpy writes there, and the tensor's in-place ops (in lazy mode, when
+    the step runs) write into the array. An array that is not C-contiguous or is read-only is
+    copied instead."""
     if not isinstance(a, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
-    return from_array(a)
+    t = _shared(a, D.from_numpy_dtype(a.dtype))
+    return from_array(a) if t is None else t
+
+
+def public_as_tensor(data, dtype=None, device=None):
+    """torch.as_tensor: data itself when it is a tensor of that dtype (else converted), a tensor
+    over a numpy array's memory when the dtypes agree (from_numpy), otherwise a new tensor."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data._dtype == dtype._code else data.to(dtype)
+    if isinstance(data, np.ndarray) and str(data.dtype) in D._FROM_NUMPY:
+        own = D.from_numpy_dtype(data.dtype)
+        if dtype is None or dtype is own:
+            return from_numpy(data)
+    return tensor(data, dtype)
 
 
 def is_array_like(obj):

@@ -163,8 +163,8 @@ def numpy(self, *, force=False):
                            "tensor.detach().numpy() instead.")
     if self._dtype == D.bfloat16._code:
         raise TypeError("Got unsupported ScalarType BFloat16")
-    a = self._numpy()
-    return a.astype(np.float16) if self._dtype == D.float16._code else a
+    a = self._numpy()  # over the memory of a tensor from numpy or DLPack, as PyTorch's
+    return a.astype(np.float16) if a.dtype != np.float16 and self._dtype == D.float16._code else a
 
 
 def tolist(self):
@@ -215,8 +215,9 @@ def __array__(self, dtype=None):
 
 
 def __dlpack__(self, stream=None):
-    """A DLPack capsule of a copy of the values (on the CPU), for torch.from_dlpack and numpy:
-    lazytrain's storage can be rebound by in-place ops, so it is not lent out."""
+    """A DLPack capsule of the values (on the CPU), for torch.from_dlpack and numpy: the memory
+    of a tensor from numpy or DLPack, else a copy (lazytrain's own storage can be rebound by
+    in-place ops, so it is not lent out)."""
     if stream is not None:
         raise BufferError("__dlpack__: lazytrain tensors are on the CPU; stream must be None")
     if self._dtype == D.bfloat16._code:

@@ -24,8 +24,33 @@ pb::array host_array(const Tensor& t) {
   return out;
 }
 
+/// A numpy array over the external memory of t (a tensor from numpy or DLPack, which numpy()
+/// gives back as PyTorch does), keeping t alive; None when t's values are lazytrain's.
+pb::object external_array(const Tensor& t) {
+  void* data = nullptr;
+  {
+    CallerNamed named;
+    pb::gil_scoped_release release;  // in lazy mode its pending in-place results run first
+    data = t.external_data(call_site());
+  }
+  if (!data) return pb::none();
+  pb::dtype dtype;
+  switch (t.dtype()) {
+    case DType::Bool: dtype = pb::dtype::of<bool>(); break;
+    case DType::I32: dtype = pb::dtype::of<int32_t>(); break;
+    case DType::I64: dtype = pb::dtype::of<int64_t>(); break;
+    case DType::F16: dtype = pb::dtype("float16"); break;
+    case DType::F32: dtype = pb::dtype::of<float>(); break;
+    case DType::F64: dtype = pb::dtype::of<double>(); break;
+    case DType::BF16: return pb::none();  // numpy has no bfloat16
+  }
+  std::vector<pb::ssize_t> shape(t.shape().begin(), t.shape().end());
+  return pb::array(dtype, shape, data, pb::cast(t));
+}
+
 /// The values; f16 and bf16 come as float32 (the Python side narrows f16, numpy has no bf16).
 pb::array to_numpy(const Tensor& t) {
+  if (pb::object shared = external_array(t); !shared.is_none()) return shared;
   switch (t.dtype()) {
     case DType::Bool: return host_array<bool>(t);
     case DType::I32: return host_array<int32_t>(t);
@@ -62,6 +87,28 @@ Tensor from_numpy(const pb::array& a, int code) {
     case DType::F32: return from_array<float>(a, dtype);
   }
   LT_UNREACHABLE();
+}
+
+/// A tensor over a numpy array's memory (lt::from_blob), holding a reference to the array; None
+/// where the array's layout does not allow it (the Python side then copies): not C-contiguous,
+/// read-only (unless `read_only_ok`: DLPack's arrays are marked so, and torch.from_dlpack writes
+/// to them all the same), or elements of another size than `code`'s.
+pb::object share_numpy(const pb::array& a, int code, bool read_only_ok) {
+  const DType dtype = dtype_of(code);
+  if (!(a.flags() & pb::array::c_style) || (!a.writeable() && !read_only_ok) ||
+      static_cast<size_t>(a.itemsize()) != dtype_size(dtype) ||
+      reinterpret_cast<uintptr_t>(a.data()) % dtype_size(dtype) != 0)
+    return pb::none();
+  Shape shape(a.shape(), a.shape() + a.ndim());
+  auto* array = new pb::object(a);
+  auto release = [array](void*) {
+    // The last tensor may go on any thread, or after the interpreter (whose memory it was).
+    if (!Py_IsInitialized()) return;
+    pb::gil_scoped_acquire gil;
+    delete array;
+  };
+  return pb::cast(
+      from_blob(const_cast<void*>(a.data()), std::move(shape), dtype, release, call_site()));
 }
 
 pb::tuple shape_of(const Tensor& t) {
@@ -169,7 +216,10 @@ void bind_tensor(pb::module_& m) {
   // Where an op takes a tensor, an object with __array__ (a numpy array, a torch batch) is
   // copied into one, as PyTorch accepts them; other objects still fail the call.
   pb::implicitly_convertible<pb::object, T>();
-  m.def("_from_numpy", &from_numpy, "A copy of a numpy array's values (C++ tensors own theirs)");
+  m.def("_from_numpy", &from_numpy, "A copy of a numpy array's values");
+  m.def("_share_numpy", &share_numpy, pb::arg("array"), pb::arg("code"),
+        pb::arg("read_only_ok") = false,
+        "A tensor over a numpy array's memory, or None where its layout does not allow it");
   m.def("scalar", [at](double v, int code) { return scalar(v, dtype_of(code), at); });
   m.def("full", [at](const std::vector<int64_t>& shape, double v, int code) {
     return full(shape, v, dtype_of(code), at);

@@ -1,4 +1,5 @@
 """Tensors from Python values and back; dtypes, shapes, repr and creation against PyTorch."""
+import contextlib
 import re
 
 import numpy as np
@@ -44,12 +45,56 @@ def test_from_numpy_and_numpy(np_dtype):
     np.testing.assert_array_equal(back, a)
 
 
-def test_from_numpy_copies_and_non_contiguous_arrays():
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_from_numpy_shares_the_arrays_memory_as_torch(mode):
+    ours, theirs = np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4)
+    a = lt.from_numpy(ours[1:])  # an offset view: no 64-byte alignment
+    b = torch.from_numpy(theirs[1:])
+    with lt.lazy() if mode == "lazy" else contextlib.nullcontext():
+        ours[1, 0] = theirs[1, 0] = 50.0
+        assert a.sum().item() == b.sum().item()
+        for t in (a, b):
+            t.mul_(2)
+            t[0, 1:3] = -1.0
+            t.add_(t.sum())
+        if mode == "lazy":
+            assert ours[1, 0] == 50.0  # written when the step runs
+            lt.mark_step()
+    np.testing.assert_array_equal(ours, theirs)
+    assert np.shares_memory(a.numpy(), ours)  # numpy() gives the memory back, as torch's
+
+
+def test_from_numpy_copies_arrays_it_cannot_share():
     a = np.arange(12.0).reshape(3, 4)
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    for array in (a.T, frozen):
+        t = lt.from_numpy(array)
+        np.testing.assert_array_equal(t.numpy(), array)
+        assert not np.shares_memory(t.numpy(), array)
     t = lt.from_numpy(a.T)
-    np.testing.assert_array_equal(t.numpy(), a.T)
     a[0, 0] = 100.0
-    assert t[0, 0].item() == 0.0  # a copy, as the docstring says
+    assert t[0, 0].item() == 0.0
+
+
+def test_as_tensor_shares_where_torch_does():
+    a = np.zeros(3, dtype=np.float32)
+    assert np.shares_memory(lt.as_tensor(a).numpy(), a)
+    assert np.shares_memory(torch.as_tensor(a).numpy(), a)
+    widened = lt.as_tensor(a, dtype=lt.float64)
+    assert widened.dtype is lt.float64 and not np.shares_memory(widened.numpy(), a)
+    t = lt.ones(2)
+    assert lt.as_tensor(t) is t and lt.as_tensor(t, dtype=lt.float64).dtype is lt.float64
+    assert lt.as_tensor([1, 2]).dtype is lt.int64
+
+
+def test_from_dlpack_shares_a_torch_tensors_memory():
+    theirs = torch.arange(4.0)
+    ours = lt.from_dlpack(theirs)
+    ours.add_(1)
+    assert theirs.tolist() == [1.0, 2.0, 3.0, 4.0]
+    theirs[0] = 10.0
+    assert ours[0].item() == 10.0
 
 
 def test_array_likes_are_accepted_as_tensors():
