@@ -19,17 +19,22 @@ import lazytrain as torch
 nn, F, dist = torch.nn, torch.nn.functional, torch.distributed
 
 
-def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momentum=None):
+def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momentum=None,
+                    lrf=0.0):
     p.add_argument("--compiler-opt", action="store_true", help="lazy mode: compiled steps")
     p.add_argument("--epochs", type=int, default=epochs, help="passes over the training set")
-    p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (0: all)")
+    p.add_argument("--max-steps", type=int, default=-1,
+                   help="stop at this global step, also when resumed (-1: run --epochs); the "
+                        "schedule then spans this many steps")
     p.add_argument("--accum-steps", type=int, default=1,
                    help="micro-batches accumulated per optimizer step (a mark_step after each "
                         "in lazy mode)")
     p.add_argument("--batch-size", type=int, default=batch_size,
                    help="examples per step, over all ranks")
     p.add_argument("--lr", type=float, default=lr, help="peak learning rate")
-    p.add_argument("--lrf", type=float, default=0.01, help="the cosine's final lr is lr * lrf")
+    p.add_argument("--lrf", type=float, default=lrf, help="the cosine's final lr is lr * lrf")
+    p.add_argument("--schedule", choices=["constant", "cosine"], default="cosine",
+                   help="learning rate after the warmup")
     p.add_argument("--warmup-steps", type=int, default=warmup_steps,
                    help="linear warmup from 0 to --lr over N steps")
     p.add_argument("--weight-decay", type=float, default=weight_decay)
@@ -39,19 +44,27 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
                    help="clip the global gradient norm to N (0: off)")
     p.add_argument("--seed", type=int, default=0,
                    help="seeds initialization, dropout and the data order")
-    p.add_argument("--train-limit", type=int, default=0, help="the first N training examples")
-    p.add_argument("--test-limit", type=int, default=0, help="the first N test examples")
+    p.add_argument("--train-limit", type=_limit, default=-1,
+                   help="the first N training examples (-1: all)")
+    p.add_argument("--test-limit", type=_limit, default=-1,
+                   help="the first N test examples (-1: all)")
     p.add_argument("--log-interval", type=int, default=50, help="steps between progress lines")
     p.add_argument("--log-csv", default="", help="a CSV row per logged step and evaluation")
     p.add_argument("--eval-every", type=int, default=0,
-                   help="evaluate every N steps too (0: only at the end, which always runs)")
+                   help="evaluate every N steps (0: at each epoch's end); the end always")
     p.add_argument("--plot", default="",
                    help="FILE.png: the CSV log drawn with gnuplot at the end (scripts/plot_log.sh)")
     p.add_argument("--weights", default="",
                    help="start from these model weights (non-strict: what matches is copied, "
                         "the rest printed)")
-    p.add_argument("--save-dir", default="", help="rank 0's checkpoint at the end, here")
-    p.add_argument("--resume", default="", help="continue from a --save-dir checkpoint")
+    p.add_argument("--save-dir", default="",
+                   help="write checkpoints DIR/step-<N>.safetensors (every --save-every steps "
+                        "and at the end), the C++ trainers' files")
+    p.add_argument("--save-every", type=int, default=0,
+                   help="steps between checkpoints (0: only at the end)")
+    p.add_argument("--resume", default="",
+                   help="continue a run from its checkpoint (this trainer's, from Python or "
+                        "C++): model, optimizer, schedule, RNG and data position")
     p.add_argument("--amp", choices=["off", "bf16", "fp16"], default="off",
                    help="autocast around forward and loss, in bf16 or fp16")
     p.add_argument("--loss-scale", type=_loss_scale, default=None,
@@ -59,6 +72,18 @@ def add_train_flags(p, epochs, batch_size, lr, weight_decay, warmup_steps, momen
                         "static scale N > 0 (default: dynamic with --amp fp16, else off)")
     p.add_argument("--num-workers", type=int, default=0,
                    help="loader threads that make the next batches while the step runs")
+
+
+def _limit(text):
+    n = int(text)
+    if n == 0 or n < -1:
+        raise argparse.ArgumentTypeError(f"expected -1 (all) or a count > 0, got {text}")
+    return n
+
+
+def limit(n):
+    """A --train-limit or --test-limit as the datasets take it: 0 for all."""
+    return max(n, 0)
 
 
 def _loss_scale(text):
@@ -130,15 +155,51 @@ def split_for_weight_decay(model):
     return decay, no_decay
 
 
-def _schedule(optimizer, args, total_steps):
-    """Warmup to args.lr, then a cosine to args.lr * args.lrf at the last step."""
-    def factor(step):
-        if step < args.warmup_steps:
-            return (step + 1) / args.warmup_steps
-        span = max(total_steps - args.warmup_steps - 1, 1)
-        t = min((step - args.warmup_steps) / span, 1.0)
-        return args.lrf + (1 - args.lrf) * 0.5 * (1 + math.cos(math.pi * t))
-    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+def _number(v):
+    """A number as the C++ side writes it (fmt's shortest form: 0.05, 1e-05, 3 for 3.0)."""
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text
+
+
+class Schedule(torch.optim.lr_scheduler.LambdaLR):
+    """The C++ trainers' schedule: a linear warmup from 0 to --lr over --warmup-steps, then a
+    cosine to lr * lrf at the last step (or a constant), the same numbers as theirs, and its
+    kind as their checkpoints name it (lt/optim.h's schedules)."""
+
+    def __init__(self, optimizer, args, total_steps):
+        after = max(total_steps - args.warmup_steps, 1)
+        lrf, warmup = args.lrf, args.warmup_steps
+        if args.schedule == "cosine":
+            self.kind = f"cosine(t_max={after},lrf={_number(lrf)})"
+
+            def then(t):
+                x = min(t, after) / after
+                return lrf + (1 - lrf) * (1 + math.cos(math.pi * x)) / 2
+        else:
+            self.kind = "constant"
+
+            def then(t):
+                return 1.0
+
+        def factor(t):
+            return then(t - warmup) if t >= warmup else 0.0 + (1 - 0.0) * t / warmup
+        if warmup > 0:
+            self.kind = f"warmup(steps={warmup},start_factor=0)+{self.kind}"
+        super().__init__(optimizer, factor if warmup > 0 else then)
+
+    def checkpoint(self):
+        return {"sched.kind": self.kind, "sched.last_step": str(self.last_epoch),
+                "sched.base_lrs": ",".join(_number(b) for b in self.base_lrs)}
+
+    def load_checkpoint(self, metadata, path):
+        if metadata["sched.kind"] != self.kind:
+            raise SystemExit(f"--resume {path}: Scheduler.load_state_dict: the state is of "
+                             f"schedule \"{metadata['sched.kind']}\", this one is \"{self.kind}\"")
+        self.last_epoch = int(metadata["sched.last_step"])
+        self.base_lrs = [float(b) for b in metadata["sched.base_lrs"].split(",")]
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
 
 def load_weights(model, path):
@@ -147,7 +208,9 @@ def load_weights(model, path):
     state = torch.load(path)
     if isinstance(state, dict) and isinstance(state.get("model"), dict):
         state = state["model"]
-    state = {k[len("model."):] if k.startswith("model.") else k: v for k, v in state.items()}
+    # A training checkpoint's optimizer and scaler state are not weights.
+    state = {k[len("model."):] if k.startswith("model.") else k: v for k, v in state.items()
+             if not k.startswith(("optim.", "scaler."))}
     own = model.state_dict()
     mismatched = [k for k, v in state.items()
                   if k in own and tuple(v.shape) != tuple(own[k].shape)]
@@ -156,15 +219,16 @@ def load_weights(model, path):
     return missing, unexpected, mismatched
 
 
-def _evaluate(task, model, step, steps_per_epoch, log, rank):
-    """One evaluation in eager mode and eval mode: printed on rank 0 and logged as an eval row."""
-    mode = torch.get_mode()
-    torch.set_mode("eager")
+def _evaluate(task, model, step, steps_per_epoch, log, rank, amp_dtype):
+    """One evaluation in eval mode, in the training's mode (lazy: a graph per chunk, read by
+    the task) and autocast, as the C++ trainers evaluate: printed on rank 0 and logged as an
+    eval row."""
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=amp_dtype or torch.bfloat16,
+                                         enabled=amp_dtype is not None):
         results = task.evaluate(model)
+    torch.mark_step()  # in lazy mode, what the task did not read
     model.train()
-    torch.set_mode(mode)
     if rank == 0:
         for k, v in results.items():
             print(f"{k} {v:.6f}", flush=True)
@@ -175,6 +239,94 @@ def _evaluate(task, model, step, steps_per_epoch, log, rank):
             log.writerow(["eval", step, max(step - 1, 0) // steps_per_epoch + 1, "", "", "", "",
                           "", _g(peak)] + [_g(v) for v in row.values()])
     return results
+
+
+def _accuracy(results, otherwise):
+    return next((results[k] for k in EVAL_COLUMNS["eval_acc"] if k in results), otherwise)
+
+
+def _config_metadata(args):
+    """The run's configuration as the C++ trainers' checkpoints record it (config.*)."""
+    flags = {"compiler_opt": "true" if args.compiler_opt else "false", "epochs": args.epochs,
+             "max_steps": args.max_steps, "batch_size": args.batch_size, "lr": _number(args.lr),
+             "lrf": _number(args.lrf), "schedule": args.schedule,
+             "warmup_steps": args.warmup_steps, "weight_decay": _number(args.weight_decay),
+             "momentum": _number(getattr(args, "momentum", 0.9)),
+             "clip_grad": _number(args.clip_grad), "amp": args.amp,
+             "loss_scale": loss_scale_mode(args), "accum_steps": args.accum_steps,
+             "seed": args.seed, "train_limit": args.train_limit}
+    return {f"config.{k}": str(v) for k, v in flags.items()}
+
+
+def _save(task, args, optimizer, scheduler, scaler, step, steps_per_epoch, best_accuracy, rank):
+    """Rank 0's checkpoint DIR/step-<N>.safetensors in the C++ trainers' layout
+    (examples/trainer/training_checkpoint.h): model.*, optim.*, sched.*, scaler.*, config.*,
+    train.*; one file resumes a run of this trainer from either language."""
+    if rank != 0:
+        return
+    optimizer._sync_options()  # the scheduler's rate for the next step, as C++ holds it
+    tensors, metadata = optimizer._cpp.checkpoint()
+    tensors = dict(tensors)
+    metadata = dict(metadata)
+    for name, t in task.model.state_dict().items():
+        tensors["model." + name] = t
+    metadata.update(scheduler.checkpoint())
+    metadata.update(_config_metadata(args))
+    if scaler.is_enabled():
+        scaler_tensors, scaler_metadata = scaler._cpp.checkpoint()
+        tensors.update(scaler_tensors)
+        metadata.update(scaler_metadata)
+    seed, counter = torch._C._rng_state()
+    # Where the run is: `step` steps done, the last of them in `epoch` after `batch` of its
+    # micro-batches.
+    epoch, batch = ((step - 1) // steps_per_epoch,
+                    ((step - 1) % steps_per_epoch + 1) * args.accum_steps) if step else (0, 0)
+    metadata.update({"train.trainer": task.name, "train.step": str(step),
+                     "train.epoch": str(epoch), "train.batch": str(batch),
+                     "train.rng_seed": str(seed), "train.rng_counter": str(counter),
+                     "train.best_eval_acc": _number(best_accuracy)})
+    os.makedirs(args.save_dir, exist_ok=True)
+    path = os.path.join(args.save_dir, f"step-{step}.safetensors")
+    torch._C.save(path, tensors, metadata)
+    print(f"saved {path}", flush=True)
+
+
+def _resume(path, task, args, optimizer, scheduler, scaler):
+    """Loads a checkpoint of this trainer (_save's, or the C++ trainer's) into the run and the
+    global generator; returns (its step, its best accuracy). Refuses another trainer's, another
+    batch size or accumulation (the data position depends on them) and another loss scaling."""
+    try:
+        tensors, metadata = torch._C.load(path)
+    except (OSError, RuntimeError, ValueError) as e:
+        raise SystemExit(f"--resume: {e}")
+
+    def need(key):
+        if key not in metadata:
+            raise SystemExit(f"{path}: not a training checkpoint: no metadata '{key}'")
+        return metadata[key]
+    if need("train.trainer") != task.name:
+        raise SystemExit(f"{path}: a checkpoint of {metadata['train.trainer']}, not of "
+                         f"{task.name}")
+    config = _config_metadata(args)
+    for flag, key in (("--batch-size", "config.batch_size"),
+                      ("--accum-steps", "config.accum_steps")):
+        if need(key) != config[key]:
+            raise SystemExit(f"{path}: written with {flag} {metadata[key]}, resumed with {flag} "
+                             f"{config[key]} (the data position depends on it)")
+    had = metadata.get("config.loss_scale", "off")
+    if had != loss_scale_mode(args):
+        raise SystemExit(f"{path}: written with --loss-scale {had}, resumed with --loss-scale "
+                         f"{loss_scale_mode(args)} (the loss scaler's state is part of the run)")
+    task.model.load_state_dict({k[len("model."):]: v for k, v in tensors.items()
+                                if k.startswith("model.")})
+    optimizer._cpp.load_checkpoint({k: v for k, v in tensors.items() if k.startswith("optim.")},
+                                   metadata)
+    scheduler.load_checkpoint(metadata, path)
+    if scaler.is_enabled():
+        scaler._cpp.load_checkpoint(
+            {k: v for k, v in tensors.items() if k.startswith("scaler.")}, metadata)
+    torch._C._set_rng_state(int(need("train.rng_seed")), int(need("train.rng_counter")))
+    return int(need("train.step")), float(need("train.best_eval_acc"))
 
 
 def train(task, args):
@@ -197,34 +349,21 @@ def train(task, args):
     if not steps_per_epoch:
         raise SystemExit(f"{len(task.train_data)} training examples make no step of --batch-size "
                          f"{args.batch_size} x --accum-steps {accum}")
-    # The schedule spans every epoch; --max-steps only stops early, so that a run stopped and
-    # resumed follows the run that did not stop.
-    scheduler = _schedule(optimizer, args, args.epochs * steps_per_epoch)
+    # As the C++ trainers: --max-steps is where the run stops and what the schedule spans.
+    total = args.max_steps if args.max_steps >= 0 else args.epochs * steps_per_epoch
+    scheduler = Schedule(optimizer, args, max(total, 1))
     scaler, static_scale = _make_scaler(args)
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.amp)
-    total = args.epochs * steps_per_epoch
-    if args.max_steps:
-        total = min(total, args.max_steps)
-    step = 0
-    if args.weights and not args.resume:
+    step, best_accuracy = 0, -1.0
+    if args.resume:
+        step, best_accuracy = _resume(args.resume, task, args, optimizer, scheduler, scaler)
+        if rank == 0:
+            print(f"{task.name}: resumed from {args.resume} at step {step}", flush=True)
+    if args.weights:
         missing, unexpected, mismatched = load_weights(model, args.weights)
         if rank == 0:
             print(f"--weights {args.weights}: missing {missing}, unexpected {unexpected}, "
                   f"shape mismatches {mismatched}", flush=True)
-    if args.resume:
-        state = torch.load(args.resume)
-        if state.get("accum_steps", 1) != accum:  # the data position depends on it
-            raise SystemExit(f"--resume {args.resume}: written with --accum-steps "
-                             f"{state.get('accum_steps', 1)}, this run has {accum}")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        had = state.get("loss_scale", "off")
-        if had != loss_scale_mode(args):  # the scaler's state goes with its mode
-            raise SystemExit(f"--resume {args.resume}: written with --loss-scale {had}, resumed "
-                             f"with --loss-scale {loss_scale_mode(args)}")
-        scaler.load_state_dict(state.get("scaler", {}))
-        step = int(state["step"])
     log = None
     csv_path = args.log_csv or (args.plot + ".csv" if args.plot else "")
     if csv_path and rank == 0:
@@ -315,22 +454,27 @@ def train(task, args):
                         log.writerow(["train", step, epoch + 1] +
                                      [_g(v) for v in (value, lr, rate, ms, wait_ms, peak)] +
                                      ["", "", ""])
-            if args.eval_every and step % args.eval_every == 0 and step != total:
-                _evaluate(task, model, step, steps_per_epoch, log, rank)
-                t0 = time.perf_counter()
             if step == total:
                 break
-    torch.set_mode("eager")
-    if args.save_dir and rank == 0:
-        os.makedirs(args.save_dir, exist_ok=True)
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "scaler": scaler.state_dict(),
-                    "loss_scale": loss_scale_mode(args), "step": step, "accum_steps": accum},
-                   os.path.join(args.save_dir, f"{task.name}.pt"))
+            # As the C++ trainers: every --eval-every steps, or at each epoch's end; the end's
+            # evaluation comes after the loop.
+            if (args.eval_every and step % args.eval_every == 0) or (
+                    not args.eval_every and i + 1 == steps_per_epoch):
+                results = _evaluate(task, model, step, steps_per_epoch, log, rank, amp_dtype)
+                best_accuracy = max(best_accuracy, _accuracy(results, best_accuracy))
+                t0 = time.perf_counter()
+            if args.save_dir and args.save_every and step % args.save_every == 0:
+                _save(task, args, optimizer, scheduler, scaler, step, steps_per_epoch,
+                      best_accuracy, rank)
     if scaler.is_enabled() and rank == 0:
         print(f"loss scaler: scale {scaler.get_scale():g} at the end, {skipped_total} of "
               f"{step - first_step} steps skipped", flush=True)
-    results = _evaluate(task, model, step, steps_per_epoch, log, rank)
+    results = _evaluate(task, model, step, steps_per_epoch, log, rank, amp_dtype)
+    best_accuracy = max(best_accuracy, _accuracy(results, best_accuracy))
+    torch.set_mode("eager")
+    if args.save_dir:
+        _save(task, args, optimizer, scheduler, scaler, step, steps_per_epoch, best_accuracy,
+              rank)
     model.eval()
     if log:
         log_file.close()

@@ -52,6 +52,15 @@ void bind_amp(pb::module_& m) {
       .def("get_scale", &GradScaler::get_scale)
       .def("growth_tracker", &GradScaler::growth_tracker)
       .def("is_enabled", &GradScaler::is_enabled)
+      .def("checkpoint",
+           [](const GradScaler& s) {
+             Checkpoint c = s.state_dict("scaler");
+             return std::pair{c.tensors, c.metadata};
+           })
+      .def("load_checkpoint",
+           [at](GradScaler& s, const TensorDict& tensors, const StringDict& metadata) {
+             s.load_state_dict(Checkpoint{tensors, metadata}, "scaler", at);
+           })
       .def("state_tensors", [](const GradScaler& s) { return s.state_dict().tensors; })
       .def("load_state_tensors", [at](GradScaler& s, const TensorDict& tensors) {
         Checkpoint c = s.state_dict();

@@ -89,6 +89,17 @@ void bind_optim(pb::module_& m) {
         for (const auto& [name, t] : tensors) c.tensors[name] = t;
         o.load_state_dict(c, "optim", at);
       })
+      // The whole state in lt/optim.h's layout ("optim.*" tensors and metadata), as the C++
+      // trainers' checkpoints hold it.
+      .def("checkpoint",
+           [](const optim::Optimizer& o) {
+             Checkpoint c = o.state_dict("optim");
+             return std::pair{c.tensors, c.metadata};
+           })
+      .def("load_checkpoint",
+           [at](optim::Optimizer& o, const TensorDict& tensors, const StringDict& metadata) {
+             o.load_state_dict(Checkpoint{tensors, metadata}, "optim", at);
+           })
       .def("num_groups", &optim::Optimizer::num_groups)
       .def("shard_state", [at](optim::Optimizer& o, int stage) { o.shard_state(stage, at); })
       .def("zero_stage", &optim::Optimizer::zero_stage)

@@ -241,6 +241,9 @@ void bind_tensor(pb::module_& m) {
   });
   m.def("manual_seed", &manual_seed);
   m.def("initial_seed", [] { return rng_state().seed; });
+  m.def("_rng_state", [] { return std::pair{rng_state().seed, rng_state().counter}; });
+  m.def("_set_rng_state",
+        [](uint64_t seed, uint64_t counter) { set_rng_state(RngState{seed, counter}); });
 }
 
 }  // namespace lt::py

@@ -64,13 +64,16 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+# The bounds in the C++ library's order of operations (frontend/nn/init.cpp), so that a model
+# drawn from Python has the C++ model's weights bit for bit.
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    std = calculate_gain(nonlinearity, a) * (1 / math.sqrt(_fan(tensor, mode)))
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
-    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    std = calculate_gain(nonlinearity, a) * (1 / math.sqrt(_fan(tensor, mode)))
     return normal_(tensor, 0.0, std)
 
 
