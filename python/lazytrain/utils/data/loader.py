@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ... import _C, _ops
-from ..._convert import as_tensor, tensor
+from ..._convert import from_numpy, public_as_tensor, tensor
 from ..._modes import eager
 from .dataset import Subset, TensorDataset
 
@@ -23,7 +23,7 @@ def default_collate(batch):
         return _ops.stack(batch, 0)
     if isinstance(first, np.ndarray) or hasattr(first, "__array__") and not isinstance(
             first, (str, bytes)):
-        return as_tensor(np.stack([np.asarray(b) for b in batch]))
+        return from_numpy(np.stack([np.asarray(b) for b in batch]))  # over the new array
     if isinstance(first, (bool, numbers.Number)):
         return tensor(list(batch))
     if isinstance(first, dict):
@@ -45,7 +45,7 @@ def default_convert(data):
     if type(data).__module__ == "numpy" and not isinstance(data, (np.str_, np.bytes_)):
         if isinstance(data, np.ndarray) and data.dtype.kind in "OSUa":
             return data
-        return as_tensor(np.asarray(data))
+        return public_as_tensor(np.asarray(data))  # shares the array, as torch.as_tensor
     if isinstance(data, collections.abc.Mapping):
         return {k: default_convert(v) for k, v in data.items()}
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple keeps its type
