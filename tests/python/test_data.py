@@ -194,6 +194,64 @@ def test_a_workers_error_is_raised_at_its_batch():
         lt.utils.data.DataLoader(Broken(), num_workers=-1)
 
 
+class InWorker(lt.utils.data.Dataset):
+    """Items that say which worker process made them; item 13 ends its process."""
+
+    def __init__(self, fail=False):
+        self.fail = fail
+
+    def __len__(self):
+        return 24
+
+    def __getitem__(self, i):
+        import os
+        if self.fail and i == 13:
+            os._exit(3)
+        info = lt.utils.data.get_worker_info()
+        return np.full(2, float(i), np.float32), i, info.id
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_worker_processes_give_the_batches_of_no_workers_in_order(context):
+    plain = [(x.tolist(), y.tolist()) for x, y in
+             lt.utils.data.DataLoader(Slow(), batch_size=5, shuffle=True, seed=2)]
+    loader = lt.utils.data.DataLoader(Slow(), batch_size=5, shuffle=True, seed=2,
+                                      num_workers=2, multiprocessing_context=context)
+    assert [(x.tolist(), y.tolist()) for x, y in loader] == plain  # lazytrain ops in workers
+    batches = list(lt.utils.data.DataLoader(InWorker(), batch_size=4, num_workers=3,
+                                            multiprocessing_context=context))
+    x, i, worker = batches[1]
+    assert x.dtype is lt.float32 and x.tolist() == [[4.0, 4.0], [5.0, 5.0], [6.0, 6.0],
+                                                    [7.0, 7.0]]
+    assert i.dtype is lt.int64 and i.tolist() == [4, 5, 6, 7]
+    assert [b[2].tolist() for b in batches] == [[w] * 4 for w in (0, 1, 2, 0, 1, 2)]
+    assert lt.utils.data.get_worker_info() is None
+
+
+def test_a_worker_processs_error_and_death_reach_the_loop():
+    loader = lt.utils.data.DataLoader(Broken(), batch_size=2, num_workers=2,
+                                      multiprocessing_context="fork")
+    got = []
+    with pytest.raises(KeyError) as e:
+        for b in loader:
+            got.append(b)
+    assert len(got) == 2
+    text = str(e.value)
+    assert text.startswith("Caught KeyError in DataLoader worker process 0.\nOriginal "
+                           "Traceback (most recent call last):")
+    assert "no item 5" in text
+    dies = lt.utils.data.DataLoader(InWorker(fail=True), batch_size=4, num_workers=2,
+                                    multiprocessing_context="fork")
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid \d+\) exited unexpectedly "
+                                           r"with exit code 3"):
+        list(dies)
+    with pytest.raises(ValueError, match="multiprocessing_context can only be used with "
+                                         "multi-process loading"):
+        lt.utils.data.DataLoader(Broken(), multiprocessing_context="fork")
+    with pytest.raises(ValueError, match="should specify a valid start method"):
+        lt.utils.data.DataLoader(Broken(), num_workers=1, multiprocessing_context="threads")
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_batch_size_none_yields_converted_samples_as_torch(workers):
     """No automatic batching: each sample through default_convert (arrays and numpy scalars

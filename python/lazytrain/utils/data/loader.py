@@ -3,6 +3,7 @@ import collections
 import collections.abc
 import concurrent.futures
 import itertools
+import multiprocessing
 import numbers
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from ... import _C, _ops
 from ..._convert import from_numpy, public_as_tensor, tensor
 from ..._modes import eager
+from . import worker
 from .dataset import Subset, TensorDataset
 
 Tensor = _C.Tensor
@@ -70,12 +72,13 @@ class DataLoader:
     that many threads (not processes) make the next num_workers * prefetch_factor batches while
     the loop steps (the compiled step and backward() release the GIL); batches come in the
     sampler's order whatever the threads' timing, and a worker's exception is raised where its
-    batch would have been."""
+    batch would have been. With multiprocessing_context ("fork", "spawn", "forkserver" or a
+    context) the workers are processes, as PyTorch's (worker.py)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, generator=None, prefetch_factor=2,
-                 persistent_workers=False, seed=None, **unsupported):
+                 worker_init_fn=None, multiprocessing_context=None, generator=None,
+                 prefetch_factor=2, persistent_workers=False, seed=None, **unsupported):
         if unsupported:
             raise NotImplementedError(f"DataLoader: {sorted(unsupported)} are not supported yet")
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or
@@ -99,6 +102,15 @@ class DataLoader:
         self.collate_fn = collate_fn or (default_collate if self._auto else default_convert)
         self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
         self.worker_init_fn = worker_init_fn
+        if multiprocessing_context is not None and not num_workers:
+            raise ValueError("multiprocessing_context can only be used with multi-process "
+                             "loading (num_workers > 0), but got num_workers=0")
+        if isinstance(multiprocessing_context, str) and (
+                multiprocessing_context not in multiprocessing.get_all_start_methods()):
+            raise ValueError(f"multiprocessing_context option should specify a valid start "
+                             f"method in {multiprocessing.get_all_start_methods()!r}, but got "
+                             f"multiprocessing_context={multiprocessing_context!r}")
+        self.multiprocessing_context = multiprocessing_context
         self.seed = seed if seed is not None else generator if isinstance(generator, int) else 0
         self._epoch = 0
 
@@ -153,6 +165,16 @@ class DataLoader:
                 with eager():
                     batch = self._make(indices)
                 yield batch
+            return
+        if self.multiprocessing_context is not None:
+            collate = self.collate_fn
+            if collate is default_collate:
+                collate = worker.numpy_collate
+            elif collate is default_convert:
+                collate = None
+            yield from worker.ProcessBatches(
+                self, self._batches(), self.multiprocessing_context, collate, from_numpy,
+                as_tensor_tree=collate is worker.numpy_collate or collate is None)
             return
         ids = itertools.count()
 
