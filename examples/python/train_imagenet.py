@@ -81,10 +81,10 @@ class ImageNetTask(trainer.Task):
         if torch.distributed.get_world_size() > 1 and args.sync_batchnorm:
             self.model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(self.model)
         if args.data == "mock":
-            self.train_data = MockImageNet(trainer.limit(args.train_limit) or 1281167, args.image_size,
-                                           args.num_classes, args.seed, 0)
-            self.test_data = MockImageNet(trainer.limit(args.test_limit) or 50000, args.image_size,
-                                          args.num_classes, args.seed, 1)
+            self.train_data = MockImageNet(trainer.limit(args.train_limit) or 1281167,
+                                           args.image_size, args.num_classes, args.seed, 0)
+            self.test_data = MockImageNet(trainer.limit(args.test_limit) or 50000,
+                                          args.image_size, args.num_classes, args.seed, 1)
         else:
             self.train_data, self.test_data = image_folders(args)
         self.eval_batch = max(args.batch_size // torch.distributed.get_world_size(), 1)
