@@ -560,3 +560,75 @@ def test_attention_with_keys_and_values_of_other_sizes_matches_torch(mode):
         got[m] = [out, weights] + [p.grad for p in net.parameters()]
     for a, b in zip(got[lt], got[torch]):
         assert_close(a, b.detach(), rtol=1e-9, atol=1e-11)
+
+
+PADS = [("reflect", (2, 1)), ("replicate", (3, 0)), ("circular", (1, 2)),
+        ("reflect", (1, 2, 2, 0)), ("replicate", (0, 2, 1, 1)), ("circular", (2, 1, 0, 3)),
+        ("reflect", (1, 1, 2, 1, 1, 0)), ("replicate", (1, 0, 0, 2, 2, 1))]
+
+
+@pytest.mark.parametrize("padding_mode, pad", PADS, ids=[f"{m}-{len(p) // 2}d" for m, p in PADS])
+def test_padding_modes_and_layers_match_torch(padding_mode, pad, mode):
+    """F.pad's reflect, replicate and circular modes on 3-, 4- and 5-D inputs (1, 2 and 3 dims
+    padded), their layers, values and gradients, in float64."""
+    dims = len(pad) // 2
+    x = np.random.default_rng(dims).standard_normal((2, 3, 4, 5, 6)[:dims + 2])
+    ours = lt.tensor(x, dtype=lt.float64, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    got, want = (m.nn.functional.pad(t, pad, mode=padding_mode)
+                 for m, t in ((lt, ours), (torch, theirs)))
+    assert_close(got, want.detach())
+    w = np.random.default_rng(7).standard_normal(tuple(want.shape))
+    (got * lt.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    assert_close(ours.grad, theirs.grad)
+    if padding_mode != "circular":  # torch 1.13 has no circular pad layer
+        name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}[padding_mode]
+        layer = f"{name}{dims}d"
+        ours_layer, theirs_layer = getattr(lt.nn, layer)(pad), getattr(torch.nn, layer)(pad)
+        assert repr(ours_layer) == repr(theirs_layer)
+        assert_close(ours_layer(ours.detach()), theirs_layer(theirs.detach()))
+
+
+def test_constant_and_zero_pad_layers_and_pad_errors_are_torchs():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for ours, theirs in [(lt.nn.ZeroPad2d(1), torch.nn.ZeroPad2d(1)),
+                         (lt.nn.ConstantPad1d((1, 2), 3.5), torch.nn.ConstantPad1d((1, 2), 3.5)),
+                         (lt.nn.ConstantPad3d(1, -1.0), torch.nn.ConstantPad3d(1, -1.0))]:
+        assert repr(ours) == repr(theirs)
+        assert_close(ours(lt.tensor(x)), theirs(torch.tensor(x)))
+    t = lt.ones(1, 1, 2, 2)
+    with pytest.raises(RuntimeError, match=r"Padding size should be less than the corresponding "
+                                           r"input dimension, but got: padding \(2, 2\) at "
+                                           r"dimension 3 of input \[1, 1, 2, 2\]"):
+        lt.nn.functional.pad(t, (2, 2, 0, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once"):
+        lt.nn.functional.pad(t, (3, 3, 3, 3), mode="circular")
+    with pytest.raises(NotImplementedError, match="Only 2D, 3D, 4D, 5D padding with non-constant"):
+        lt.nn.functional.pad(lt.ones(3), (1, 1), mode="reflect")
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        lt.nn.functional.pad(t, (1,), mode="reflect")
+
+
+@pytest.mark.parametrize("padding_mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, "same", (2, 1)])
+def test_conv_padding_modes_match_torch(padding_mode, padding, mode):
+    torch.manual_seed(0)
+    theirs = torch.nn.Conv2d(3, 4, 3, padding=padding, padding_mode=padding_mode).double()
+    ours = lt.nn.Conv2d(3, 4, 3, padding=padding, padding_mode=padding_mode, dtype=lt.float64)
+    ours.load_state_dict(theirs.state_dict())
+    assert repr(ours) == repr(theirs)
+    x = np.random.default_rng(1).standard_normal((2, 3, 6, 7))
+    a, b = lt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got, want = ours(a), theirs(b)
+    assert_close(got, want.detach())
+    got.square().sum().backward()
+    want.square().sum().backward()
+    assert_close(a.grad, b.grad)
+    assert_close(ours.weight.grad, theirs.weight.grad)
+    one_ours = lt.nn.Conv1d(3, 2, 3, padding=1, padding_mode=padding_mode, dtype=lt.float64)
+    one_theirs = torch.nn.Conv1d(3, 2, 3, padding=1, padding_mode=padding_mode).double()
+    one_ours.load_state_dict(one_theirs.state_dict())
+    assert_close(one_ours(lt.tensor(x[:, :, 0])), one_theirs(torch.tensor(x[:, :, 0])).detach())
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        lt.nn.Conv2d(3, 4, 3, padding_mode="mirror")

@@ -153,6 +153,23 @@ def test_random_crop_with_padding_is_a_crop_of_torchvisions_padded_image(folder)
         transforms.RandomCrop(40)(x)
 
 
+@pytest.mark.parametrize("padding_mode", ["edge", "reflect", "symmetric"])
+def test_padding_modes_are_torchvisions(folder, padding_mode):
+    x = lt.vision.io.read_image(os.path.join(folder, "ant", "a.jpeg"))  # [3, 37, 26]
+    x_t = torch.tensor(x.numpy())
+    for padding in (3, (1, 4), (4, 2, 1, 3)):
+        ours = transforms.Pad(padding, padding_mode=padding_mode)
+        theirs = T.Pad(padding, padding_mode=padding_mode)
+        assert repr(ours) == repr(theirs)
+        np.testing.assert_array_equal(ours(x).numpy(), theirs(x_t).numpy())
+    crop = transforms.RandomCrop(40, pad_if_needed=True, padding_mode=padding_mode)(x)
+    want = T.RandomCrop(40, pad_if_needed=True, padding_mode=padding_mode)(x_t)
+    assert tuple(crop.shape) == tuple(want.shape) == (3, 40, 40)
+    with pytest.raises(ValueError, match="padding_mode should be constant, edge, reflect or "
+                                         "symmetric, got 'wrap'"):
+        transforms.Pad(2, padding_mode="wrap")
+
+
 @pytest.mark.parametrize("kind,factor", [("brightness", 1.4), ("brightness", 0.3),
                                          ("contrast", 1.7), ("contrast", 0.2),
                                          ("saturation", 1.9), ("saturation", 0.0),

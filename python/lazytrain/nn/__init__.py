@@ -13,5 +13,8 @@ from .attention import (MultiheadAttention, Transformer, TransformerDecoder,  # 
                         TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa
                      KLDivLoss, L1Loss, LogSigmoid, Mish, NLLLoss, ReLU6, SmoothL1Loss, Softplus)
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,  # noqa
+                      ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad2d)
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401
 from . import parallel  # noqa: F401,E402

@@ -1,7 +1,10 @@
 """torch.nn.functional over the C++ ops."""
+import numpy as np
+
 from .. import _C, _ops
 from .. import _dtype as D
 from .._convert import as_tensor
+
 
 def relu(input, inplace=False):
     return _C.relu(input)
@@ -280,15 +283,65 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def pad(input, pad, mode="constant", value=0.0):
-    """torch.nn.functional.pad: pairs from the last dim backwards."""
+    """torch.nn.functional.pad: pairs from the last dim backwards; mode "constant", or
+    "reflect", "replicate" and "circular", which gather the padded dims' elements by index (so
+    their gradients add up where an element is repeated)."""
     input = as_tensor(input)
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported yet")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
     n = input.dim()
-    pairs = [(0, 0)] * n
+    if mode == "constant":
+        pairs = [(0, 0)] * n
+        for i in range(len(pad) // 2):
+            pairs[n - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        return _C.pad(input, pairs, value if value is not None else 0.0)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported; constant, reflect, "
+                                  "replicate or circular")
+    if not 2 <= n <= 5:
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                                  "supported for now")
+    if len(pad) // 2 > min(n - 1, 3):
+        raise NotImplementedError(f"pad: mode {mode!r} pads at most {min(n - 1, 3)} dims of a "
+                                  f"{n}-D input (its first is the batch or channel dim), got "
+                                  f"{len(pad) // 2} pairs")
+    out = input
+    shape = list(input.shape)
     for i in range(len(pad) // 2):
-        pairs[n - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    return _C.pad(input, pairs, value if value is not None else 0.0)
+        d, before, after = n - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1])
+        if before < 0 or after < 0:
+            raise NotImplementedError(f"pad: negative padding in mode {mode!r} is not supported")
+        if before == after == 0:
+            continue
+        index = _pad_index(shape[d], before, after, mode, d, shape)
+        out = _C.index_select(out, d, _C._from_numpy(np.asarray(index, np.int64), D.int64._code))
+    return out
+
+
+def _pad_index(size, before, after, mode, dim, shape):
+    """The source position of each position of a dim padded by (before, after) in `mode`."""
+    if mode == "reflect":
+        if before >= size or after >= size:
+            raise RuntimeError(f"Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension "
+                               f"{dim} of input {shape}")
+        return ([before - k for k in range(before)] + list(range(size)) +
+                [size - 2 - k for k in range(after)])
+    if mode == "symmetric":  # torchvision's: reflect with the edge repeated
+        if before > size or after > size:
+            raise RuntimeError(f"Padding size should be at most the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension "
+                               f"{dim} of input {shape}")
+        return ([before - 1 - k for k in range(before)] + list(range(size)) +
+                [size - 1 - k for k in range(after)])
+    if mode == "replicate":
+        if size == 0:
+            raise RuntimeError(f"pad: replicate padding of an empty dimension {dim} of input "
+                               f"{shape}")
+        return [0] * before + list(range(size)) + [size - 1] * after
+    if before > size or after > size:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    return list(range(size - before, size)) + list(range(size)) + list(range(after))
 
 
 def relu6(input, inplace=False):

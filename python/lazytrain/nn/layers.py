@@ -54,8 +54,7 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError("Conv2d: only padding_mode='zeros' is supported")
+        self.padding_mode = _check_padding_mode(padding_mode)
         if in_channels % groups or out_channels % groups:
             raise ValueError("in_channels and out_channels must be divisible by groups")
         self.in_channels, self.out_channels = in_channels, out_channels
@@ -81,11 +80,37 @@ class Conv2d(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if self.padding_mode != "zeros":
+            return F.conv2d(_mode_pad(self, input), self.weight, self.bias, self.stride, 0,
+                            self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
     def extra_repr(self):
         return _conv_repr(self)
+
+
+def _check_padding_mode(mode):
+    modes = ["zeros", "reflect", "replicate", "circular"]
+    if mode not in modes:
+        raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{mode}'")
+    return mode
+
+
+def _mode_pad(conv, input):
+    """input padded as conv.padding_mode says (PyTorch's _reversed_padding_repeated_twice; for
+    "same", the odd element after)."""
+    pads = []
+    for i in reversed(range(len(conv.kernel_size))):
+        if conv.padding == "valid":
+            before = after = 0
+        elif conv.padding == "same":
+            total = conv.dilation[i] * (conv.kernel_size[i] - 1)
+            before, after = total // 2, total - total // 2
+        else:
+            before = after = conv.padding[i]
+        pads += [before, after]
+    return F.pad(input, pads, mode=conv.padding_mode)
 
 
 def _conv_repr(conv):
@@ -103,6 +128,8 @@ def _conv_repr(conv):
         s += f", groups={conv.groups}"
     if conv.bias is None:
         s += ", bias=False"
+    if getattr(conv, "padding_mode", "zeros") != "zeros":
+        s += f", padding_mode={conv.padding_mode}"
     return s
 
 
@@ -110,8 +137,7 @@ class Conv1d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError("Conv1d: only padding_mode='zeros' is supported")
+        self.padding_mode = _check_padding_mode(padding_mode)
         one = [v[0] if isinstance(v, (tuple, list)) else v for v in (kernel_size, stride,
                                                                     dilation)]
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
@@ -129,6 +155,9 @@ class Conv1d(Module):
         Conv2d.reset_parameters(self)
 
     def forward(self, input):
+        if self.padding_mode != "zeros":
+            return F.conv1d(_mode_pad(self, input), self.weight, self.bias, self.stride, 0,
+                            self.dilation, self.groups)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 

@@ -14,6 +14,8 @@ import numbers
 import numpy as np
 
 from .. import _C, _creation
+from .. import _dtype as D
+from ..nn import functional as F
 from .._convert import as_tensor
 from .._dtype import float32
 
@@ -223,28 +225,47 @@ def _padding(padding):
                      f"{len(p)} element tuple")
 
 
-def _pad(img, left, top, right, bottom, fill):
+_PADDING_MODES = {"constant": None, "edge": "replicate", "reflect": "reflect",
+                  "symmetric": "symmetric"}
+
+
+def _padding_mode(mode, what):
+    if mode not in _PADDING_MODES:
+        raise ValueError(f"{what}: padding_mode should be constant, edge, reflect or symmetric, "
+                         f"got {mode!r}")
+    return mode
+
+
+def _pad(img, left, top, right, bottom, fill, mode="constant"):
     if not (left or top or right or bottom):
         return img
-    return _C.pad(img, [(0, 0), (top, bottom), (left, right)], float(fill))
+    if mode == "constant":
+        return _C.pad(img, [(0, 0), (top, bottom), (left, right)], float(fill))
+    # torchvision's edge, reflect and symmetric: each side's pixels gathered by index.
+    shape = list(img.shape)
+    for dim, before, after in ((2, left, right), (1, top, bottom)):
+        if before or after:
+            index = F._pad_index(shape[dim], before, after, _PADDING_MODES[mode], dim, shape)
+            img = _C.index_select(img, dim, _C._from_numpy(np.asarray(index, np.int64),
+                                                           D.int64._code))
+    return img
 
 
 class Pad:
-    """Constant padding: an int for every side, (left/right, top/bottom) or (left, top, right,
-    bottom), as torchvision's."""
+    """torchvision's Pad: an int for every side, (left/right, top/bottom) or (left, top, right,
+    bottom); padding_mode constant (with fill), edge, reflect or symmetric."""
 
     def __init__(self, padding, fill=0, padding_mode="constant"):
-        if padding_mode != "constant":
-            raise NotImplementedError(f"Pad: padding_mode {padding_mode!r}: only 'constant' is "
-                                      "supported")
         self.padding, self.fill = padding, fill
+        self.padding_mode = _padding_mode(padding_mode, "Pad")
         self._ltrb = _padding(padding)
 
     def __call__(self, img):
-        return _pad(_image(img, "Pad"), *self._ltrb, self.fill)
+        return _pad(_image(img, "Pad"), *self._ltrb, self.fill, self.padding_mode)
 
     def __repr__(self):
-        return f"Pad(padding={self.padding}, fill={self.fill}, padding_mode=constant)"
+        return (f"Pad(padding={self.padding}, fill={self.fill}, "
+                f"padding_mode={self.padding_mode})")
 
 
 class RandomCrop:
@@ -254,20 +275,19 @@ class RandomCrop:
 
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0,
                  padding_mode="constant"):
-        if padding_mode != "constant":
-            raise NotImplementedError(f"RandomCrop: padding_mode {padding_mode!r}: only "
-                                      "'constant' is supported")
+        self.padding_mode = _padding_mode(padding_mode, "RandomCrop")
         self.size = _pair(size, "RandomCrop")
         self.padding, self.pad_if_needed, self.fill = padding, pad_if_needed, fill
         self._ltrb = _padding(padding) if padding is not None else (0, 0, 0, 0)
 
     def __call__(self, img):
-        img = _pad(_image(img, "RandomCrop"), *self._ltrb, self.fill)
+        mode = self.padding_mode
+        img = _pad(_image(img, "RandomCrop"), *self._ltrb, self.fill, mode)
         th, tw = self.size
         if self.pad_if_needed and img.shape[2] < tw:
-            img = _pad(img, tw - img.shape[2], 0, tw - img.shape[2], 0, self.fill)
+            img = _pad(img, tw - img.shape[2], 0, tw - img.shape[2], 0, self.fill, mode)
         if self.pad_if_needed and img.shape[1] < th:
-            img = _pad(img, 0, th - img.shape[1], 0, th - img.shape[1], self.fill)
+            img = _pad(img, 0, th - img.shape[1], 0, th - img.shape[1], self.fill, mode)
         _, h, w = img.shape
         if h < th or w < tw:
             raise ValueError(f"Required crop size {(th, tw)} is larger than input image size "
