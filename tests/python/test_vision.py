@@ -170,6 +170,26 @@ def test_padding_modes_are_torchvisions(folder, padding_mode):
         transforms.Pad(2, padding_mode="wrap")
 
 
+def test_gaussian_blur_is_torchvisions(folder):
+    x = lt.vision.io.read_image(os.path.join(folder, "ant", "a.jpeg"))  # [3, 37, 26]
+    x_t = torch.tensor(x.numpy())
+    for kernel_size, sigma in ((3, 0.7), ((5, 3), 1.3), (9, 2.5)):
+        ours, theirs = transforms.GaussianBlur(kernel_size, sigma), T.GaussianBlur(kernel_size,
+                                                                                 sigma)
+        assert repr(ours) == repr(theirs)
+        np.testing.assert_allclose(ours(x).numpy(), theirs(x_t).numpy(), rtol=0, atol=1e-6)
+    lt.manual_seed(3)
+    drawn = transforms.GaussianBlur(5, sigma=(0.1, 2.0))
+    first, second = drawn(x).numpy(), drawn(x).numpy()
+    assert not np.array_equal(first, second)  # a sigma per call
+    lt.manual_seed(3)
+    np.testing.assert_array_equal(drawn(x).numpy(), first)
+    with pytest.raises(ValueError, match="Kernel size value should be an odd and positive"):
+        transforms.GaussianBlur(4)
+    with pytest.raises(ValueError, match="sigma values should be positive and of the form"):
+        transforms.GaussianBlur(3, sigma=(2.0, 1.0))
+
+
 @pytest.mark.parametrize("kind,factor", [("brightness", 1.4), ("brightness", 0.3),
                                          ("contrast", 1.7), ("contrast", 0.2),
                                          ("saturation", 1.9), ("saturation", 0.0),

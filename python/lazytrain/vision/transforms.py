@@ -438,3 +438,46 @@ class RandomGrayscale:
 
     def __repr__(self):
         return f"RandomGrayscale(p={self.p})"
+
+
+class GaussianBlur:
+    """torchvision's GaussianBlur: a separable Gaussian of an odd kernel_size (one int, or
+    (width, height)) and a sigma drawn uniformly from sigma = (min, max) per call (or fixed),
+    over the image padded by reflection, each channel alone."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        self.kernel_size = _pair(kernel_size, "GaussianBlur")
+        for k in self.kernel_size:
+            if k <= 0 or k % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, (tuple, list)) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.sigma = sigma
+
+    def __call__(self, img):
+        img = _image(img, "GaussianBlur")
+        s = float(np.random.default_rng(list(_seeds())).uniform(self.sigma[0], self.sigma[1]))
+        kx, ky = self.kernel_size
+        kernel = np.outer(_gaussian(ky, s), _gaussian(kx, s))
+        c = img.shape[0]
+        weight = as_tensor(np.ascontiguousarray(np.broadcast_to(kernel, (c, 1, ky, kx))))
+        padded = F.pad(img.unsqueeze(0), [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
+        return F.conv2d(padded, weight, groups=c)[0]
+
+    def __repr__(self):
+        return f"GaussianBlur(kernel_size={self.kernel_size}, sigma={self.sigma})"
+
+
+def _gaussian(size, sigma):
+    """torchvision's 1-D Gaussian kernel, in float32."""
+    half = (size - 1) * 0.5
+    x = np.linspace(-half, half, size, dtype=np.float32)
+    pdf = np.exp(np.float32(-0.5) * (x / np.float32(sigma)) ** 2)
+    return pdf / pdf.sum()
