@@ -273,3 +273,21 @@ def test_batch_size_none_yields_converted_samples_as_torch(workers):
     assert_close(conv_lt[2][1], conv_t[2][1])
     with pytest.raises(ValueError, match="mutually exclusive with drop_last"):
         lt.utils.data.DataLoader(Pairs(), batch_size=None, drop_last=True)
+
+
+def test_random_split_lengths_and_fractions_as_torch():
+    """The same lengths as torch's (fractions: floors, the remainder from the first), disjoint
+    splits covering the dataset, fixed by the seed."""
+    ds = lt.utils.data.TensorDataset(lt.arange(11))
+    for lengths in ([3, 8], [0.3, 0.3, 0.4], [0.5, 0.5]):
+        ours = lt.utils.data.random_split(ds, lengths, generator=5)
+        theirs = torch.utils.data.random_split(range(11), lengths)
+        assert [len(s) for s in ours] == [len(s) for s in theirs]
+        items = sorted(int(s[i][0].item()) for s in ours for i in range(len(s)))
+        assert items == list(range(11))
+    again = lt.utils.data.random_split(ds, [3, 8], generator=5)
+    assert again[0].indices == lt.utils.data.random_split(ds, [3, 8], generator=5)[0].indices
+    assert again[0].indices != lt.utils.data.random_split(ds, [3, 8], generator=6)[0].indices
+    with pytest.raises(ValueError, match="Sum of input lengths does not equal the length of the "
+                                         "input dataset!"):
+        lt.utils.data.random_split(ds, [3, 7])

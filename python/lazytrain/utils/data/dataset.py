@@ -1,6 +1,8 @@
 """Datasets: anything with __getitem__ and __len__; TensorDataset indexes tensors along dim 0,
-ConcatDataset chains datasets."""
+ConcatDataset chains datasets, random_split cuts one at random."""
 import bisect
+import math
+import warnings
 
 from ... import _C
 from ..._convert import as_tensor
@@ -71,3 +73,33 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         first = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][idx - first]
+
+
+def random_split(dataset, lengths, generator=None):
+    """torch.utils.data.random_split: non-overlapping Subsets of the given lengths (or fractions
+    summing to 1: floors, the remainder handed out one by one from the first), over a
+    permutation of the dataset: the C++ loaders' permutation for the seed (an int `generator`,
+    or lt.initial_seed()), so a seed fixes the split (PyTorch's draws are its own)."""
+    from .sampler import _seed_of
+    n = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            counts.append(int(math.floor(n * frac)))
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        for i, length in enumerate(counts):
+            if length == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
+                              "empty dataset.")
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = list(_C.shuffled_indices(n, _seed_of(generator, "random_split"), 0))
+    splits, offset = [], 0
+    for length in lengths:
+        splits.append(Subset(dataset, order[offset:offset + length]))
+        offset += length
+    return splits
