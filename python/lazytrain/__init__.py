@@ -10,7 +10,7 @@ from ._size import Size
 from . import _tensor  # noqa: F401 - adds PyTorch's methods to Tensor
 from ._convert import from_dlpack, from_numpy, tensor
 from ._convert import public_as_tensor as as_tensor
-from . import _ops, _creation, _modes, _more_ops
+from . import _ops, _creation, _modes, _more_ops, _composite
 
 Tensor = _C.Tensor
 for _name in _ops.FUNCTIONS:
@@ -23,6 +23,10 @@ for _name in _more_ops.FUNCTIONS:
     globals()[_name] = getattr(_more_ops, _name)
 for _name in _more_ops.METHODS:
     setattr(Tensor, _name, getattr(_more_ops, _name))
+for _name in _composite.FUNCTIONS:
+    globals()[_name] = getattr(_composite, _name)
+for _name in _composite.METHODS:
+    setattr(Tensor, _name, getattr(_composite, _name))
 del _name
 _modes._name_every_call()  # LT_DEBUG from the environment
 

@@ -632,3 +632,53 @@ def test_conv_padding_modes_match_torch(padding_mode, padding, mode):
     assert_close(one_ours(lt.tensor(x[:, :, 0])), one_theirs(torch.tensor(x[:, :, 0])).detach())
     with pytest.raises(ValueError, match="padding_mode must be one of"):
         lt.nn.Conv2d(3, 4, 3, padding_mode="mirror")
+
+
+def test_more_layers_train_and_evaluate_as_torchs(mode):
+    """Instance norm with running stats (train, then eval), PReLU's weight, 1-D pooling, pixel
+    shuffling, Unflatten and the loss layers, in float64, weights and buffers from torch."""
+    torch.manual_seed(0)
+
+    def net(nn):
+        return nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.InstanceNorm2d(
+            8, affine=True, track_running_stats=True), nn.PReLU(8), nn.PixelShuffle(2),
+            nn.Flatten(2), nn.MaxPool1d(3, 2, 1), nn.AvgPool1d(2), nn.AdaptiveAvgPool1d(5),
+            nn.Flatten(), nn.Unflatten(1, (2, 5)), nn.SELU(), nn.Softsign())
+    theirs, ours = net(torch.nn).double(), net(lt.nn).to(lt.float64)
+    ours.load_state_dict(theirs.state_dict())
+    assert repr(ours) == repr(theirs)
+    x = np.random.default_rng(2).standard_normal((3, 2, 4, 4))
+    a, b = lt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got, want = ours(a), theirs(b)
+    assert_close(got, want.detach())
+    target = np.random.default_rng(3).standard_normal(tuple(want.shape))
+    losses = [("HuberLoss", dict(delta=0.5)), ("SoftMarginLoss", dict(reduction="sum")),
+              ("MultiLabelSoftMarginLoss", {})]
+    total_t = sum(getattr(torch.nn, n)(**k)(want, torch.tensor(np.sign(target)))
+                  for n, k in losses)
+    total = sum(getattr(lt.nn, n)(**k)(got, lt.tensor(np.sign(target))) for n, k in losses)
+    assert_close(total, total_t.detach())
+    total.backward()
+    total_t.backward()
+    assert_close(a.grad, b.grad)
+    for name, param in theirs.named_parameters():
+        assert_close(dict(ours.named_parameters())[name].grad, param.grad)
+    for name, buf in theirs.state_dict().items():
+        assert_close(ours.state_dict()[name], buf)  # the running stats updated alike
+    ours.eval()
+    theirs.eval()
+    assert_close(ours(lt.tensor(x)), theirs(torch.tensor(x)).detach())
+
+
+def test_channel_dropout_zeroes_whole_channels():
+    lt.manual_seed(0)
+    x = lt.ones(4, 16, 3, 5)
+    y = lt.nn.Dropout2d(0.25)(x)
+    per_channel = y.reshape(4, 16, -1)
+    assert set(per_channel.amax(-1).tolist()[0]) <= {0.0, float(np.float32(1 / 0.75))}
+    assert (per_channel.amax(-1) == per_channel.amin(-1)).all().item()
+    assert 0 < (per_channel[:, :, 0] == 0).sum().item() < 64
+    d1 = lt.nn.Dropout1d(0.5)
+    assert lt.equal(d1.eval()(x[0]), x[0])
+    with pytest.raises(RuntimeError, match="dropout2d: Expected 3D or 4D input, got 2D"):
+        lt.nn.functional.dropout2d(lt.ones(2, 3))

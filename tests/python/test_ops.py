@@ -16,6 +16,9 @@ B = rng.standard_normal((3, 4))
 POS = rng.uniform(0.5, 2.0, (3, 4))
 SQ = rng.standard_normal((4, 4))
 V = rng.standard_normal(4)
+SEQ = rng.standard_normal((2, 4, 7))
+W1D = rng.standard_normal((4, 3, 3))
+IMG = rng.standard_normal((2, 8, 3, 4))
 
 # name: (inputs, f(m, *tensors)); every input requires grad.
 CASES = {
@@ -152,6 +155,64 @@ CASES = {
     "activation_modules": ([A], lambda m, a: m.nn.ELU(0.5)(a) + m.nn.Softplus(2)(a) +
                            m.nn.Mish()(a) + m.nn.Hardswish()(a * 4) + m.nn.LogSigmoid()(a) +
                            m.nn.ReLU6()(a * 7 + 0.01) + m.nn.Hardtanh()(a * 2 + 0.01)),
+    # Compositions (lazytrain/_composite.py).
+    "stacks": ([A, B], lambda m, a, b: m.hstack([a, b]).sum(0) + m.vstack([a, b]).sum(1).sum()),
+    "lerp_addc": ([A, B, POS], lambda m, a, b, p: m.lerp(a, b, 0.3) + a.lerp(b, p) +
+                  m.addcmul(a, b, p, value=0.5) + a.addcdiv(b, p, value=2)),
+    "addmm": ([A, SQ, SQ[:, :4]], lambda m, a, x, y: m.addmm(a[:, :4].T @ a, x, y, beta=0.5,
+                                                              alpha=2)),
+    "flips_tile": ([A], lambda m, a: m.fliplr(a) * 2 + m.flipud(a) + m.tile(a, (2,))[:, :4]),
+    "repeat_interleave": ([A], lambda m, a: m.repeat_interleave(a, 2, dim=1)[:, ::2] +
+                          a.repeat_interleave(m.tensor([1, 2, 1]), dim=0)[1:]),
+    "repeat_interleave_flat": ([V], lambda m, v: v.repeat_interleave(3)),
+    "log2_log10_exp2": ([POS], lambda m, p: m.log2(p) + p.log10() + m.exp2(p)),
+    "hypot": ([A, B], lambda m, a, b: m.hypot(a, b)),
+    "movedim_unflatten": ([A], lambda m, a: m.movedim(a.reshape(3, 2, 2), 0, -1).reshape(2, 6) +
+                          m.unflatten(a, 1, (2, 2)).reshape(2, 6)),
+    "take": ([A], lambda m, a: m.take(a, m.tensor([[0, 5], [11, 5]])) +
+             m.take_along_dim(a, a.argsort(dim=1), dim=1)[:2, :2]),
+    "std_var_mean": ([A], lambda m, a: m.std_mean(a, dim=1)[0] + m.var_mean(a, 1)[1] +
+                     m.var_mean(a, dim=0, unbiased=False)[0][:3]),
+    "tensordot": ([A, B], lambda m, a, b: m.tensordot(a, b, dims=([0], [0])) +
+                  m.tensordot(a.reshape(3, 2, 2), b.reshape(2, 2, 3), dims=2).sum()),
+    "kron": ([A[:2, :2], B[:2, :3]], lambda m, a, b: m.kron(a, b)),
+    "cross": ([A[:, :3], B[:, :3]], lambda m, a, b: m.cross(a, b, dim=1) + a.cross(b)),
+    "cdist_dist": ([A, B], lambda m, a, b: m.cdist(a, b + 3) + m.cdist(a, b, p=1) +
+                   m.dist(a, b) + m.dist(a, b, 3)),
+    "median": ([A], lambda m, a: m.median(a, dim=1).values + m.median(a) +
+               a.median(0, keepdim=True)[0][0, :3]),
+    "nan_to_num": ([A], lambda m, a: m.nan_to_num(m.log(a), nan=0.5, neginf=-7.0) +
+                   m.isnan(m.log(a)).float() + m.isinf(1 / (a * 0)).float()),
+    # More of nn.functional (lazytrain/nn/_functional_more.py).
+    "pool1d": ([SEQ], lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1).sum(-1) +
+               m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False).sum(-1) +
+               m.nn.functional.adaptive_avg_pool1d(x, 3).sum(-1) +
+               m.nn.functional.adaptive_max_pool1d(x, 2).sum(-1)),
+    "conv_transpose1d": ([SEQ, W1D], lambda m, x, w: m.nn.functional.conv_transpose1d(
+        x, w, stride=2, padding=1, output_padding=1)),
+    "pixel_shuffle": ([IMG], lambda m, x: m.nn.functional.pixel_unshuffle(
+        m.nn.functional.pixel_shuffle(x, 2) * 3, 2) + m.nn.functional.pixel_shuffle(x, 2).sum()),
+    # celu's alpha is 0.5: PyTorch's CELU gradient rounds 1 / alpha to float32.
+    "activations_more": ([A], lambda m, a: m.nn.functional.glu(a).sum() +
+        m.nn.functional.hardshrink(a) + m.nn.functional.softshrink(a, 0.3) + m.nn.functional.tanhshrink(a) +
+        m.nn.functional.threshold(a, 0.1, 2.0) + m.nn.functional.celu(a, 0.5) +
+        m.nn.functional.selu(a) + m.nn.functional.softmin(a, 1) +
+        m.nn.functional.softsign(a)),
+    "prelu": ([SEQ, V], lambda m, x, w: m.nn.functional.prelu(x, w)),
+    "instance_norm": ([SEQ, V, V], lambda m, x, w, b: m.nn.functional.instance_norm(
+        x, weight=w, bias=b)),
+    "losses_more": ([A, B, POS], lambda m, a, b, p: m.nn.functional.huber_loss(a, b, delta=0.6) +
+                    m.nn.functional.margin_ranking_loss(a, b, (b > 0).to(b.dtype) * 2 - 1, 0.2) +
+                    m.nn.functional.hinge_embedding_loss(a, (b > 0).to(b.dtype) * 2 - 1) +
+                    m.nn.functional.soft_margin_loss(a, (b > 0).to(b.dtype) * 2 - 1) +
+                    m.nn.functional.multilabel_soft_margin_loss(a, (b > 0).to(b.dtype)) +
+                    m.nn.functional.poisson_nll_loss(a, p) +
+                    m.nn.functional.poisson_nll_loss(p, p * 3, log_input=False, full=True) +
+                    m.nn.functional.gaussian_nll_loss(a, b, p, full=True)),
+    "distance_losses": ([A, B, POS], lambda m, a, b, p: m.nn.functional.cosine_embedding_loss(
+        a, b, m.tensor([1, -1, 1]), margin=0.1) + m.nn.functional.triplet_margin_loss(
+        a, b, p, margin=2.0) + m.nn.functional.triplet_margin_loss(a, b, p, p=1, swap=True) +
+        m.nn.functional.pairwise_distance(a, b, keepdim=True).sum()),
 }
 
 
@@ -550,3 +611,34 @@ def test_checkpoint_and_checkpoint_sequential_give_torchs_gradients(mode):
         grads[m] = [x.grad] + [p.grad for p in net.parameters()]
     for got, want in zip(grads[lt], grads[torch]):
         assert_close(got, want)
+
+
+def test_composed_integer_and_random_functions_match_torch(mode):
+    edges = np.array([-1.0, 0.0, 0.5, 2.0])
+    x = np.array([[-2.0, 0.0, 0.7], [2.0, 3.0, 0.5]])
+    for right in (False, True):
+        got = lt.searchsorted(lt.tensor(edges), lt.tensor(x), right=right)
+        want = torch.searchsorted(torch.tensor(edges), torch.tensor(x), right=right)
+        assert got.dtype is lt.int64 and got.tolist() == want.tolist()
+        assert lt.bucketize(lt.tensor(x), lt.tensor(edges), right=right).tolist() == (
+            torch.bucketize(torch.tensor(x), torch.tensor(edges), right=right).tolist())
+    rows = np.array([[0.0, 1.0, 3.0], [-1.0, 2.0, 2.5]])
+    assert lt.searchsorted(lt.tensor(rows), lt.tensor([[1.5], [2.0]])).tolist() == (
+        torch.searchsorted(torch.tensor(rows), torch.tensor([[1.5], [2.0]])).tolist())
+    a, b = lt.arange(3), lt.arange(4)
+    for indexing in ("ij", "xy"):
+        ours = lt.meshgrid(a, b, indexing=indexing)
+        theirs = torch.meshgrid(torch.arange(3), torch.arange(4), indexing=indexing)
+        assert [g.tolist() for g in ours] == [g.tolist() for g in theirs]
+    assert_close(lt.logspace(-1, 2, 5), torch.logspace(-1, 2, 5))
+    assert lt.argwhere(lt.tensor(x) > 0).tolist() == torch.argwhere(torch.tensor(x) > 0).tolist()
+    lt.manual_seed(0)
+    p = lt.full((20000,), 0.3)
+    draws = lt.bernoulli(p)
+    assert draws.dtype is lt.float32 and set(draws.tolist()) == {0.0, 1.0}
+    assert abs(draws.mean().item() - 0.3) < 0.02
+    n = lt.normal(lt.full((20000,), 2.0), 0.5)
+    assert abs(n.mean().item() - 2.0) < 0.02 and abs(n.std().item() - 0.5) < 0.02
+    assert tuple(lt.normal(0.0, 1.0, size=(2, 3)).shape) == (2, 3)
+    with pytest.raises(RuntimeError, match="repeats must have the same size as input along dim"):
+        lt.repeat_interleave(lt.ones(3), lt.tensor([1, 2]), dim=0)

@@ -18,3 +18,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
                       ReplicationPad3d, ZeroPad2d)
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401
 from . import parallel  # noqa: F401,E402
+from . import _layers_more  # noqa: E402
+for _name in _layers_more.NAMES:
+    globals()[_name] = getattr(_layers_more, _name)
+del _name

@@ -408,3 +408,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return _C.div(_C.sum(loss, [], False), _C.scalar(input._shape[0], loss._dtype))
     return _reduce(loss, reduction)
+
+
+from . import _functional_more  # noqa: E402 - it builds on the functions above
+for _name in _functional_more.NAMES:
+    globals()[_name] = getattr(_functional_more, _name)
+del _name
