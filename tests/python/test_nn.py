@@ -323,7 +323,9 @@ def test_embedding_padding_idx_matches_torch(mode):
 RNNS = [("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
         ("LSTM", dict(proj_size=2)),
         ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True, batch_first=True)),
-        ("GRU", dict()), ("GRU", dict(num_layers=2, bias=False, bidirectional=True))]
+        ("GRU", dict()), ("GRU", dict(num_layers=2, bias=False, bidirectional=True)),
+        ("RNN", dict()), ("RNN", dict(nonlinearity="relu", num_layers=2, bidirectional=True,
+                                      batch_first=True))]
 
 
 @pytest.mark.parametrize("name, kwargs", RNNS, ids=[f"{n}-{k}" for n, k in RNNS])
@@ -682,3 +684,30 @@ def test_channel_dropout_zeroes_whole_channels():
     assert lt.equal(d1.eval()(x[0]), x[0])
     with pytest.raises(RuntimeError, match="dropout2d: Expected 3D or 4D input, got 2D"):
         lt.nn.functional.dropout2d(lt.ones(2, 3))
+
+
+@pytest.mark.parametrize("name, kwargs", [("RNNCell", dict(nonlinearity="relu")),
+                                          ("LSTMCell", {}), ("GRUCell", dict(bias=False))])
+def test_recurrent_cells_match_torch(name, kwargs, mode):
+    """Three steps of a cell from a zero state, batched and unbatched, and their gradients."""
+    torch.manual_seed(5)
+    theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
+    ours = getattr(lt.nn, name)(3, 4, **kwargs, dtype=lt.float64)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict(theirs.state_dict())
+    xs = np.random.default_rng(9).standard_normal((3, 2, 3))
+    state, t_state, total, t_total = None, None, 0, 0
+    for x in xs:
+        state, t_state = ours(lt.tensor(x), state), theirs(torch.tensor(x), t_state)
+        h, t_h = (state[0], t_state[0]) if name == "LSTMCell" else (state, t_state)
+        assert_close(h, t_h.detach())
+        total, t_total = total + h.sum(), t_total + t_h.sum()
+    total.backward()
+    t_total.backward()
+    for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert_close(p.grad, q.grad)
+    one = ours(lt.tensor(xs[0, 0]))
+    t_one = theirs(torch.tensor(xs[0, 0]))
+    assert_close(one[0] if name == "LSTMCell" else one,
+                 (t_one[0] if name == "LSTMCell" else t_one).detach())

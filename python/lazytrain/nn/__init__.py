@@ -8,7 +8,7 @@ from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1
                      Tanh, Upsample)
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
-from .rnn import GRU, LSTM  # noqa: F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell  # noqa: F401
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
                         TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .layers import (BCELoss, BCEWithLogitsLoss, ELU, Hardsigmoid, Hardswish, Hardtanh,  # noqa

@@ -164,3 +164,96 @@ class GRU(_RNNBase):
         if unbatched:
             h_n = _C.squeeze(h_n, 1)
         return self._finish(out, unbatched), h_n
+
+
+class RNN(_RNNBase):
+    """Elman RNN: h' = tanh (or relu) of x W_ih^T + b_ih + h W_hh^T + b_hh; returns output,
+    h_n. nonlinearity is keyword-only, as PyTorch's."""
+    _gates = 1
+
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(*args, **kwargs)
+
+    def _cell(self, x_t, state, w_hh, b_hh, w_hr):
+        (h,) = state
+        pre = _C.add(x_t, F.linear(h, w_hh, b_hh))
+        return (_C.tanh(pre) if self.nonlinearity == "tanh" else _C.relu(pre),)
+
+    def forward(self, input, hx=None):
+        return GRU.forward(self, input, hx)
+
+
+class _CellBase(Module):
+    """One step of a recurrent layer: weight_ih, weight_hh, bias_ih, bias_hh as PyTorch's."""
+    _layer = None
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        code = (dtype or D.float32)._code
+        g = self._layer._gates * hidden_size
+        self.weight_ih = Parameter(_C.zeros([g, input_size], code))
+        self.weight_hh = Parameter(_C.zeros([g, hidden_size], code))
+        if bias:
+            self.bias_ih = Parameter(_C.zeros([g], code))
+            self.bias_hh = Parameter(_C.zeros([g], code))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        _RNNBase.reset_parameters(self)
+
+    def _step(self, input, state):
+        unbatched = input.dim() == 1
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        if unbatched:
+            input = _C.unsqueeze(input, 0)
+            state = None if state is None else tuple(_C.unsqueeze(s, 0) for s in state)
+        if state is None:
+            zeros = _C.zeros([input._shape[0], self.hidden_size], input._dtype)
+            state = (zeros,) * self._states
+        out = self._layer._cell(self, F.linear(input, self.weight_ih, self.bias_ih), state,
+                                self.weight_hh, self.bias_hh, None)
+        return tuple(_C.squeeze(s, 0) for s in out) if unbatched else out
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class LSTMCell(_CellBase):
+    """Returns (h', c')."""
+    _layer, _states = LSTM, 2
+
+    def forward(self, input, hx=None):
+        return self._step(input, hx)
+
+
+class GRUCell(_CellBase):
+    _layer, _states = GRU, 1
+
+    def forward(self, input, hx=None):
+        return self._step(input, None if hx is None else (hx,))[0]
+
+
+class RNNCell(_CellBase):
+    _layer, _states = RNN, 1
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._step(input, None if hx is None else (hx,))[0]
