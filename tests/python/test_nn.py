@@ -711,3 +711,21 @@ def test_recurrent_cells_match_torch(name, kwargs, mode):
     t_one = theirs(torch.tensor(xs[0, 0]))
     assert_close(one[0] if name == "LSTMCell" else one,
                  (t_one[0] if name == "LSTMCell" else t_one).detach())
+
+
+def test_parameter_list_and_dict_register_as_torchs():
+    def build(nn, m):
+        net = nn.Module()
+        net.layers = nn.ParameterList([m.ones(2, 3), nn.Parameter(m.zeros(4))])
+        net.named = nn.ParameterDict({"scale": m.ones(2)})
+        net.named["shift"] = m.zeros(2)
+        net.layers.append(m.ones(1))
+        return net
+    ours, theirs = build(lt.nn, lt), build(torch.nn, torch)
+    assert list(dict(ours.named_parameters())) == list(dict(theirs.named_parameters()))
+    assert repr(ours.layers) == repr(theirs.layers).replace("torch.", "lazytrain.")
+    assert repr(ours.named) == repr(theirs.named).replace("torch.", "lazytrain.")
+    assert len(ours.layers) == 3 and "scale" in ours.named and list(ours.named) == [
+        "scale", "shift"]
+    ours.load_state_dict(theirs.state_dict())
+    assert all(isinstance(p, lt.nn.Parameter) and p.requires_grad for p in ours.parameters())

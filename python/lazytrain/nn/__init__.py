@@ -1,6 +1,7 @@
 """torch.nn: Module, Parameter, the layers, functional (F), init, utils and parallel."""
 from . import functional, init, utils  # noqa: F401
-from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .container import (ModuleDict, ModuleList, ParameterDict, ParameterList,  # noqa: F401
+                        Sequential)
 from .layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, BatchNorm1d,  # noqa
                      BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, CrossEntropyLoss, Dropout,
                      Embedding, Flatten, GELU, GroupNorm, Identity, LayerNorm, LeakyReLU, Linear,
