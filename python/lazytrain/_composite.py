@@ -327,13 +327,139 @@ def argwhere(input):
     return input.nonzero()
 
 
+def _along(input, dim, flags):
+    """A [n] tensor shaped to broadcast along `dim` of input."""
+    shape = [1] * input.dim()
+    shape[dim] = -1
+    return flags.reshape(*shape)
+
+
+def index_fill(input, dim, index, value):
+    dim = dim % builtins.max(input.dim(), 1)
+    n = input.shape[dim]
+    hit = (_creation.arange(n).unsqueeze(1) == index.reshape(1, -1)).any(dim=1)
+    return input.masked_fill(_along(input, dim, hit), value)
+
+
+def index_copy(input, dim, index, source):
+    dim = dim % builtins.max(input.dim(), 1)
+    shape = [1] * source.dim()
+    shape[dim] = -1
+    return input.scatter(dim, index.reshape(*shape).expand(*source.shape), source)
+
+
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: the windows of `size` every `step` along dimension, as a new last dim."""
+    dim = dimension % builtins.max(input.dim(), 1)
+    n = input.shape[dim]
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {n} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    index = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+    windows = input.index_select(dim, _C._from_numpy(index.astype(np.int64), D.int64._code))
+    shape = list(input.shape)
+    windows = windows.reshape(*shape[:dim], count, size, *shape[dim + 1:])
+    return movedim(windows, dim + 1, -1)
+
+
+def _diagonal_mask(input, wrap):
+    if input.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.dim() > 2 and len(set(input.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = input.shape[0], input.shape[1]
+    if input.dim() > 2:
+        coords = [_along(input, d, _creation.arange(rows)) for d in range(input.dim())]
+        mask = coords[0] == coords[1]
+        for c in coords[2:]:
+            mask = mask & (coords[0] == c)
+        return mask
+    r = _creation.arange(rows).unsqueeze(1)
+    c = _creation.arange(cols).unsqueeze(0)
+    if wrap and rows > cols:  # PyTorch's: the diagonal starts again every cols + 1 rows
+        return (r % (cols + 1) == c) & (r % (cols + 1) < cols)
+    return r == c
+
+
+def fill_diagonal_(input, fill_value, wrap=False):
+    return input.copy_(input.masked_fill(_diagonal_mask(input, wrap), fill_value))
+
+
+def index_fill_(input, dim, index, value):
+    return input.copy_(index_fill(input, dim, index, value))
+
+
+def index_copy_(input, dim, index, source):
+    return input.copy_(index_copy(input, dim, index, source))
+
+
+def _uniform_like(input):
+    return _creation.rand_like(input.detach(), dtype=input.dtype if input.is_floating_point()
+                               else D.float64)
+
+
+def bernoulli_(input, p=0.5, *, generator=None):
+    probs = p if isinstance(p, Tensor) else _creation.full_like(input.detach(), p,
+                                                                 dtype=D.float64)
+    return input.copy_(_creation.rand_like(probs.detach()) < probs)
+
+
+def random_(input, from_=0, to=None, *, generator=None):
+    """Integers uniform in [from_, to) (to=None: [0, from_) if given alone, as PyTorch's
+    random_(to), else up to 2^24 for float32, 2^53 for float64, the type's maximum for ints)."""
+    low, high = (0, from_) if to is None and from_ else (from_, to)
+    if high is None:
+        high = {D.float32: 2 ** 24, D.float64: 2 ** 53, D.float16: 2 ** 11,
+                D.bfloat16: 2 ** 8, D.int32: 2 ** 31 - 1}.get(input.dtype, 2 ** 63 - 1)
+    u = _creation.rand_like(input.detach(), dtype=D.float64)
+    return input.copy_((u * (high - low)).floor() + low)
+
+
+def exponential_(input, lambd=1.0, *, generator=None):
+    return input.copy_(-(1 - _uniform_like(input)).log() / lambd)
+
+
+def log_normal_(input, mean=1.0, std=2.0, *, generator=None):
+    return input.copy_((_creation.randn_like(input.detach()) * std + mean).exp())
+
+
+def cauchy_(input, median=0.0, sigma=1.0, *, generator=None):
+    angle = (_uniform_like(input) - 0.5) * math.pi
+    return input.copy_(angle.sin() / angle.cos() * sigma + median)
+
+
+def geometric_(input, p, *, generator=None):
+    return input.copy_(((1 - _uniform_like(input)).log() / math.log(1 - p)).ceil())
+
+
+def new_empty(input, *size, dtype=None, device=None, requires_grad=False):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return _creation.zeros(*size, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def ndimension(input):
+    return input.dim()
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return input.split(list(split_sizes), dim)
+
+
 FUNCTIONS = ["hstack", "vstack", "lerp", "addmm", "addcmul", "addcdiv", "fliplr", "flipud",
              "repeat_interleave", "tile", "meshgrid", "logspace", "isnan", "isinf", "isposinf",
              "isneginf", "nan_to_num", "log2", "log10", "exp2", "hypot", "movedim", "unflatten",
              "take", "take_along_dim", "std_mean", "var_mean", "tensordot", "kron", "cross",
              "dist", "cdist", "searchsorted", "bucketize", "bernoulli", "normal", "median",
-             "cosine_similarity", "clamp_min", "clamp_max", "argwhere"]
+             "cosine_similarity", "clamp_min", "clamp_max", "argwhere", "index_fill",
+             "index_copy"]
 METHODS = ["lerp", "addmm", "addcmul", "addcdiv", "fliplr", "flipud", "repeat_interleave",
            "tile", "isnan", "isinf", "isposinf", "isneginf", "nan_to_num", "log2", "log10",
            "exp2", "hypot", "movedim", "unflatten", "take", "take_along_dim", "kron", "cross",
-           "dist", "bernoulli", "median", "clamp_min", "clamp_max", "argwhere"]
+           "dist", "bernoulli", "median", "clamp_min", "clamp_max", "argwhere", "index_fill",
+           "index_copy", "unfold", "fill_diagonal_", "index_fill_", "index_copy_", "bernoulli_",
+           "random_", "exponential_", "log_normal_", "cauchy_", "geometric_", "new_empty",
+           "ndimension", "split_with_sizes"]

@@ -183,6 +183,9 @@ CASES = {
                a.median(0, keepdim=True)[0][0, :3]),
     "nan_to_num": ([A], lambda m, a: m.nan_to_num(m.log(a), nan=0.5, neginf=-7.0) +
                    m.isnan(m.log(a)).float() + m.isinf(1 / (a * 0)).float()),
+    "unfold_index_fill_copy": ([A, B[:2]], lambda m, a, b: a.unfold(1, 2, 1).sum(-1)[:, :3] +
+                               a.index_fill(1, m.tensor([0, 2]), -1.5)[:, :3] +
+                               a.index_copy(0, m.tensor([2, 0]), b)[:, 1:]),
     # More of nn.functional (lazytrain/nn/_functional_more.py).
     "pool1d": ([SEQ], lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1).sum(-1) +
                m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False).sum(-1) +
@@ -642,3 +645,28 @@ def test_composed_integer_and_random_functions_match_torch(mode):
     assert tuple(lt.normal(0.0, 1.0, size=(2, 3)).shape) == (2, 3)
     with pytest.raises(RuntimeError, match="repeats must have the same size as input along dim"):
         lt.repeat_interleave(lt.ones(3), lt.tensor([1, 2]), dim=0)
+
+
+def test_composed_in_place_fills_match_torch(mode):
+    for shape, wrap in [((4, 5), False), ((7, 3), True), ((7, 3), False), ((3, 3, 3), False)]:
+        ours, theirs = lt.zeros(*shape), torch.zeros(*shape)
+        ours.fill_diagonal_(2.0, wrap=wrap)
+        theirs.fill_diagonal_(2.0, wrap=wrap)
+        assert ours.tolist() == theirs.tolist()
+    ours, theirs = lt.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
+    ours.index_fill_(0, lt.tensor([1]), 7.0).index_copy_(1, lt.tensor([3]), lt.ones(3, 1))
+    theirs.index_fill_(0, torch.tensor([1]), 7.0).index_copy_(1, torch.tensor([3]),
+                                                              torch.ones(3, 1))
+    assert ours.tolist() == theirs.tolist()
+    lt.manual_seed(0)
+    n = 20000
+    assert abs(lt.zeros(n).exponential_(2.0).mean().item() - 0.5) < 0.02
+    assert sorted(set(lt.zeros(n, dtype=lt.int64).random_(3, 7).tolist())) == [3, 4, 5, 6]
+    g = lt.zeros(n).geometric_(0.25)
+    assert g.min().item() == 1.0 and abs(g.mean().item() - 4.0) < 0.1
+    assert abs(lt.zeros(n).bernoulli_(0.3).mean().item() - 0.3) < 0.02
+    assert abs(lt.zeros(n).cauchy_(1.0).median().item() - 1.0) < 0.05
+    logs = lt.zeros(n).log_normal_(0.0, 0.5).log()
+    assert abs(logs.mean().item()) < 0.02 and abs(logs.std().item() - 0.5) < 0.02
+    assert lt.zeros(3).new_empty(2, 3).shape == (2, 3) and lt.ones(2, 3).ndimension() == 2
+    assert [tuple(t.shape) for t in lt.ones(5).split_with_sizes([2, 3])] == [(2,), (3,)]
