@@ -197,7 +197,8 @@ CASES = {
         m.nn.functional.pixel_shuffle(x, 2) * 3, 2) + m.nn.functional.pixel_shuffle(x, 2).sum()),
     # celu's alpha is 0.5: PyTorch's CELU gradient rounds 1 / alpha to float32.
     "activations_more": ([A], lambda m, a: m.nn.functional.glu(a).sum() +
-        m.nn.functional.hardshrink(a) + m.nn.functional.softshrink(a, 0.3) + m.nn.functional.tanhshrink(a) +
+        m.nn.functional.hardshrink(a) + m.nn.functional.softshrink(a, 0.3) +
+        m.nn.functional.tanhshrink(a) +
         m.nn.functional.threshold(a, 0.1, 2.0) + m.nn.functional.celu(a, 0.5) +
         m.nn.functional.selu(a) + m.nn.functional.softmin(a, 1) +
         m.nn.functional.softsign(a)),
