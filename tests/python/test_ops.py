@@ -202,6 +202,10 @@ CASES = {
         m.nn.functional.threshold(a, 0.1, 2.0) + m.nn.functional.celu(a, 0.5) +
         m.nn.functional.selu(a) + m.nn.functional.softmin(a, 1) +
         m.nn.functional.softsign(a)),
+    "unfold_fold": ([IMG], lambda m, x: m.nn.functional.fold(m.nn.functional.unfold(
+        x, (2, 3), padding=1, stride=(1, 2)) * 2, (3, 4), (2, 3), padding=1, stride=(1, 2)) +
+        m.nn.functional.unfold(x, 2, dilation=(1, 2)).sum() +
+        m.nn.functional.fold(x.reshape(2, 8, 12)[:, :, :4], (3, 4), 2, stride=(1, 2)).sum()),
     "prelu": ([SEQ, V], lambda m, x, w: m.nn.functional.prelu(x, w)),
     "instance_norm": ([SEQ, V, V], lambda m, x, w, b: m.nn.functional.instance_norm(
         x, weight=w, bias=b)),
@@ -671,3 +675,63 @@ def test_composed_in_place_fills_match_torch(mode):
     assert abs(logs.mean().item()) < 0.02 and abs(logs.std().item() - 0.5) < 0.02
     assert lt.zeros(3).new_empty(2, 3).shape == (2, 3) and lt.ones(2, 3).ndimension() == 2
     assert [tuple(t.shape) for t in lt.ones(5).split_with_sizes([2, 3])] == [(2,), (3,)]
+
+
+@pytest.mark.parametrize("masking", ["none", "causal", "bool", "float"])
+def test_scaled_dot_product_attention_is_the_attention_formula(masking, mode):
+    """torch 1.13 has no F.scaled_dot_product_attention: the reference is its documented formula
+    in torch, softmax(q k^T * scale + mask) v, values and gradients in float64."""
+    g = np.random.default_rng(11)
+    arrays = [g.standard_normal(s) for s in ((2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 2))]
+    keep = g.standard_normal((5, 6)) > -0.5
+    keep[:, 0] = True
+    bias = g.standard_normal((5, 6))
+    q_t, k_t, v_t = (torch.tensor(a, requires_grad=True) for a in arrays)
+    q, k, v = (lt.tensor(a, requires_grad=True) for a in arrays)
+    scores = q_t @ k_t.transpose(-2, -1) * 0.7
+    kwargs = dict(scale=0.7)
+    if masking == "causal":
+        scores = scores.masked_fill(~torch.ones(5, 6, dtype=torch.bool).tril(), float("-inf"))
+        kwargs["is_causal"] = True
+    elif masking == "bool":
+        scores = scores.masked_fill(~torch.tensor(keep), float("-inf"))
+        kwargs["attn_mask"] = lt.tensor(keep)
+    elif masking == "float":
+        scores = scores + torch.tensor(bias)
+        kwargs["attn_mask"] = lt.tensor(bias)
+    want = torch.softmax(scores, -1) @ v_t
+    got = lt.nn.functional.scaled_dot_product_attention(q, k, v, **kwargs)
+    assert_close(got.detach(), want.detach())
+    seed = g.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(seed))
+    got.backward(lt.tensor(seed))
+    for x, x_t in ((q, q_t), (k, k_t), (v, v_t)):
+        assert_close(x.grad, x_t.grad)
+    if masking == "none":
+        default = lt.nn.functional.scaled_dot_product_attention(q.detach(), k.detach(), v.detach())
+        ref = torch.softmax(q_t @ k_t.transpose(-2, -1) / 2, -1) @ v_t
+        assert_close(default, ref.detach())
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        lt.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=lt.tensor(keep),
+                                                      is_causal=True)
+
+
+def test_unfold_and_fold_layers_are_torchs(mode):
+    torch.manual_seed(0)
+    x = np.random.default_rng(12).standard_normal((2, 3, 5, 6))
+    theirs = torch.nn.Sequential(torch.nn.Unfold((2, 3), padding=1, stride=2),
+                                 torch.nn.Fold((5, 6), (2, 3), padding=1, stride=2))
+    ours = lt.nn.Sequential(lt.nn.Unfold((2, 3), padding=1, stride=2),
+                            lt.nn.Fold((5, 6), (2, 3), padding=1, stride=2))
+    assert repr(ours) == repr(theirs)
+    assert_close(ours(lt.tensor(x)), theirs(torch.tensor(x)))
+    assert_close(lt.nn.Unfold(2)(lt.tensor(x[0])), torch.nn.Unfold(2)(torch.tensor(x[0])))
+    with pytest.raises(RuntimeError, match="must be at least one"):
+        lt.nn.functional.unfold(lt.tensor(x), 7)
+    for shape, message in (((2, 12, 5), "match the calculated number of sliding blocks "
+                            "2 \\* 2 = 4, but got input.size\\(2\\)=5"),
+                           ((2, 10, 4), "divisible by the product of kernel_size, but got "
+                            "input.size\\(1\\)=10 and kernel_size=\\(2, 2\\)")):
+        for m in (torch, lt):
+            with pytest.raises(RuntimeError, match=message):
+                m.nn.functional.fold(m.zeros(shape), (3, 4), 2, stride=(1, 2))

@@ -252,10 +252,105 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+def _two(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _blocks(kernel_size, dilation, padding, stride, h, w):
+    """The window grid of im2col: (kernel, dilation, padding, stride) pairs and the count of
+    windows along each side of an [h, w] plane."""
+    k, d, p, s = _two(kernel_size), _two(dilation), _two(padding), _two(stride)
+    counts = [(size + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1
+              for i, size in enumerate((h, w))]
+    if min(counts) < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, "
+                           f"dilation={d}, padding={p}, calculated shape of the array of "
+                           f"sliding blocks as ({counts[0]}, {counts[1]}), but its components "
+                           "must be at least one.")
+    return k, d, p, s, counts
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: [N, C, H, W] to [N, C * kh * kw, L], each column one window's values (C major,
+    then the kernel's rows), as PyTorch's; strided slices of the padded input, so the gradient
+    is fold's sum."""
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.dim() != 4:
+        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported (got "
+                                  f"{input.dim()}D)")
+    n, c, h, w = input.shape
+    k, d, p, s, (oh, ow) = _blocks(kernel_size, dilation, padding, stride, h, w)
+    x = F.pad(input, [p[1], p[1], p[0], p[0]]) if p[0] or p[1] else input
+    cols = [x[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0],
+              j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]]
+            for i in range(k[0]) for j in range(k[1])]
+    out = _C.stack(cols, 2).reshape(n, c * k[0] * k[1], oh * ow)
+    return out[0] if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, unfold's adjoint: [N, C * kh * kw, L] columns summed into [N, C, H, W] where
+    their windows overlap."""
+    unbatched = input.dim() == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.dim() != 3:
+        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
+                                  f"Tensors are supported (got {input.dim()}D)")
+    h, w = _two(output_size)
+    k, d, p, s, (oh, ow) = _blocks(kernel_size, dilation, padding, stride, h, w)
+    n, ckk, length = input.shape
+    if ckk % (k[0] * k[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={ckk} and kernel_size={k}")
+    if length != oh * ow:
+        raise RuntimeError(f"Given output_size={(h, w)}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, stride={s}, expected size of input's dimension 2 to "
+                           f"match the calculated number of sliding blocks {oh} * {ow} = "
+                           f"{oh * ow}, but got input.size(2)={length}.")
+    c = ckk // (k[0] * k[1])
+    blocks = input.reshape(n, c, k[0], k[1], oh, ow)
+    out = _creation.zeros(n, c, h + 2 * p[0], w + 2 * p[1], dtype=input.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[:, :, i * d[0]:i * d[0] + s[0] * (oh - 1) + 1:s[0],
+                j * d[1]:j * d[1] + s[1] * (ow - 1) + 1:s[1]] += blocks[:, :, i, j]
+    out = out[:, :, p[0]:p[0] + h, p[1]:p[1] + w]
+    return out[0] if unbatched else out
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None):
+    """PyTorch 2's attention of query [..., L, E] over key [..., S, E] and value [..., S, Ev]:
+    softmax(q k^T * scale + mask) v, scale 1/sqrt(E) by default; a bool mask keeps where True,
+    a float one is added; is_causal masks the future."""
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        length, source = query.shape[-2], key.shape[-2]
+        attn_mask = (_creation.arange(length).unsqueeze(1) >=
+                     _creation.arange(source).unsqueeze(0))
+    if attn_mask is not None:
+        if attn_mask.dtype.is_floating_point:
+            scores = scores + attn_mask
+        else:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    if dropout_p > 0:
+        weights = F.dropout(weights, dropout_p, True)
+    return weights @ value
+
+
 NAMES = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
          "conv_transpose1d", "pixel_shuffle", "pixel_unshuffle", "glu", "hardshrink",
          "softshrink", "tanhshrink", "threshold", "celu", "selu", "prelu", "softmin", "softsign",
          "instance_norm", "dropout1d", "dropout2d", "huber_loss", "margin_ranking_loss",
          "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
          "pairwise_distance", "triplet_margin_loss", "multilabel_soft_margin_loss",
-         "poisson_nll_loss", "gaussian_nll_loss"]
+         "poisson_nll_loss", "gaussian_nll_loss", "unfold", "fold",
+         "scaled_dot_product_attention"]

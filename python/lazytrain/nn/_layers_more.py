@@ -237,10 +237,20 @@ PoissonNLLLoss = _loss("PoissonNLLLoss", _poisson,
                        [("log_input", True), ("full", False), ("eps", 1e-8)])
 GaussianNLLLoss = _loss("GaussianNLLLoss", F.gaussian_nll_loss, [("full", False), ("eps", 1e-6)])
 
+Unfold = _module("Unfold", F.unfold, [("kernel_size", None), ("dilation", 1), ("padding", 0),
+                                       ("stride", 1)],
+                 "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+                 "stride={stride}", "torch.nn.Unfold")
+Fold = _module("Fold", F.fold, [("output_size", None), ("kernel_size", None), ("dilation", 1),
+                                ("padding", 0), ("stride", 1)],
+               "output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
+               "padding={padding}, stride={stride}", "torch.nn.Fold")
+
+
 NAMES = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "PixelShuffle",
          "PixelUnshuffle", "GLU", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "CELU",
          "SELU", "PReLU", "Softmin", "Softsign", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
          "Dropout2d", "Unflatten", "HuberLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
          "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
          "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "PairwiseDistance",
-         "CosineSimilarity"]
+         "CosineSimilarity", "Unfold", "Fold"]
