@@ -193,6 +193,13 @@ class MpiCommunicator final : public Communicator {
                            ir::ReduceKind op) override {
     const MPI_Datatype t = mpi_type(dtype);
     check_mean(dtype, op);
+    if (shm_) {
+      if (const int r = start_shm([&](bool first) {
+            return shm_->start_reduce_scatter(in, out, count, dtype, op, first);
+          });
+          r >= 0)
+        return r;
+    }
     LT_CHECK(count <= kMaxCount, "reduce_scatter of {} elements per rank: at most {}", count,
              kMaxCount);
     Started& s = new_started(out, count, dtype, op == ir::ReduceKind::Mean);
@@ -206,6 +213,13 @@ class MpiCommunicator final : public Communicator {
     return static_cast<int>(&s - started_.data());
   }
   int start_all_gather(const void* in, void* out, int64_t bytes) override {
+    if (shm_) {
+      if (const int r = start_shm([&](bool first) {
+            return shm_->start_all_gather(in, out, bytes, first);
+          });
+          r >= 0)
+        return r;
+    }
     LT_CHECK(bytes <= kMaxCount, "all_gather of {} bytes per rank: at most {}", bytes, kMaxCount);
     Started& s = new_started(out, 0, DType::F32, false);
     s.staged.assign(static_cast<const std::byte*>(in), static_cast<const std::byte*>(in) + bytes);
@@ -307,6 +321,20 @@ class MpiCommunicator final : public Communicator {
       auto* p = static_cast<double*>(data);
       for (int64_t i = 0; i < count; ++i) p[i] *= s;
     }
+  }
+
+  // A reduce-scatter or all-gather through the shared segment: `start(first)` starts it there.
+  // Returns its request, or -1 when it does not fit (nothing is started; MPI takes it).
+  template <typename Start>
+  int start_shm(Start start) {
+    const bool first = in_flight_ == 0;
+    if (first) grow_shm();
+    const int id = start(first);
+    if (id < 0) return -1;
+    Started& s = new_started(nullptr, 0, DType::F32, false);
+    s.shm = id;
+    ++in_flight_;
+    return static_cast<int>(&s - started_.data());
   }
 
   // At the first collective of an epoch: when the last epoch's collectives did not all fit in

@@ -91,8 +91,9 @@ struct Min {
 // out_b = in[0] op in[1] op ... (in rank order), times `scale` when it is not 1, where out_b is
 // in[self]: the rank's own operand, reduced in place (the first pass reads in[0] and in[1] before
 // it writes an element; the operand of a later rank is set aside first). Each block, still in
-// L1, is then copied to out_a in the segment with `stores`: cheaper than interleaving the
-// segment's stores with the loads from the other ranks' parts, or staging every pass in a buffer.
+// L1, is then copied to out_a in the segment with `stores` (unless out_a is null): cheaper than
+// interleaving the segment's stores with the loads from the other ranks' parts, or staging every
+// pass in a buffer.
 template <typename T, typename Op>
 void combine(const std::vector<const T*>& in, int self, int64_t n, double scale, Stores stores,
              T* out_a, T* out_b) {
@@ -116,8 +117,9 @@ void combine(const std::vector<const T*>& in, int self, int64_t n, double scale,
     }
     if (scale != 1.0)
       for (int64_t i = 0; i < m; ++i) out[i] *= s;
-    copy(stores, reinterpret_cast<std::byte*>(out_a + b), reinterpret_cast<const std::byte*>(out),
-         bytes);
+    if (out_a != nullptr)
+      copy(stores, reinterpret_cast<std::byte*>(out_a + b),
+           reinterpret_cast<const std::byte*>(out), bytes);
   }
 }
 
@@ -189,9 +191,7 @@ void ShmAllReduce::quiesce() const {
   spin_until([&] { return lowest(kCopied) >= seq_; });
 }
 
-int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind op,
-                        bool first) {
-  const int64_t bytes = round_up(count * static_cast<int64_t>(dtype_size(dtype)), kLine);
+int ShmAllReduce::begin(int64_t bytes, bool first) {
   if (first) {
     LT_CHECK(in_flight_ == 0, "a new epoch with {} collectives in flight", in_flight_);
     next_offset_ = 0;
@@ -207,14 +207,16 @@ int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind o
   while (id < static_cast<int>(collectives_.size()) && collectives_[id].active) ++id;
   if (id == static_cast<int>(collectives_.size())) collectives_.emplace_back();
   Collective& c = collectives_[id];
-  c = Collective{++seq_, static_cast<std::byte*>(data), count, dtype, op, next_offset_,
-                 Stage::Arrived, true};
-  if (bytes >= kLargeBytes && size_ > 1) {
-    c.stores = choice_.pick(large_++);
-    c.timed = measuring_ && choice_.policy() == StorePolicy::Auto;
-    streamed_ += c.stores == Stores::Streaming;
-  }
+  c = Collective{};
+  c.seq = ++seq_;
+  c.offset = next_offset_;
+  c.active = true;
   next_offset_ += bytes;
+  return id;
+}
+
+int ShmAllReduce::launch(int id) {
+  Collective& c = collectives_[id];
   run_timed(c, &ShmAllReduce::copy_in);
   publish(kArrived, c.seq);
   order_.push_back(id);
@@ -223,7 +225,60 @@ int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind o
   return id;
 }
 
+int ShmAllReduce::start(void* data, int64_t count, DType dtype, ir::ReduceKind op,
+                        bool first) {
+  const int64_t bytes = round_up(count * static_cast<int64_t>(dtype_size(dtype)), kLine);
+  const int id = begin(bytes, first);
+  if (id < 0) return -1;
+  Collective& c = collectives_[id];
+  c.data = static_cast<std::byte*>(data);
+  c.count = count;
+  c.dtype = dtype;
+  c.op = op;
+  if (bytes >= kLargeBytes && size_ > 1) {
+    c.stores = choice_.pick(large_++);
+    c.timed = measuring_ && choice_.policy() == StorePolicy::Auto;
+    streamed_ += c.stores == Stores::Streaming;
+  }
+  return launch(id);
+}
+
+int ShmAllReduce::start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype,
+                                       ir::ReduceKind op, bool first) {
+  const auto esize = static_cast<int64_t>(dtype_size(dtype));
+  const int64_t block = round_up(count * esize, kLine);  // each block on its own lines
+  const int id = begin(block * size_, first);
+  if (id < 0) return -1;
+  Collective& c = collectives_[id];
+  c.kind = Kind::ReduceScatter;
+  c.data = static_cast<std::byte*>(out);
+  c.count = count;
+  c.dtype = dtype;
+  c.op = op;
+  // The other ranks read block q of this rank's part when they reduce block q; this rank's own
+  // block goes to its result now, where the reduction then accumulates.
+  const auto* src = static_cast<const std::byte*>(in);
+  for (int q = 0; q < size_; ++q)
+    std::memcpy(q == rank_ ? c.data : operands(rank_, c) + q * block, src + q * count * esize,
+                static_cast<size_t>(count * esize));
+  return launch(id);
+}
+
+int ShmAllReduce::start_all_gather(const void* in, void* out, int64_t bytes, bool first) {
+  const int id = begin(round_up(bytes, kLine), first);
+  if (id < 0) return -1;
+  Collective& c = collectives_[id];
+  c.kind = Kind::AllGather;
+  c.data = static_cast<std::byte*>(out);
+  c.count = bytes;
+  c.dtype = DType::Bool;
+  std::memcpy(operands(rank_, c), in, static_cast<size_t>(bytes));
+  std::memcpy(c.data + rank_ * bytes, in, static_cast<size_t>(bytes));
+  return launch(id);
+}
+
 void ShmAllReduce::copy_in(Collective& c) {
+  if (c.kind != Kind::AllReduce) return;  // their start copied the operand in
   // The other ranks read the slices they reduce; this rank reads its own slice from `data`.
   const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
   for (int q = 0; q < size_; ++q) {
@@ -246,12 +301,23 @@ void ShmAllReduce::run_timed(Collective& c, void (ShmAllReduce::*work)(Collectiv
 
 void ShmAllReduce::reduce(Collective& c) {
   const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
-  const auto [lo, hi] = slice(c.count, rank_);
+  if (c.kind == Kind::AllGather) {
+    for (int q = 0; q < size_; ++q)
+      if (q != rank_)
+        std::memcpy(c.data + q * c.count, operands(q, c), static_cast<size_t>(c.count));
+    return;
+  }
+  // An all-reduce's slice of the rank's elements, or a reduce-scatter's block (each part holds
+  // every block, on lines of their own; the own one is in `data`).
+  const bool scatter = c.kind == Kind::ReduceScatter;
+  const auto [lo, hi] = scatter ? std::pair<int64_t, int64_t>{0, c.count} : slice(c.count, rank_);
+  const int64_t at = scatter ? rank_ * round_up(c.count * esize, kLine) : lo * esize;
   std::vector<const std::byte*> in(static_cast<size_t>(size_));
   for (int q = 0; q < size_; ++q)
-    in[q] = (q == rank_ ? c.data : operands(q, c)) + lo * esize;
+    in[q] = q == rank_ ? c.data + lo * esize : operands(q, c) + at;
   const double scale = c.op == ir::ReduceKind::Mean ? 1.0 / size_ : 1.0;
-  std::byte* mine = operands(rank_, c) + lo * esize;
+  // A reduce-scatter's result is wanted here only: nothing goes back to the segment.
+  std::byte* mine = scatter ? nullptr : operands(rank_, c) + at;
   std::byte* data = c.data + lo * esize;
   const int64_t n = hi - lo;
   switch (c.dtype) {
@@ -265,6 +331,7 @@ void ShmAllReduce::reduce(Collective& c) {
 }
 
 void ShmAllReduce::copy_out(Collective& c) {
+  if (c.kind != Kind::AllReduce) return;  // the result is complete once reduce() ran
   const auto esize = static_cast<int64_t>(dtype_size(c.dtype));
   for (int q = 0; q < size_; ++q) {
     if (q == rank_) continue;

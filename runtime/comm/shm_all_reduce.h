@@ -13,8 +13,13 @@
 // started with none in flight (an epoch: in a training step, the step's buckets), once every
 // rank has copied out every earlier result.
 //
-// A collective of at least kLargeBytes writes into the segment with the stores store_choice.h
-// picks (cached or streaming); smaller ones with cached stores.
+// A reduce-scatter goes the same way with block q of the operand as rank q's slice, reduced
+// straight into the result; an all-gather copies its operand into the rank's part and each rank
+// copies every other part out. They share the segment, the counters and the epochs with the
+// all-reduces.
+//
+// An all-reduce of at least kLargeBytes writes into the segment with the stores store_choice.h
+// picks (cached or streaming); smaller ones, and the other collectives, with cached stores.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +54,14 @@ class ShmAllReduce {
   /// Either way its bytes count towards the epoch's demand. `first`: no collective is in flight,
   /// here or elsewhere (a new epoch starts). `data` must stay untouched until wait() returns.
   int start(void* data, int64_t count, DType dtype, ir::ReduceKind op, bool first);
+  /// Starts a reduce-scatter: `in` holds size() blocks of `count` elements; `out` (not
+  /// overlapping `in`) gets the reduction over the ranks of block rank(). `in` is read before
+  /// this returns; `out` stays untouched until wait(). -1 and `first` as start().
+  int start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype,
+                           ir::ReduceKind op, bool first);
+  /// Starts an all-gather: `out` (not overlapping `in`) gets size() blocks of `bytes` bytes,
+  /// block q rank q's `in`, which is read before this returns. -1 and `first` as start().
+  int start_all_gather(const void* in, void* out, int64_t bytes, bool first);
   /// Does whatever work of the collectives in flight the other ranks' progress allows.
   void progress();
   /// Whether collective `id` has finished (its result is in `data`).
@@ -67,8 +80,12 @@ class ShmAllReduce {
 
  private:
   enum class Stage { Arrived, Reduced, Done };  // in order: advance() goes one on
+  enum class Kind { AllReduce, ReduceScatter, AllGather };
   struct Collective {
     uint64_t seq = 0;  // 1, 2, ... in start order, the same on every rank
+    Kind kind = Kind::AllReduce;
+    // All-reduce: the operand and result. Reduce-scatter: the result (the rank's block).
+    // All-gather: the result; `count` is then its bytes per rank, `dtype` Bool (a byte each).
     std::byte* data = nullptr;
     int64_t count = 0;
     DType dtype = DType::F32;
@@ -81,8 +98,13 @@ class ShmAllReduce {
     int64_t work_ns = 0;  // this rank's copying and reducing so far
   };
 
-  // Rank q's elements of a collective of `count`: [lo, hi).
+  // Rank q's elements of an all-reduce of `count`: [lo, hi).
   std::pair<int64_t, int64_t> slice(int64_t count, int q) const;
+  // A collective of `bytes` segment bytes per part, if it fits: its id, with seq, offset and
+  // the epoch's bookkeeping set; -1 otherwise.
+  int begin(int64_t bytes, bool first);
+  // Publishes a begun collective's arrival and puts it in flight.
+  int launch(int id);
   std::byte* operands(int q, const Collective& c) const;
   uint64_t lowest(int counter) const;  // the lowest value of a counter over the ranks
   void publish(int counter, uint64_t seq);

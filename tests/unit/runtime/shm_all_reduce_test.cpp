@@ -35,22 +35,38 @@ struct Segment {
   std::unique_ptr<std::byte, decltype(&std::free)> memory;
 };
 
-// One collective of the script: element i of rank r's operand is value(r, i, salt).
+enum class Kind { AllReduce, ReduceScatter, AllGather };
+
+// One collective of the script: element i of rank r's operand is value(r, i, salt). `count`:
+// the elements of an all-reduce, of each rank's block of a reduce-scatter (whose operand holds
+// one block per rank), of each rank's operand of an all-gather.
 struct Planned {
   int64_t count;
   DType dtype;
   ir::ReduceKind op;
   int salt;
+  Kind kind = Kind::AllReduce;
 };
+
+int64_t operand_count(const Planned& p, int ranks) {
+  return p.kind == Kind::ReduceScatter ? p.count * ranks : p.count;
+}
+
+// The segment bytes a collective asks for: its operand's, each rank's block on lines of its own.
+int64_t demand_of(const Planned& p, int ranks) {
+  const int64_t line = (p.count * static_cast<int64_t>(dtype_size(p.dtype)) + 63) / 64 * 64;
+  return p.kind == Kind::ReduceScatter ? line * ranks : line;
+}
 
 double value(int r, int64_t i, int salt) {
   return static_cast<double>((i * 7 + r * 13 + salt) % 23 - 11);
 }
 
 template <typename T>
-std::vector<std::byte> operand(const Planned& p, int r) {
-  std::vector<std::byte> out(static_cast<size_t>(p.count) * sizeof(T));
-  for (int64_t i = 0; i < p.count; ++i) {
+std::vector<std::byte> operand(const Planned& p, int r, int ranks) {
+  const int64_t n = operand_count(p, ranks);
+  std::vector<std::byte> out(static_cast<size_t>(n) * sizeof(T));
+  for (int64_t i = 0; i < n; ++i) {
     const T v = static_cast<T>(value(r, i, p.salt));
     std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
   }
@@ -68,18 +84,29 @@ std::vector<std::byte> with_type(DType t, F f) {
   }
 }
 
-std::vector<std::byte> operand_of(const Planned& p, int r) {
-  return with_type(p.dtype, [&](auto t) { return operand<decltype(t)>(p, r); });
+std::vector<std::byte> operand_of(const Planned& p, int r, int ranks) {
+  return with_type(p.dtype, [&](auto t) { return operand<decltype(t)>(p, r, ranks); });
 }
 
-// The reduction in rank order, as the collective defines it (Mean: the sum times 1/ranks).
+// Rank `self`'s result: of an all-reduce, the reduction in rank order, as the collective defines
+// it (Mean: the sum times 1/ranks); of a reduce-scatter, that of the operands' block `self`; of
+// an all-gather, every rank's operand in rank order.
 template <typename T>
-std::vector<std::byte> reference(const Planned& p, int ranks) {
+std::vector<std::byte> reference(const Planned& p, int ranks, int self) {
+  if (p.kind == Kind::AllGather) {
+    std::vector<std::byte> out;
+    for (int r = 0; r < ranks; ++r) {
+      const std::vector<std::byte> x = operand<T>(p, r, ranks);
+      out.insert(out.end(), x.begin(), x.end());
+    }
+    return out;
+  }
+  const int64_t first = p.kind == Kind::ReduceScatter ? self * p.count : 0;
   std::vector<std::byte> out(static_cast<size_t>(p.count) * sizeof(T));
   for (int64_t i = 0; i < p.count; ++i) {
-    T acc = static_cast<T>(value(0, i, p.salt));
+    T acc = static_cast<T>(value(0, first + i, p.salt));
     for (int r = 1; r < ranks; ++r) {
-      const T v = static_cast<T>(value(r, i, p.salt));
+      const T v = static_cast<T>(value(r, first + i, p.salt));
       acc = p.op == ir::ReduceKind::Max   ? std::max(acc, v)
             : p.op == ir::ReduceKind::Min ? std::min(acc, v)
                                           : acc + v;
@@ -90,8 +117,25 @@ std::vector<std::byte> reference(const Planned& p, int ranks) {
   return out;
 }
 
-std::vector<std::byte> reference_of(const Planned& p, int ranks) {
-  return with_type(p.dtype, [&](auto t) { return reference<decltype(t)>(p, ranks); });
+std::vector<std::byte> reference_of(const Planned& p, int ranks, int self) {
+  return with_type(p.dtype, [&](auto t) { return reference<decltype(t)>(p, ranks, self); });
+}
+
+// Starts p with rank r's operand `in`, its result in `out` (the operand itself for an
+// all-reduce).
+int start(ShmAllReduce& shm, const Planned& p, int ranks, std::vector<std::byte>& in,
+          std::vector<std::byte>& out, bool first) {
+  const auto esize = static_cast<int64_t>(dtype_size(p.dtype));
+  switch (p.kind) {
+    case Kind::AllReduce: return shm.start(in.data(), p.count, p.dtype, p.op, first);
+    case Kind::ReduceScatter:
+      out.assign(static_cast<size_t>(p.count * esize), std::byte{0x5a});
+      return shm.start_reduce_scatter(in.data(), out.data(), p.count, p.dtype, p.op, first);
+    case Kind::AllGather:
+      out.assign(static_cast<size_t>(p.count * esize * ranks), std::byte{0x5a});
+      return shm.start_all_gather(in.data(), out.data(), p.count * esize, first);
+  }
+  return -1;
 }
 
 // Epochs of 1-5 collectives of assorted sizes, types and ops (all started, then all waited).
@@ -101,7 +145,8 @@ struct Epoch {
   std::vector<int> wait_after;  // [j]: an earlier collective waited right after starting j, or -1
 };
 
-std::vector<Epoch> script(uint32_t seed, int epochs) {
+// `mixed`: reduce-scatters and all-gathers among the all-reduces.
+std::vector<Epoch> script(uint32_t seed, int epochs, bool mixed = false) {
   std::mt19937 rng(seed);
   const int64_t sizes[] = {0, 1, 15, 16, 17, 1000, 4099, 70000};
   const DType types[] = {DType::F32, DType::F64, DType::I32, DType::I64};
@@ -117,6 +162,7 @@ std::vector<Epoch> script(uint32_t seed, int epochs) {
       if (op == ir::ReduceKind::Mean && (t == DType::I32 || t == DType::I64))
         op = ir::ReduceKind::Sum;
       e.collectives.push_back({sizes[rng() % 8], t, op, ++salt});
+      if (mixed) e.collectives.back().kind = static_cast<Kind>(rng() % 3);
       // Now and then the oldest collective in flight is waited for between two starts.
       e.wait_after.push_back(j > 0 && rng() % 3 == 0 ? 0 : -1);
     }
@@ -158,13 +204,15 @@ std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epo
     Seen& s = seen[static_cast<size_t>(r)];
     for (size_t ei = 0; ei < epochs.size(); ++ei) {
       const Epoch& e = epochs[ei];
-      std::vector<std::vector<std::byte>> data(e.collectives.size());
+      std::vector<std::vector<std::byte>> data(e.collectives.size()), out(data.size());
       std::vector<int> ids;
       int in_flight = 0;  // what the communicator counts: a start with none begins an epoch
       for (size_t j = 0; j < e.collectives.size(); ++j) {
         const Planned& p = e.collectives[j];
-        data[j] = operand_of(p, r);
-        ids.push_back(shm.start(data[j].data(), p.count, p.dtype, p.op, in_flight == 0));
+        data[j] = operand_of(p, r, ranks);
+        ids.push_back(start(shm, p, ranks, data[j], out[j], in_flight == 0));
+        // The operand of a reduce-scatter or all-gather is read by its start alone.
+        if (p.kind != Kind::AllReduce) std::fill(data[j].begin(), data[j].end(), std::byte{1});
         ++in_flight;
         for (int k = static_cast<int>(local() % 3); k > 0; --k) shm.progress();
         if (const int w = e.wait_after[j]; w >= 0) {
@@ -181,9 +229,11 @@ std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epo
       std::shuffle(order.begin(), order.end(), local);
       for (int j : order)
         if (ids[j] >= 0) shm.wait(ids[j]);
-      for (size_t j = 0; j < e.collectives.size(); ++j)
-        s.correct.back().push_back(ids[j] < 0 ||
-                                   data[j] == reference_of(e.collectives[j], ranks));
+      for (size_t j = 0; j < e.collectives.size(); ++j) {
+        const Planned& p = e.collectives[j];
+        s.correct.back().push_back(ids[j] < 0 || (p.kind == Kind::AllReduce ? data[j] : out[j]) ==
+                                                     reference_of(p, ranks, r));
+      }
       if (static_cast<int>(ei) == grow_after) {
         shm.quiesce();
         sync.arrive_and_wait();  // the communicator's collective calls around a new segment
@@ -200,16 +250,18 @@ std::vector<Seen> run(int ranks, int64_t capacity, const std::vector<Epoch>& epo
 }
 
 TEST(ShmAllReduce, ThreadsAsRanksGetTheReductionOfEveryRanksOperands) {
-  const std::vector<Epoch> epochs = script(7, 12);
-  for (int ranks : {1, 2, 3, 4}) {
-    const std::vector<Seen> seen = run(ranks, int64_t{8} << 20, epochs);
-    for (int r = 0; r < ranks; ++r)
-      for (size_t e = 0; e < epochs.size(); ++e)
-        for (size_t j = 0; j < epochs[e].collectives.size(); ++j) {
-          EXPECT_TRUE(seen[r].fitted[e][j]) << ranks << " ranks, epoch " << e << " #" << j;
-          EXPECT_TRUE(seen[r].correct[e][j]) << ranks << " ranks, rank " << r << ", epoch " << e
-                                             << " #" << j;
-        }
+  for (const bool mixed : {false, true}) {
+    const std::vector<Epoch> epochs = script(7, 12, mixed);
+    for (int ranks : {1, 2, 3, 4}) {
+      const std::vector<Seen> seen = run(ranks, int64_t{8} << 20, epochs);
+      for (int r = 0; r < ranks; ++r)
+        for (size_t e = 0; e < epochs.size(); ++e)
+          for (size_t j = 0; j < epochs[e].collectives.size(); ++j) {
+            EXPECT_TRUE(seen[r].fitted[e][j]) << ranks << " ranks, epoch " << e << " #" << j;
+            EXPECT_TRUE(seen[r].correct[e][j]) << ranks << " ranks, rank " << r << ", epoch " << e
+                                               << " #" << j << (mixed ? ", mixed" : "");
+          }
+    }
   }
 }
 
@@ -217,28 +269,29 @@ TEST(ShmAllReduce, ThreadsAsRanksGetTheReductionOfEveryRanksOperands) {
 // rank sends them the same other way), the epoch's demand counts them all, and a larger segment
 // attached between epochs takes them from then on.
 TEST(ShmAllReduce, EveryRankAgreesOnWhatFitsAndOnTheDemand) {
-  const std::vector<Epoch> epochs = script(11, 10);
-  const int64_t small = 4096;
-  for (int ranks : {2, 3}) {
-    const std::vector<Seen> seen = run(ranks, small, epochs, 4, int64_t{4} << 20);
-    int refused = 0;
-    for (size_t e = 0; e < epochs.size(); ++e) {
-      int64_t demand = 0;
-      for (const Planned& p : epochs[e].collectives)
-        demand += (p.count * static_cast<int64_t>(dtype_size(p.dtype)) + 63) / 64 * 64;
-      for (int r = 0; r < ranks; ++r) {
-        EXPECT_EQ(seen[r].fitted[e], seen[0].fitted[e]) << "epoch " << e << ", rank " << r;
-        EXPECT_EQ(seen[r].demand[e], demand) << "epoch " << e;
-        for (int ok : seen[r].correct[e]) EXPECT_TRUE(ok) << "epoch " << e << ", rank " << r;
-      }
-      for (int fitted : seen[0].fitted[e]) {
-        if (e > 4) {
-          EXPECT_TRUE(fitted) << "epoch " << e;
+  for (const bool mixed : {false, true}) {
+    const std::vector<Epoch> epochs = script(11, 10, mixed);
+    const int64_t small = 4096;
+    for (int ranks : {2, 3}) {
+      const std::vector<Seen> seen = run(ranks, small, epochs, 4, int64_t{4} << 20);
+      int refused = 0;
+      for (size_t e = 0; e < epochs.size(); ++e) {
+        int64_t demand = 0;
+        for (const Planned& p : epochs[e].collectives) demand += demand_of(p, ranks);
+        for (int r = 0; r < ranks; ++r) {
+          EXPECT_EQ(seen[r].fitted[e], seen[0].fitted[e]) << "epoch " << e << ", rank " << r;
+          EXPECT_EQ(seen[r].demand[e], demand) << "epoch " << e;
+          for (int ok : seen[r].correct[e]) EXPECT_TRUE(ok) << "epoch " << e << ", rank " << r;
         }
-        refused += !fitted;
+        for (int fitted : seen[0].fitted[e]) {
+          if (e > 4) {
+            EXPECT_TRUE(fitted) << "epoch " << e;
+          }
+          refused += !fitted;
+        }
       }
+      EXPECT_GT(refused, 0);  // the script does overflow the small segment
     }
-    EXPECT_GT(refused, 0);  // the script does overflow the small segment
   }
 }
 
